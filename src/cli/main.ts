@@ -1,0 +1,39 @@
+/**
+ * The `retrysim` command: a thin dispatcher. Each subcommand lives in its own
+ * file and exports `run(argv): Promise<number>` (the exit code), loaded
+ * lazily so `retrysim --help` does not pay for SQLite or the herd model.
+ */
+type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
+
+const commands: Record<string, Command> = {
+  demo: { summary: 'run a small kernel demonstration (virtual time, choices, trace hash)', load: () => import('./demo.js') },
+};
+
+/** The top-level help text. */
+export function usage(): string {
+  const names = Object.keys(commands).sort();
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    'retrysim — deterministic-time simulation and property testing of retries, backoff and idempotency keys',
+    '',
+    'Usage: retrysim <command> [options]     (retrysim <command> --help for its options)',
+    '',
+    'Commands:',
+    ...names.map((n) => `  ${n.padEnd(width)}  ${commands[n]!.summary}`),
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const cmd = commands[name];
+  if (cmd === undefined) {
+    console.error(`retrysim: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  const mod = await cmd.load();
+  return mod.run(rest);
+}

@@ -1,0 +1,27 @@
+/**
+ * Where the kernel's decisions come from. Whenever more than one task could
+ * run next, the kernel calls {@link ChoiceSource.choose} with the candidates'
+ * labels (in the order they became runnable) and runs the one whose index is
+ * returned. Sources are interchangeable: seeded random, an explicit list,
+ * a fast-check generated list, PCT, or an exhaustive enumerator.
+ */
+export interface ChoiceSource {
+  /** A short name for banners and scenario files, e.g. `random`, `list`. */
+  readonly name: string;
+  /**
+   * @param labels candidate labels, length >= 2
+   * @param index how many choices were made before this one in this run
+   * @returns an integer in [0, labels.length)
+   */
+  choose(labels: readonly string[], index: number, timeMs: number): number;
+}
+
+/** A decision as recorded in the trace and in scenario files. */
+export interface ChoiceRecord {
+  /** virtual time of the decision */
+  t: number;
+  /** index of the chosen candidate */
+  chosen: number;
+  /** labels of all candidates, so a person can follow the schedule */
+  of: string[];
+}

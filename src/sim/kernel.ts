@@ -1,0 +1,362 @@
+import { Prng } from '../random/prng.js';
+import { EventQueue } from './queue.js';
+import { Trace } from './trace.js';
+import { Future } from './future.js';
+import { DeadlockError, SimLimitError } from './errors.js';
+import { RandomChoice } from './choice/random.js';
+import type { ChoiceRecord, ChoiceSource } from './choice/source.js';
+
+/** Options of a {@link Kernel}. Limits default to generous but finite values. */
+export interface KernelOptions {
+  /** The run's one seed; every random stream is forked from it. */
+  seed: number;
+  /** Who decides between runnable tasks. Default: seeded random. */
+  choices?: ChoiceSource;
+  /** Upper bound on processed events plus task steps. Default 10,000,000. */
+  eventsMax?: number;
+  /** Upper bound on virtual time. Default 86,400,000 ms (one day). */
+  timeMsMax?: number;
+  /** Record a trace: true (default) keeps and hashes entries; false disables tracing (hot loops). */
+  trace?: boolean | Trace;
+  /** Printed in limit and deadlock errors: the command that replays this run. */
+  replayHint?: string;
+}
+
+/** What a finished run reports. */
+export interface RunResult {
+  timeMs: number;
+  events: number;
+  steps: number;
+  choices: ChoiceRecord[];
+  /** SHA-256 of the trace, or '' when tracing is off. */
+  traceHash: string;
+}
+
+type TaskState = 'new' | 'runnable' | 'running' | 'blocked' | 'done' | 'dead';
+
+/** Options of {@link Kernel.spawn}. */
+export interface SpawnOptions {
+  /** A daemon may stay blocked at the end of a run without counting as deadlock. */
+  daemon?: boolean;
+}
+
+/** A kernel task: an async function that only waits on the kernel. */
+export class Task<T = unknown> {
+  state: TaskState = 'new';
+  /** What the task will do when next resumed, shown in choice labels. */
+  label = 'start';
+  /** @internal bumps on every block so stale timeout wakes are ignored */
+  token = 0;
+  /** @internal */
+  waitingOn: Future<unknown> | undefined;
+  /** @internal */
+  resumeFn: (() => void) | undefined;
+  /** Settles when the task returns or throws. */
+  readonly done: Future<T>;
+
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    readonly body: () => Promise<T>,
+    readonly daemon: boolean,
+    kernel: Kernel,
+  ) {
+    this.done = new Future<T>(kernel);
+  }
+
+  /** Waits for the task's result (from another task). */
+  join(): Promise<T> {
+    return this.done.wait();
+  }
+}
+
+/** Event kinds below zero are the kernel's own; handlers get ids from 0. */
+const WAKE = -1;
+
+/**
+ * The discrete-event kernel: a virtual clock, a (timeMs, seq)-ordered event
+ * queue, callback events for models that want raw speed, and async tasks for
+ * models written as ordinary code. Only one task runs at a time; whenever
+ * more than one could run next, the {@link ChoiceSource} decides, and the
+ * decision is recorded with the candidates' labels.
+ *
+ * @example
+ * const k = new Kernel({ seed: 1 });
+ * k.spawn('a', async () => { await k.sleep(5); k.log('a', 'woke'); });
+ * const r = await k.run(); // r.timeMs === 5
+ */
+export class Kernel {
+  /** Current virtual time, ms. */
+  now = 0;
+  readonly seed: number;
+  /** Root generator; subsystems should {@link Kernel.fork} their own. */
+  readonly rng: Prng;
+  readonly trace: Trace | undefined;
+  readonly choices: ChoiceSource;
+  readonly choiceLog: ChoiceRecord[] = [];
+  readonly eventsMax: number;
+  readonly timeMsMax: number;
+  readonly replayHint: string;
+  events = 0;
+  steps = 0;
+
+  private readonly queue = new EventQueue();
+  private readonly handlers: Array<(a: number, b: number) => void> = [];
+  private readonly tasks: Task<any>[] = [];
+  private runnable: Task<any>[] = [];
+  private current: Task<any> | undefined;
+  private parkedSignal: (() => void) | undefined;
+  private failure: { error: unknown } | undefined;
+  private stopped = false;
+
+  constructor(opts: KernelOptions) {
+    this.seed = opts.seed;
+    this.rng = new Prng(opts.seed);
+    this.choices = opts.choices ?? new RandomChoice(opts.seed);
+    this.eventsMax = opts.eventsMax ?? 10_000_000;
+    this.timeMsMax = opts.timeMsMax ?? 86_400_000;
+    this.replayHint = opts.replayHint ?? `seed ${opts.seed}`;
+    this.trace = opts.trace === false ? undefined : opts.trace instanceof Trace ? opts.trace : new Trace();
+  }
+
+  /** A generator for one subsystem, stable under changes elsewhere. */
+  fork(label: string): Prng {
+    return this.rng.fork(label);
+  }
+
+  /** Appends a model event to the trace (no-op when tracing is off). */
+  log(actor: string, event: string, data?: Record<string, unknown>): void {
+    this.trace?.add(this.now, actor, event, data);
+  }
+
+  // ---------------------------------------------------------------- callbacks
+
+  /** Registers a callback handler and returns its id for {@link Kernel.at}. */
+  on(handler: (a: number, b: number) => void): number {
+    this.handlers.push(handler);
+    return this.handlers.length - 1;
+  }
+
+  /** Schedules handler `id` at absolute virtual time `timeMs` with two numeric arguments. */
+  at(timeMs: number, id: number, a = 0, b = 0): void {
+    if (!(timeMs >= this.now)) throw new RangeError(`cannot schedule in the past: ${timeMs} < now ${this.now}`);
+    this.queue.push(timeMs, id, a, b);
+  }
+
+  /** Schedules handler `id` after `delayMs`. */
+  after(delayMs: number, id: number, a = 0, b = 0): void {
+    this.at(this.now + delayMs, id, a, b);
+  }
+
+  /** Schedules a one-off closure (convenient; slower than a registered handler). */
+  schedule(delayMs: number, fn: () => void): void {
+    this.after(delayMs, this.on(fn));
+  }
+
+  /** Ends the run after the current event or step. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  // -------------------------------------------------------------------- tasks
+
+  /** Starts a task at the current virtual time. */
+  spawn<T>(name: string, body: () => Promise<T>, opts: SpawnOptions = {}): Task<T> {
+    const task = new Task<T>(this.tasks.length, name, body, opts.daemon ?? false, this);
+    this.tasks.push(task);
+    task.state = 'blocked';
+    this.queue.push(this.now, WAKE, task.id, task.token);
+    this.log(name, 'spawn');
+    return task;
+  }
+
+  /** The running task; throws when called from outside any task. */
+  currentTask(): Task<any> {
+    const t = this.current;
+    if (t === undefined || t.state !== 'running') {
+      throw new Error('kernel: sleep/yield/wait called outside a running task (or a task tried to wait on two things at once; spawn another task instead)');
+    }
+    return t;
+  }
+
+  /** Blocks the current task for `ms` of virtual time. */
+  sleep(ms: number): Promise<void> {
+    if (!(ms >= 0)) throw new RangeError(`sleep(${ms}): ms must be >= 0`);
+    return this.block(undefined, ms, 'sleep');
+  }
+
+  /**
+   * An explicit interleaving point: the current task steps aside and the
+   * choice source picks who runs next among all runnable tasks. The label
+   * names what the task will do when resumed (e.g. `claim`, `finish`).
+   */
+  yield(label: string): Promise<void> {
+    const task = this.currentTask();
+    task.state = 'runnable';
+    task.label = label;
+    this.runnable.push(task);
+    return this.park(task);
+  }
+
+  /** A new {@link Future} bound to this kernel. */
+  future<T>(): Future<T> {
+    return new Future<T>(this);
+  }
+
+  /**
+   * Kills a task: it never runs again and nothing in it (not even `finally`)
+   * executes. This is how `kill -9` is modelled.
+   */
+  kill(task: Task<any>): void {
+    if (task === this.current && task.state === 'running') throw new Error(`task ${task.name} cannot kill itself`);
+    if (task.state === 'done' || task.state === 'dead') return;
+    task.state = 'dead';
+    task.resumeFn = undefined;
+    task.waitingOn = undefined;
+    this.runnable = this.runnable.filter((t) => t !== task);
+    this.log(task.name, 'killed');
+  }
+
+  /** @internal Blocks the current task on a future and/or a timeout. */
+  block(future: Future<any> | undefined, timeoutMs: number, label: string): Promise<void> {
+    const task = this.currentTask();
+    task.state = 'blocked';
+    task.label = label;
+    task.token++;
+    task.waitingOn = future;
+    if (future !== undefined) future.waiters.push(task);
+    if (timeoutMs !== Infinity) this.queue.push(this.now + timeoutMs, WAKE, task.id, task.token);
+    return this.park(task);
+  }
+
+  /** @internal Makes every task still waiting on `future` runnable, in arrival order. */
+  wakeWaiters(future: Future<any>): void {
+    const ws = future.waiters;
+    future.waiters = [];
+    for (const t of ws) {
+      if (t.state === 'blocked' && t.waitingOn === future) this.queue.push(this.now, WAKE, t.id, t.token);
+    }
+  }
+
+  private park(task: Task<any>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      task.resumeFn = resolve;
+      const signal = this.parkedSignal;
+      this.parkedSignal = undefined;
+      signal?.();
+    });
+  }
+
+  private finish(task: Task<any>, ok: boolean, value: unknown): void {
+    if (task.state === 'dead') return;
+    task.state = 'done';
+    this.log(task.name, ok ? 'done' : 'threw', ok ? undefined : { error: String(value) });
+    if (ok) task.done.resolve(value);
+    else {
+      // Expected failures are values in this code base; an exception escaping
+      // a task is a bug in the model, so the run stops with it.
+      this.failure ??= { error: value };
+      task.done.reject(value);
+    }
+    const signal = this.parkedSignal;
+    this.parkedSignal = undefined;
+    signal?.();
+  }
+
+  // --------------------------------------------------------------------- run
+
+  /**
+   * Runs until nothing is left to do (or {@link Kernel.stop}). Callback events
+   * are processed synchronously; the function only awaits when it resumes a
+   * task. Throws {@link SimLimitError} on a limit and {@link DeadlockError}
+   * when tasks are blocked with nothing scheduled.
+   */
+  async run(): Promise<RunResult> {
+    const q = this.queue;
+    const handlers = this.handlers;
+    for (;;) {
+      // Everything due now happens before a task is chosen, so that all tasks
+      // woken at this instant are candidates of the same choice.
+      while (q.size > 0 && q.peekTime() <= this.now && !this.stopped) {
+        q.pop();
+        if (++this.events > this.eventsMax) this.limit('eventsMax', this.eventsMax);
+        const kind = q.popKind;
+        if (kind >= 0) handlers[kind]!(q.popA, q.popB);
+        else this.onWake(q.popA, q.popB);
+      }
+      if (this.stopped) break;
+      if (this.runnable.length > 0) {
+        await this.step(this.pick());
+        if (this.failure) throw this.failure.error;
+        continue;
+      }
+      if (q.size === 0) break;
+      const t = q.peekTime();
+      if (t > this.timeMsMax) this.limit('timeMsMax', this.timeMsMax);
+      this.now = t;
+    }
+    if (!this.stopped) this.checkDeadlock();
+    return {
+      timeMs: this.now,
+      events: this.events,
+      steps: this.steps,
+      choices: this.choiceLog,
+      traceHash: this.trace ? this.trace.hash() : '',
+    };
+  }
+
+  private onWake(id: number, token: number): void {
+    const task = this.tasks[id]!;
+    if (task.state !== 'blocked' || task.token !== token) return; // stale timeout or killed
+    task.state = 'runnable';
+    task.waitingOn = undefined;
+    this.runnable.push(task);
+  }
+
+  private pick(): Task<any> {
+    const r = this.runnable;
+    let i = 0;
+    if (r.length > 1) {
+      const labels = r.map((t) => `${t.name}:${t.label}`);
+      i = this.choices.choose(labels, this.choiceLog.length, this.now);
+      if (!(Number.isInteger(i) && i >= 0 && i < r.length)) {
+        throw new Error(`choice source ${this.choices.name} returned ${i} for ${r.length} candidates`);
+      }
+      this.choiceLog.push({ t: this.now, chosen: i, of: labels });
+      this.log('kernel', 'choose', { chosen: labels[i], of: labels });
+    }
+    const task = r[i]!;
+    r.splice(i, 1);
+    return task;
+  }
+
+  private async step(task: Task<any>): Promise<void> {
+    if (++this.steps + this.events > this.eventsMax) this.limit('eventsMax', this.eventsMax);
+    this.current = task;
+    task.state = 'running';
+    const parked = new Promise<void>((resolve) => (this.parkedSignal = resolve));
+    const resume = task.resumeFn;
+    if (resume !== undefined) {
+      task.resumeFn = undefined;
+      resume();
+    } else {
+      task.body().then(
+        (v) => this.finish(task, true, v),
+        (e) => this.finish(task, false, e),
+      );
+    }
+    await parked;
+    this.current = undefined;
+  }
+
+  private checkDeadlock(): void {
+    const blocked = this.tasks.filter((t) => t.state === 'blocked' && !t.daemon);
+    if (blocked.length > 0) {
+      throw new DeadlockError(blocked.map((t) => `${t.name}:${t.label}`), this.now, this.seed, this.replayHint);
+    }
+  }
+
+  private limit(name: string, value: number): never {
+    throw new SimLimitError(name, value, this.now, this.seed, this.replayHint);
+  }
+}
