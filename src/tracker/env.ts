@@ -1,0 +1,33 @@
+/**
+ * The tracker's only window onto time and scheduling. The service never reads
+ * a real clock or schedules a real timer itself: in simulation the kernel
+ * supplies virtual time and decides which request runs next at every
+ * {@link StepEnv.step}; for real, {@link realEnv} maps the same calls onto
+ * Date.now and setTimeout.
+ */
+
+/**
+ * A promise the scheduler knows about. Await `wait()` instead of a bare
+ * promise so a simulator can see that the task is blocked (and on what).
+ */
+export interface Deferred<T> {
+  resolve(v: T): void;
+  reject(e: unknown): void;
+  wait(): Promise<T>;
+}
+
+/** Time and interleaving, supplied per request by the caller of `handle`. */
+export interface StepEnv {
+  /** Current time in ms (virtual in simulation). */
+  now(): number;
+  /**
+   * An interleaving point between two transactions; the simulator may run
+   * other requests here. The label names the phase about to run
+   * (see `STEP_LABELS` in variants.ts).
+   */
+  step(label: string): Promise<void>;
+  /** Wait `ms` of (virtual) time. */
+  sleep(ms: number): Promise<void>;
+  /** A promise-like the simulator knows about. */
+  defer<T>(): Deferred<T>;
+}

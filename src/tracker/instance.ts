@@ -1,0 +1,187 @@
+import type { StepEnv } from './env.js';
+import { CrashFault, fire, resolveFaults, type FaultOptions } from './faults.js';
+import { fingerprint } from './fingerprint.js';
+import { assertLease, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS } from './lease.js';
+import { errorResponse, type TrackerRequest, type TrackerResponse } from './messages.js';
+import { getReport, listReports } from './reads.js';
+import { scopeKey } from './scope.js';
+import { isSqliteError, type Store } from './store.js';
+import type { StrategyContext, Variant, WriteRequest, WriteStrategy } from './strategy.js';
+import { validateKey, validateReportBody, validateTenant } from './validate.js';
+import { createStrategy, usesLease } from './variants.js';
+
+/** Options of a {@link TrackerInstance}. */
+export interface TrackerInstanceOptions {
+  /** Which write strategy this instance runs. */
+  variant: Variant;
+  /** The database; several instances may share one Store. */
+  db: Store;
+  /** Lease of an in-progress key (key_atomic variants). Default 5000. */
+  leaseMs?: number;
+  /** The clients' timeout, used only for the lease check. Default 2000. */
+  clientTimeoutMs?: number;
+  /** Declared upper bound of processing time, for the lease check. Default: `faults.slowMs`. */
+  maxProcessingMs?: number;
+  /** Fault knobs; omitted knobs mean no fault. */
+  faults?: Partial<FaultOptions>;
+  /** Name for messages and the `x-instance` response header. Default `'tracker'`. */
+  name?: string;
+  /**
+   * Skip the lease check, to build a deliberately unsafe instance (SPEC §4
+   * scenario 6: lease 0.5 s, processing 0.8 s). Simulation only.
+   */
+  allowUnsafeLease?: boolean;
+  /** memory_singleflight: replay window of completed results, ms. Default 24 h. */
+  completedTtlMs?: number;
+}
+
+/**
+ * One tracker server process. `handle` serves one request; the env passed
+ * with it supplies time and interleaving. Kill is done from outside: the
+ * caller simply never resumes the in-flight requests (it must not reject
+ * their pending steps, or catch blocks would run as if the process lived),
+ * then calls {@link TrackerInstance.restart}.
+ *
+ * @example
+ * const store = openStore();
+ * const a = new TrackerInstance({ variant: 'key_atomic', db: store, faults: { slowMs: 300 } });
+ * const res = await a.handle({ method: 'POST', path: '/reports', headers: { 'idempotency-key': 'k' }, body }, env);
+ */
+export class TrackerInstance {
+  readonly name: string;
+  readonly variant: Variant;
+  readonly store: Store;
+  readonly leaseMs: number;
+  readonly clientTimeoutMs: number;
+  /** Live fault state: counters decrement as they fire; may be re-armed by assignment. */
+  readonly faults: FaultOptions;
+  /** Number of restarts so far. */
+  restarts = 0;
+  private readonly strategy: WriteStrategy;
+
+  constructor(opts: TrackerInstanceOptions) {
+    this.name = opts.name ?? 'tracker';
+    this.variant = opts.variant;
+    this.store = opts.db;
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.clientTimeoutMs = opts.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
+    this.faults = resolveFaults(opts.faults);
+    this.strategy = createStrategy(opts.variant, { completedTtlMs: opts.completedTtlMs });
+    const pause = this.faults.pause;
+    if (pause && !this.strategy.stepLabels.includes(pause.atStep)) {
+      throw new Error(
+        `${this.name}: pause.atStep '${pause.atStep}' is not a step of ${opts.variant} ` +
+          `(steps: ${this.strategy.stepLabels.join(', ')}); the fault would never fire`,
+      );
+    }
+    if (usesLease(opts.variant) && !opts.allowUnsafeLease) {
+      const processingMs = Math.max(this.faults.slowMs, opts.maxProcessingMs ?? 0);
+      try {
+        assertLease({ leaseMs: this.leaseMs, clientTimeoutMs: this.clientTimeoutMs, processingMs });
+      } catch (e) {
+        throw new Error(`${this.name} (${opts.variant}): ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Serves one request. Never rejects for expected failures; those are responses. */
+  async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
+    const res = await this.dispatch(req, env);
+    res.headers['x-instance'] = this.name;
+    return res;
+  }
+
+  /** A process restart: in-process memory (singleflight maps) is lost; SQLite data is kept. */
+  restart(): void {
+    this.strategy.restart();
+    this.restarts += 1;
+  }
+
+  private async dispatch(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
+    const q = req.path.indexOf('?');
+    const pathname = q < 0 ? req.path : req.path.slice(0, q);
+    const method = req.method.toUpperCase();
+    if (pathname === '/reports') {
+      if (method === 'POST') return this.post(req, env);
+      if (method === 'GET') return listReports(this.store, new URLSearchParams(q < 0 ? '' : req.path.slice(q + 1)));
+      return errorResponse(405, `method ${method} not allowed on /reports`, { allow: 'GET, POST' });
+    }
+    const m = /^\/reports\/([^/]+)$/.exec(pathname);
+    if (m) {
+      if (method === 'GET') return getReport(this.store, decodeURIComponent(m[1]!));
+      return errorResponse(405, `method ${method} not allowed on ${pathname}`, { allow: 'GET' });
+    }
+    return errorResponse(404, `no route for ${method} ${pathname}`);
+  }
+
+  private async post(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
+    const write = this.validate(req);
+    if ('status' in write) return write;
+    let res: TrackerResponse;
+    try {
+      res = await this.strategy.write(write, this.context(env));
+    } catch (e) {
+      if (e instanceof CrashFault) return errorResponse(500, `internal error: ${e.message}`);
+      if (isSqliteError(e, 'SQLITE_BUSY')) return errorResponse(503, 'database busy; retry', { 'retry-after': '1' });
+      throw e; // a programming error: let it surface instead of hiding it as a 500
+    }
+    // Only a fresh commit can be "lost after commit"; replays and errors committed nothing.
+    if (res.status === 201 && !res.replay && fire(this.faults, 'loseResponseAfterCommit')) {
+      return { ...res, dropConnection: true };
+    }
+    return res;
+  }
+
+  private validate(req: TrackerRequest): WriteRequest | TrackerResponse {
+    const headers = lowerCaseHeaders(req.headers);
+    const key = validateKey(headers['idempotency-key']);
+    if (!key.ok) return errorResponse(key.status, key.error);
+    const tenant = validateTenant(headers['x-tenant']);
+    if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
+    const body = validateReportBody(req.body);
+    if (!body.ok) return errorResponse(body.status, body.error);
+    return {
+      tenant: tenant.value,
+      key: key.value,
+      scopedKey: key.value === null ? null : scopeKey(tenant.value, 'POST', key.value),
+      report: body.value,
+      fingerprint: fingerprint(body.value),
+    };
+  }
+
+  private context(env: StepEnv): StrategyContext {
+    const faults = this.faults;
+    return {
+      store: this.store,
+      env,
+      leaseMs: this.leaseMs,
+      nowMs: () => env.now() + faults.clockOffsetMs,
+      step: async (label) => {
+        await env.step(label);
+        const p = faults.pause;
+        if (p && p.count > 0 && p.atStep === label) {
+          p.count -= 1;
+          await env.sleep(p.ms);
+        }
+      },
+      process: async () => {
+        if (faults.slowMs > 0) await env.sleep(faults.slowMs);
+      },
+      crashPoint: (point) => {
+        if (fire(faults, 'crashMidRequest')) throw new CrashFault(point);
+      },
+    };
+  }
+}
+
+/** Header names are specified lower-case; tolerate other casings from hand-built requests. */
+function lowerCaseHeaders(h: Record<string, string | undefined>): Record<string, string | undefined> {
+  for (const k in h) {
+    if (k !== k.toLowerCase()) {
+      const out: Record<string, string | undefined> = {};
+      for (const [name, v] of Object.entries(h)) out[name.toLowerCase()] = v;
+      return out;
+    }
+  }
+  return h;
+}

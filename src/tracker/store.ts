@@ -1,0 +1,232 @@
+import Database from 'better-sqlite3';
+import type { ReportInput } from './validate.js';
+
+/**
+ * SQLite storage for the tracker (schema of SPEC §3). Statements are
+ * prepared once per connection and reused; `reset()` empties the tables so a
+ * simulator can reuse one in-memory connection across thousands of
+ * scenarios instead of reopening it. All methods are synchronous; callers
+ * group them into transactions with {@link Store.transaction}.
+ */
+
+/** A row of `reports`. `idem_key` holds the scoped key (see scope.ts) or null. */
+export interface ReportRow {
+  id: number;
+  run_id: string;
+  module: string;
+  title: string;
+  steps: string;
+  idem_key: string | null;
+  created_at: number;
+}
+
+/** Status of an idempotency key row. */
+export type KeyStatus = 'in_progress' | 'done';
+
+/**
+ * A row of `idempotency_keys`. `key` is the scoped key; `fence` is null for
+ * rows written by key_split (which has no fencing).
+ */
+export interface KeyRow {
+  key: string;
+  fingerprint: string;
+  status: KeyStatus;
+  locked_at: number | null;
+  response_code: number | null;
+  response_body: string | null;
+  fence: number | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS reports (
+  id INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  module TEXT NOT NULL,
+  title TEXT NOT NULL,
+  steps TEXT NOT NULL,
+  idem_key TEXT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reports_run_id ON reports(run_id);
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('in_progress', 'done')),
+  locked_at INTEGER,
+  response_code INTEGER,
+  response_body TEXT,
+  fence INTEGER
+);
+`;
+
+/** Optional filter for {@link Store.countReports}. */
+export interface ReportFilter {
+  runId?: string;
+  title?: string;
+}
+
+function prepareAll(db: Database.Database) {
+  return {
+    insertReport: db.prepare<[string, string, string, string, string | null, number], void>(
+      'INSERT INTO reports (run_id, module, title, steps, idem_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    getReport: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
+    reportsForRun: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE run_id = ? ORDER BY id'),
+    allReports: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
+    countAll: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM reports'),
+    countRun: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM reports WHERE run_id = ?'),
+    countTitle: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM reports WHERE title = ?'),
+    countRunTitle: db.prepare<[string, string], { n: number }>(
+      'SELECT count(*) AS n FROM reports WHERE run_id = ? AND title = ?',
+    ),
+    getKey: db.prepare<[string], KeyRow>('SELECT * FROM idempotency_keys WHERE key = ?'),
+    allKeys: db.prepare<[], KeyRow>('SELECT * FROM idempotency_keys ORDER BY key'),
+    insertPlaceholder: db.prepare<[string, string, number, number], void>(
+      `INSERT INTO idempotency_keys (key, fingerprint, status, locked_at, response_code, response_body, fence)
+       VALUES (?, ?, 'in_progress', ?, NULL, NULL, ?)`,
+    ),
+    takeOver: db.prepare<[number, number, string], void>(
+      'UPDATE idempotency_keys SET locked_at = ?, fence = ? WHERE key = ?',
+    ),
+    finishFenced: db.prepare<[number, string, string, number], void>(
+      `UPDATE idempotency_keys SET status = 'done', response_code = ?, response_body = ?
+       WHERE key = ? AND status = 'in_progress' AND fence = ?`,
+    ),
+    finishUnfenced: db.prepare<[number, string, string], void>(
+      `UPDATE idempotency_keys SET status = 'done', response_code = ?, response_body = ? WHERE key = ?`,
+    ),
+    deletePlaceholder: db.prepare<[string, number], void>(
+      `DELETE FROM idempotency_keys WHERE key = ? AND status = 'in_progress' AND fence = ?`,
+    ),
+    insertDone: db.prepare<[string, string, number, number, string], void>(
+      `INSERT INTO idempotency_keys (key, fingerprint, status, locked_at, response_code, response_body, fence)
+       VALUES (?, ?, 'done', ?, ?, ?, NULL)`,
+    ),
+    clearReports: db.prepare('DELETE FROM reports'),
+    clearKeys: db.prepare('DELETE FROM idempotency_keys'),
+  };
+}
+
+/** One connection to the tracker database. Several instances may share it. */
+export class Store {
+  /** The underlying connection (for transactions and ad-hoc inspection). */
+  readonly db: Database.Database;
+  private readonly s: ReturnType<typeof prepareAll>;
+
+  /** Opens `path` (a file, or `':memory:'`) and creates the schema if missing. */
+  constructor(readonly path: string) {
+    this.db = new Database(path);
+    // WAL lets readers run beside the single writer when a file is shared
+    // by several connections (two real processes on one database).
+    if (path !== ':memory:' && path !== '') this.db.pragma('journal_mode = WAL');
+    this.db.exec(SCHEMA);
+    this.s = prepareAll(this.db);
+  }
+
+  /**
+   * Wraps a synchronous function in a transaction (better-sqlite3 semantics:
+   * a throw rolls back). Call `.immediate(...)` for `BEGIN IMMEDIATE`.
+   * Never pass an async function: a transaction cannot span an await.
+   */
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): Database.Transaction<(...args: A) => R> {
+    return this.db.transaction(fn);
+  }
+
+  /** Inserts a report and returns its id. */
+  insertReport(r: ReportInput, idemKey: string | null, createdAtMs: number): number {
+    const info = this.s.insertReport.run(r.run_id, r.module, r.title, r.steps, idemKey, createdAtMs);
+    return Number(info.lastInsertRowid);
+  }
+
+  /** The report with this id, if any. */
+  getReport(id: number): ReportRow | undefined {
+    return this.s.getReport.get(id);
+  }
+
+  /** Reports of one run, oldest first. */
+  reportsForRun(runId: string): ReportRow[] {
+    return this.s.reportsForRun.all(runId);
+  }
+
+  /** Every report, oldest first. */
+  allReports(): ReportRow[] {
+    return this.s.allReports.all();
+  }
+
+  /** How many reports match the filter (all reports when it is empty). */
+  countReports(filter: ReportFilter = {}): number {
+    const { runId, title } = filter;
+    if (runId !== undefined && title !== undefined) return this.s.countRunTitle.get(runId, title)!.n;
+    if (runId !== undefined) return this.s.countRun.get(runId)!.n;
+    if (title !== undefined) return this.s.countTitle.get(title)!.n;
+    return this.s.countAll.get()!.n;
+  }
+
+  /** The key row for a scoped key, if any. */
+  getKeyRow(scopedKey: string): KeyRow | undefined {
+    return this.s.getKey.get(scopedKey);
+  }
+
+  /** Every key row, ordered by key. */
+  keyRows(): KeyRow[] {
+    return this.s.allKeys.all();
+  }
+
+  /** Writes a new `in_progress` placeholder (key_atomic claim). */
+  insertPlaceholder(scopedKey: string, fp: string, lockedAtMs: number, fence: number): void {
+    this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence);
+  }
+
+  /** Takes over an expired placeholder with a new lock time and fence. */
+  takeOver(scopedKey: string, lockedAtMs: number, fence: number): void {
+    this.s.takeOver.run(lockedAtMs, fence, scopedKey);
+  }
+
+  /**
+   * Marks the key done with the response. With a fence the update only
+   * touches an `in_progress` row holding that fence; with `null` it is
+   * unconditional (fencing off). Returns the number of rows touched.
+   */
+  finishKey(scopedKey: string, code: number, body: string, fence: number | null): number {
+    const info =
+      fence === null ? this.s.finishUnfenced.run(code, body, scopedKey) : this.s.finishFenced.run(code, body, scopedKey, fence);
+    return info.changes;
+  }
+
+  /** Deletes my placeholder (only if it still holds my fence). */
+  deletePlaceholder(scopedKey: string, fence: number): number {
+    return this.s.deletePlaceholder.run(scopedKey, fence).changes;
+  }
+
+  /** Registers a key as done in one insert (key_split); throws on a duplicate key. */
+  insertDoneKey(scopedKey: string, fp: string, atMs: number, code: number, body: string): void {
+    this.s.insertDone.run(scopedKey, fp, atMs, code, body);
+  }
+
+  /** Deletes all rows (ids restart at 1); much cheaper than reopening. */
+  reset(): void {
+    this.s.clearReports.run();
+    this.s.clearKeys.run();
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Opens a store on a file path or `':memory:'` (the default).
+ *
+ * @example
+ * const store = openStore();          // in memory, for simulation
+ * const disk = openStore('/tmp/t.db'); // a file, WAL mode
+ */
+export function openStore(pathOrMemory = ':memory:'): Store {
+  return new Store(pathOrMemory);
+}
+
+/** True when `e` is a SQLite error with this code (e.g. `SQLITE_BUSY`). */
+export function isSqliteError(e: unknown, codePrefix: string): boolean {
+  return e instanceof Database.SqliteError && e.code.startsWith(codePrefix);
+}

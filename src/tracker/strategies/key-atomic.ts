@@ -1,0 +1,143 @@
+import {
+  createdBody,
+  createdResponse,
+  inProgressResponse,
+  keyReusedResponse,
+  replayResponse,
+  type TrackerResponse,
+} from '../messages.js';
+import type { KeyRow, Store } from '../store.js';
+import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
+import type { ReportInput } from '../validate.js';
+
+/** Outcome of the claim transaction, as a value. */
+export type ClaimResult =
+  | { kind: 'claimed'; fence: number }
+  | { kind: 'replay'; row: KeyRow }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+/** Outcome of the finish transaction, as a value. */
+export type FinishResult = { kind: 'committed'; reportId: number } | { kind: 'lost'; row: KeyRow | undefined };
+
+/** Thrown inside the finish transaction only to make better-sqlite3 roll it back. */
+class RollBack extends Error {}
+
+/**
+ * `key_atomic`: claim / process / finish.
+ *
+ * 1. *claim* (`BEGIN IMMEDIATE`): 422 on a fingerprint mismatch, replay when
+ *    done, 409 while in progress within the lease; otherwise write an
+ *    `in_progress` placeholder with `locked_at = now` and `fence = previous + 1`.
+ * 2. *process*: the slow part, where the faults live.
+ * 3. *finish*: insert the report and mark the key done in one transaction,
+ *    guarded by my fence; if the guard touches ≠ 1 row, roll everything back
+ *    (the report too) and answer with the winner's result, or 409.
+ *
+ * With `fencing: false` (variant `key_atomic_nofence`) the finish update is
+ * guarded by the key alone. It must not keep even the `status='in_progress'`
+ * test: that test is itself a weak fence, and the variant exists to show
+ * what happens when a stale holder's finish is not fenced at all: a request
+ * taken over after its lease still commits a second report.
+ *
+ * Steps: `claim` → `process` → `finish` → `respond`. Crash point: after the
+ * claim, before the report is written; the placeholder is then deleted so a
+ * retry can take over at once. A killed process runs nothing, so its
+ * placeholder stays until the lease expires (no `finally` is used for that).
+ */
+export class KeyAtomicStrategy implements WriteStrategy {
+  readonly variant: 'key_atomic' | 'key_atomic_nofence';
+  readonly stepLabels = ['claim', 'process', 'finish', 'respond'] as const;
+
+  constructor(readonly fencing: boolean) {
+    this.variant = fencing ? 'key_atomic' : 'key_atomic_nofence';
+  }
+
+  async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
+    const { store } = ctx;
+    const scoped = req.scopedKey;
+    await ctx.step('claim');
+    let fence = 0;
+    if (scoped !== null) {
+      const claim = claimKey(store, scoped, req.fingerprint, ctx.nowMs(), ctx.leaseMs);
+      if (claim.kind === 'mismatch') return keyReusedResponse();
+      if (claim.kind === 'in_progress') return inProgressResponse();
+      if (claim.kind === 'replay') return replayOf(claim.row);
+      fence = claim.fence;
+    }
+    try {
+      ctx.crashPoint('key_atomic: after claim, before report write');
+      await ctx.step('process');
+      await ctx.process();
+    } catch (e) {
+      // Processing failed in a live process: free the key so a retry need not wait out the lease.
+      if (scoped !== null) store.deletePlaceholder(scoped, fence);
+      throw e;
+    }
+    await ctx.step('finish');
+    if (scoped === null) {
+      const id = store.insertReport(req.report, null, ctx.nowMs());
+      await ctx.step('respond');
+      return createdResponse(id);
+    }
+    const fin = finishKey(store, scoped, req.report, ctx.nowMs(), this.fencing ? fence : null);
+    if (fin.kind === 'lost') {
+      return fin.row?.status === 'done' ? replayOf(fin.row) : inProgressResponse();
+    }
+    await ctx.step('respond');
+    return createdResponse(fin.reportId);
+  }
+
+  restart(): void {
+    // All state is in SQLite.
+  }
+}
+
+function replayOf(row: KeyRow): TrackerResponse {
+  return replayResponse(row.response_code ?? 500, row.response_body ?? '');
+}
+
+/** The claim transaction (`BEGIN IMMEDIATE`). Exported for hand-built interleavings in tests. */
+export function claimKey(store: Store, scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult {
+  return store
+    .transaction((): ClaimResult => {
+      const row = store.getKeyRow(scoped);
+      if (!row) {
+        store.insertPlaceholder(scoped, fp, nowMs, 1);
+        return { kind: 'claimed', fence: 1 };
+      }
+      if (row.fingerprint !== fp) return { kind: 'mismatch' };
+      if (row.status === 'done') return { kind: 'replay', row };
+      if (nowMs - (row.locked_at ?? 0) < leaseMs) return { kind: 'in_progress' };
+      const fence = (row.fence ?? 0) + 1; // take over an expired lease
+      store.takeOver(scoped, nowMs, fence);
+      return { kind: 'claimed', fence };
+    })
+    .immediate();
+}
+
+/**
+ * The finish transaction: report + guarded key update, all or nothing.
+ * `fence === null` means fencing off (unguarded update).
+ */
+export function finishKey(
+  store: Store,
+  scoped: string,
+  report: ReportInput,
+  nowMs: number,
+  fence: number | null,
+): FinishResult {
+  try {
+    return store
+      .transaction((): FinishResult => {
+        const reportId = store.insertReport(report, scoped, nowMs);
+        const touched = store.finishKey(scoped, 201, createdBody(reportId), fence);
+        if (touched !== 1) throw new RollBack();
+        return { kind: 'committed', reportId };
+      })
+      .immediate();
+  } catch (e) {
+    if (!(e instanceof RollBack)) throw e;
+    return { kind: 'lost', row: store.getKeyRow(scoped) };
+  }
+}

@@ -1,0 +1,57 @@
+import type { StepEnv } from './env.js';
+import type { TrackerResponse } from './messages.js';
+import type { Store } from './store.js';
+import type { ReportInput } from './validate.js';
+
+/** The write strategies of SPEC §3. */
+export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'memory_singleflight';
+
+/** Every variant, in the order the matrix shows them. */
+export const VARIANTS: readonly Variant[] = [
+  'naive',
+  'key_split',
+  'key_atomic',
+  'key_atomic_nofence',
+  'memory_singleflight',
+];
+
+/** A validated `POST /reports`, ready for a strategy. */
+export interface WriteRequest {
+  tenant: string;
+  /** The raw idempotency key, or null when the request has none. */
+  key: string | null;
+  /** `scopeKey(tenant, 'POST', key)`, or null without a key. */
+  scopedKey: string | null;
+  report: ReportInput;
+  /** SHA-256 of the canonical body. */
+  fingerprint: string;
+}
+
+/**
+ * What a strategy may use while handling one request. Everything touching
+ * time or faults goes through here so strategies stay free of policy.
+ */
+export interface StrategyContext {
+  readonly store: Store;
+  readonly env: StepEnv;
+  readonly leaseMs: number;
+  /** The instance's clock: `env.now()` plus its skew. */
+  nowMs(): number;
+  /** An interleaving point before phase `label` (applies the pause fault). */
+  step(label: string): Promise<void>;
+  /** The slow part: sleeps `slowMs` when the fault is set. */
+  process(): Promise<void>;
+  /** The variant's crash point: throws {@link CrashFault} when the counter fires. */
+  crashPoint(point: string): void;
+}
+
+/** One write strategy. Expected outcomes (409, 422, replay) are returned, not thrown. */
+export interface WriteStrategy {
+  readonly variant: Variant;
+  /** Step labels this strategy passes to `env.step`, in order. */
+  readonly stepLabels: readonly string[];
+  /** Handles one validated write. */
+  write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse>;
+  /** Forget in-process state (a process restart). SQLite data is untouched. */
+  restart(): void;
+}

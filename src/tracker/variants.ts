@@ -1,0 +1,47 @@
+import type { Variant, WriteStrategy } from './strategy.js';
+import { KeyAtomicStrategy } from './strategies/key-atomic.js';
+import { KeySplitStrategy } from './strategies/key-split.js';
+import { MemorySingleflightStrategy } from './strategies/memory-singleflight.js';
+import { NaiveStrategy } from './strategies/naive.js';
+
+/** Options some strategies need. */
+export interface StrategyOptions {
+  /** memory_singleflight: how long a completed result is replayable, in ms. */
+  completedTtlMs?: number;
+}
+
+/** Builds the strategy for a variant. */
+export function createStrategy(variant: Variant, opts: StrategyOptions = {}): WriteStrategy {
+  switch (variant) {
+    case 'naive':
+      return new NaiveStrategy();
+    case 'key_split':
+      return new KeySplitStrategy();
+    case 'key_atomic':
+      return new KeyAtomicStrategy(true);
+    case 'key_atomic_nofence':
+      return new KeyAtomicStrategy(false);
+    case 'memory_singleflight':
+      return new MemorySingleflightStrategy(opts.completedTtlMs);
+    default:
+      throw new Error(`unknown tracker variant '${String(variant)}'`);
+  }
+}
+
+/**
+ * The step labels each variant passes to `env.step`, in order. A label names
+ * the phase about to run; `respond` comes after the last commit and before
+ * the answer is returned (the place to kill "after commit, before reply").
+ */
+export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
+  naive: ['process', 'insert', 'respond'],
+  key_split: ['check', 'process', 'insert', 'register', 'respond'],
+  key_atomic: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_nofence: ['claim', 'process', 'finish', 'respond'],
+  memory_singleflight: ['check', 'process', 'insert', 'respond'],
+};
+
+/** True for the variants whose correctness depends on a lease. */
+export function usesLease(variant: Variant): boolean {
+  return variant === 'key_atomic' || variant === 'key_atomic_nofence';
+}
