@@ -2,8 +2,8 @@
  * The tracker's only window onto time and scheduling. The service never reads
  * a real clock or schedules a real timer itself: in simulation the kernel
  * supplies virtual time and decides which request runs next at every
- * {@link StepEnv.step}; for real, {@link realEnv} maps the same calls onto
- * Date.now and setTimeout.
+ * {@link StepEnv.step}; for real, `realEnv()` (real-env.ts) maps the same
+ * calls onto the wall clock and real timers.
  */
 
 /**

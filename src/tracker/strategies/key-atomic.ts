@@ -41,8 +41,8 @@ class RollBack extends Error {}
  * taken over after its lease still commits a second report.
  *
  * Steps: `claim` → `process` → `finish` → `respond`. Crash point: after the
- * claim, before the report is written; the placeholder is then deleted so a
- * retry can take over at once. A killed process runs nothing, so its
+ * claim, at the end of processing, before the report is written; the
+ * placeholder is then deleted so a retry can take over at once. A killed process runs nothing, so its
  * placeholder stays until the lease expires (no `finally` is used for that).
  */
 export class KeyAtomicStrategy implements WriteStrategy {
@@ -66,9 +66,9 @@ export class KeyAtomicStrategy implements WriteStrategy {
       fence = claim.fence;
     }
     try {
-      ctx.crashPoint('key_atomic: after claim, before report write');
       await ctx.step('process');
       await ctx.process();
+      ctx.crashPoint('key_atomic: after claim and processing, before report write');
     } catch (e) {
       // Processing failed in a live process: free the key so a retry need not wait out the lease.
       if (scoped !== null) store.deletePlaceholder(scoped, fence);

@@ -43,8 +43,9 @@ interface InFlight {
  * exactly how this variant is shown to fail.
  *
  * Steps: `check` → `process` → `insert` → `respond`. Crash point (our
- * choice, mirroring key_atomic): after the in-flight entry is registered,
- * before the report is written; the entry is rejected and removed.
+ * choice, mirroring key_atomic): after the in-flight entry is registered and
+ * processing ran, before the report is written; the entry is rejected and
+ * removed, so twins waiting on it get 500 and nothing is cached.
  */
 export class MemorySingleflightStrategy implements WriteStrategy {
   readonly variant = 'memory_singleflight' as const;
@@ -79,9 +80,9 @@ export class MemorySingleflightStrategy implements WriteStrategy {
       inFlight.set(scoped, mine);
     }
     try {
-      ctx.crashPoint('memory_singleflight: after in-flight registration, before report write');
       await ctx.step('process');
       await ctx.process();
+      ctx.crashPoint('memory_singleflight: after processing, before report write');
       await ctx.step('insert');
       const id = ctx.store.insertReport(req.report, scoped, ctx.nowMs());
       if (scoped !== null && mine) {
