@@ -97,28 +97,54 @@ function replayOf(row: KeyRow): TrackerResponse {
   return replayResponse(row.response_code ?? 500, row.response_body ?? '');
 }
 
+/** The two transactions, built once per Store: creating a better-sqlite3 transaction costs microseconds. */
+interface AtomicTxs {
+  claim(scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult;
+  finish(scoped: string, report: ReportInput, nowMs: number, fence: number | null): FinishResult;
+}
+
+const txCache = new WeakMap<Store, AtomicTxs>();
+
+function txsFor(store: Store): AtomicTxs {
+  let txs = txCache.get(store);
+  if (txs) return txs;
+  const claim = store.transaction((scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult => {
+    const row = store.getKeyRow(scoped);
+    if (!row) {
+      store.insertPlaceholder(scoped, fp, nowMs, 1);
+      return { kind: 'claimed', fence: 1 };
+    }
+    if (row.fingerprint !== fp) return { kind: 'mismatch' };
+    if (row.status === 'done') return { kind: 'replay', row };
+    if (nowMs - (row.locked_at ?? 0) < leaseMs) return { kind: 'in_progress' };
+    const fence = (row.fence ?? 0) + 1; // take over an expired lease
+    store.takeOver(scoped, nowMs, fence);
+    return { kind: 'claimed', fence };
+  });
+  const finish = store.transaction(
+    (scoped: string, report: ReportInput, nowMs: number, fence: number | null): FinishResult => {
+      const reportId = store.insertReport(report, scoped, nowMs);
+      const touched = store.finishKey(scoped, 201, createdBody(reportId), fence);
+      if (touched !== 1) throw new RollBack();
+      return { kind: 'committed', reportId };
+    },
+  );
+  txs = {
+    claim: (...a) => claim.immediate(...a),
+    finish: (...a) => finish.immediate(...a),
+  };
+  txCache.set(store, txs);
+  return txs;
+}
+
 /** The claim transaction (`BEGIN IMMEDIATE`). Exported for hand-built interleavings in tests. */
 export function claimKey(store: Store, scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult {
-  return store
-    .transaction((): ClaimResult => {
-      const row = store.getKeyRow(scoped);
-      if (!row) {
-        store.insertPlaceholder(scoped, fp, nowMs, 1);
-        return { kind: 'claimed', fence: 1 };
-      }
-      if (row.fingerprint !== fp) return { kind: 'mismatch' };
-      if (row.status === 'done') return { kind: 'replay', row };
-      if (nowMs - (row.locked_at ?? 0) < leaseMs) return { kind: 'in_progress' };
-      const fence = (row.fence ?? 0) + 1; // take over an expired lease
-      store.takeOver(scoped, nowMs, fence);
-      return { kind: 'claimed', fence };
-    })
-    .immediate();
+  return txsFor(store).claim(scoped, fp, nowMs, leaseMs);
 }
 
 /**
- * The finish transaction: report + guarded key update, all or nothing.
- * `fence === null` means fencing off (unguarded update).
+ * The finish transaction: report + guarded key update, all or nothing
+ * (`BEGIN IMMEDIATE`). `fence === null` means fencing off (unguarded update).
  */
 export function finishKey(
   store: Store,
@@ -128,14 +154,7 @@ export function finishKey(
   fence: number | null,
 ): FinishResult {
   try {
-    return store
-      .transaction((): FinishResult => {
-        const reportId = store.insertReport(report, scoped, nowMs);
-        const touched = store.finishKey(scoped, 201, createdBody(reportId), fence);
-        if (touched !== 1) throw new RollBack();
-        return { kind: 'committed', reportId };
-      })
-      .immediate();
+    return txsFor(store).finish(scoped, report, nowMs, fence);
   } catch (e) {
     if (!(e instanceof RollBack)) throw e;
     return { kind: 'lost', row: store.getKeyRow(scoped) };
