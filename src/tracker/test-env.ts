@@ -9,10 +9,12 @@ import { plainDeferred } from './real-env.js';
  * once; `step` returns at once unless its label is held, in which case the
  * request parks there until the test releases it. Not part of the public API.
  */
+/** Shared virtual time for several TestEnvs (one per request). */
 export class TestClock {
   ms = 0;
 }
 
+/** One request's environment; park it at a held step label, then release it. */
 export class TestEnv implements StepEnv {
   /** Every label passed to step, in order. */
   readonly steps: string[] = [];
