@@ -1,0 +1,75 @@
+import type { AttemptRecord, HarnessResult } from '../harness/client.js';
+import type { KeySource } from '../harness/keys.js';
+import type { Store } from '../tracker/store.js';
+
+/** The invariants of SPEC §5, by name. */
+export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation';
+
+/** One broken invariant, with the operation and a sentence saying how. */
+export interface Violation {
+  invariant: Invariant;
+  op: string;
+  detail: string;
+}
+
+/** What the checkers need to know about one logical operation at the end of a run. */
+export interface OperationEnd {
+  id: string;
+  runId: string;
+  tenant: string;
+  keySource: KeySource;
+  /** Every attempt of every worker of this operation. */
+  attempts: AttemptRecord[];
+  /** Each worker's final harness result. */
+  results: HarnessResult[];
+}
+
+/**
+ * Judges SPEC §5's invariants from the end state (the database) and the
+ * clients' records. Checkers only read; they never inject faults.
+ */
+export function checkInvariants(store: Store, ops: readonly OperationEnd[]): { reports: Record<string, number>; violations: Violation[] } {
+  const violations: Violation[] = [];
+  const reports: Record<string, number> = {};
+  const opByRun = new Map(ops.map((o) => [o.runId, o]));
+  for (const op of ops) {
+    const rows = store.reportsForRun(op.runId);
+    reports[op.id] = rows.length;
+    const sawSuccess = op.results.some((r) => r.kind === 'success');
+    // 1. exactly one report: never two, and not zero once the client saw success.
+    if (rows.length > 1) {
+      violations.push({ invariant: 'exactly-one', op: op.id, detail: `${rows.length} reports (ids ${rows.map((r) => r.id).join(', ')}) for one logical operation` });
+    } else if (rows.length === 0 && sawSuccess) {
+      violations.push({ invariant: 'exactly-one', op: op.id, detail: 'the client was told it succeeded, but no report exists' });
+    }
+    // 2 and 4. Every report id handed to the client exists and is this operation's.
+    for (const a of op.attempts) {
+      if (a.reportId === undefined) continue;
+      const row = store.getReport(a.reportId);
+      if (row === undefined) {
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report_id ${a.reportId}, which does not exist` });
+        continue;
+      }
+      if (row.run_id === op.runId) continue;
+      const owner = opByRun.get(row.run_id);
+      if (owner !== undefined && owner.tenant !== op.tenant) {
+        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received report ${row.id} of tenant '${owner.tenant}'` });
+      } else {
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${row.run_id}', not '${op.runId}'` });
+      }
+    }
+    // 3. Within one tool call, every attempt carried the same key.
+    if (op.keySource !== 'none') {
+      const byCall = new Map<string, Set<string | undefined>>();
+      for (const a of op.attempts) {
+        const s = byCall.get(a.toolUseId) ?? new Set();
+        s.add(a.key);
+        byCall.set(a.toolUseId, s);
+      }
+      for (const [call, keys] of byCall) {
+        if (keys.size > 1) violations.push({ invariant: 'stable-key', op: op.id, detail: `tool call ${call} sent ${keys.size} different keys across its attempts` });
+      }
+    }
+  }
+  return { reports, violations };
+}

@@ -1,0 +1,143 @@
+import type { Prng } from '../random/prng.js';
+import type { RetryPolicy } from '../backoff/policies.js';
+import { bugReportHarnessPolicy } from '../backoff/policies.js';
+import type { Transport, TransportFailure, WireOutcome } from './transport.js';
+import { attemptKey, type KeySource } from './keys.js';
+
+/** SPEC §4: statuses the harness retries (besides transport errors). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
+
+/** The text the model is given when the harness cannot tell whether the report exists. */
+export const OUTCOME_UNKNOWN_TEXT =
+  'outcome unknown: the report may already exist; query before resubmitting (GET /reports?run_id=<run_id>)';
+
+/** Time and randomness for the client; the simulation and real mode supply their own. */
+export interface ClientEnv {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** The client's own stream: backoff jitter and per_attempt keys. */
+  rng: Prng;
+}
+
+/** One logical operation's business content and identity. */
+export interface ReportIntent {
+  runId: string;
+  module: string;
+  title: string;
+  steps: string;
+  tenant?: string;
+}
+
+/** Everything recorded about one attempt on the wire. */
+export interface AttemptRecord {
+  /** Which tool call (harness invocation) this attempt belongs to. */
+  toolUseId: string;
+  attempt: number;
+  key: string | undefined;
+  title: string;
+  startMs: number;
+  endMs: number;
+  /** `http` with a status, or a transport failure. */
+  outcome: { kind: 'http'; status: number } | { kind: 'transport'; reason: TransportFailure };
+  /** The answer was a stored earlier result. */
+  replay: boolean;
+  /** The report id in a 2xx answer. */
+  reportId?: number;
+  /** Which server instance answered (x-instance), if any. */
+  instance?: string;
+}
+
+/** How one harness invocation ended. */
+export type HarnessResult =
+  | { kind: 'success'; reportId: number; replay: boolean; attempts: number }
+  /** A non-retryable answer (400, 422, ...): nothing to gain by retrying. */
+  | { kind: 'failed'; status: number; error: string; attempts: number }
+  /** Attempts exhausted with no definite answer: the report may exist. */
+  | { kind: 'unknown'; error: string; attempts: number };
+
+/** Options of the retrying harness. */
+export interface HarnessOptions {
+  keySource: KeySource;
+  /** Backoff and attempt count. Default: the bug-report harness (Full Jitter 20/200 ms, 4 attempts). */
+  policy?: RetryPolicy;
+  /** Override the policy's attempt count. */
+  maxAttempts?: number;
+  /** Per-attempt timeout. Default 2000 ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * The retrying client of SPEC §4: submits one tool call's report, retrying on
+ * transport errors and 409/429/500/502/503/504 with Full Jitter backoff.
+ * Every attempt is appended to `log`.
+ */
+export async function submitReport(
+  intent: ReportIntent,
+  toolUseId: string,
+  transport: Transport,
+  env: ClientEnv,
+  opts: HarnessOptions,
+  log: AttemptRecord[],
+): Promise<HarnessResult> {
+  const policy = opts.policy ?? bugReportHarnessPolicy;
+  const maxAttempts = opts.maxAttempts ?? policy.maxAttempts;
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  const body = JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
+  let lastError = '';
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const key = attemptKey(opts.keySource, { ...intent, toolUseId, rng: env.rng });
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (key !== undefined) headers['idempotency-key'] = key;
+    if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
+    const startMs = env.now();
+    const wire = await transport.send({ method: 'POST', path: '/reports', headers, body }, timeoutMs);
+    const rec = record(wire, { toolUseId, attempt, key, title: intent.title, startMs, endMs: env.now() });
+    log.push(rec);
+    if (wire.kind === 'response') {
+      if (wire.status >= 200 && wire.status < 300 && rec.reportId !== undefined) {
+        return { kind: 'success', reportId: rec.reportId, replay: rec.replay, attempts: attempt };
+      }
+      if (!RETRYABLE_STATUSES.has(wire.status)) {
+        return { kind: 'failed', status: wire.status, error: errorText(wire.body), attempts: attempt };
+      }
+      lastError = `HTTP ${wire.status}`;
+    } else {
+      lastError = wire.reason;
+    }
+    if (attempt < maxAttempts) await env.sleep(policy.delayMs(attempt, env.rng));
+  }
+  return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — last attempt: ${lastError}`, attempts: maxAttempts };
+}
+
+function record(wire: WireOutcome, base: Omit<AttemptRecord, 'outcome' | 'replay'>): AttemptRecord {
+  if (wire.kind === 'transport_error') return { ...base, outcome: { kind: 'transport', reason: wire.reason }, replay: false };
+  const rec: AttemptRecord = {
+    ...base,
+    outcome: { kind: 'http', status: wire.status },
+    replay: wire.headers['idempotent-replay'] === 'true',
+  };
+  if (wire.headers['x-instance'] !== undefined) rec.instance = wire.headers['x-instance'];
+  if (wire.status >= 200 && wire.status < 300) {
+    const id = parseReportId(wire.body);
+    if (id !== undefined) rec.reportId = id;
+  }
+  return rec;
+}
+
+function parseReportId(body: string): number | undefined {
+  try {
+    const v = JSON.parse(body) as { report_id?: unknown };
+    return typeof v.report_id === 'number' ? v.report_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(body: string): string {
+  try {
+    const v = JSON.parse(body) as { error?: unknown };
+    return typeof v.error === 'string' ? v.error : body;
+  } catch {
+    return body;
+  }
+}

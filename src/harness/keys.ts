@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { Prng } from '../random/prng.js';
+
+/** Where the harness gets the Idempotency-Key of an attempt (SPEC §4). */
+export type KeySource = 'none' | 'per_attempt' | 'tool_call' | 'business';
+
+export const KEY_SOURCES: readonly KeySource[] = ['none', 'per_attempt', 'tool_call', 'business'];
+
+/** Key sources that give every attempt of one tool call the same key. */
+export function isStableKeySource(s: KeySource): boolean {
+  return s === 'tool_call' || s === 'business';
+}
+
+/** The business content a `business` key is derived from. */
+export interface BusinessContent {
+  runId: string;
+  module: string;
+  title: string;
+}
+
+/**
+ * Normalises a title the way a dedup key should: case, surrounding and
+ * repeated whitespace and trailing punctuation do not make a new bug. A
+ * reworded title still does — which is exactly why business keys fail when
+ * the model rewrites the title.
+ */
+export function normalizeTitle(title: string): string {
+  return title.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[.!?;:,]+$/, '');
+}
+
+/** `business` key: SHA-256 of the normalised (run, module, title), hex. */
+export function businessKey(c: BusinessContent): string {
+  const canonical = JSON.stringify([c.runId, c.module.trim().toLowerCase(), normalizeTitle(c.title)]);
+  return 'biz_' + createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+}
+
+/** `tool_call` key: `"<run_id>:<tool_use_id>"`, stable across harness retries. */
+export function toolCallKey(runId: string, toolUseId: string): string {
+  return `${runId}:${toolUseId}`;
+}
+
+/**
+ * The key for one attempt, or undefined for no header. `per_attempt` draws a
+ * fresh UUID from the run's seeded generator every time — the classic
+ * mistake, reproducible.
+ */
+export function attemptKey(
+  source: KeySource,
+  ctx: { runId: string; module: string; title: string; toolUseId: string; rng: Prng },
+): string | undefined {
+  switch (source) {
+    case 'none':
+      return undefined;
+    case 'per_attempt':
+      return ctx.rng.uuid();
+    case 'tool_call':
+      return toolCallKey(ctx.runId, ctx.toolUseId);
+    case 'business':
+      return businessKey(ctx);
+  }
+}

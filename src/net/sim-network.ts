@@ -1,0 +1,157 @@
+import type { Kernel, Task } from '../sim/kernel.js';
+import type { Prng } from '../random/prng.js';
+import { absNormal } from '../random/normal.js';
+import type { StepEnv, Deferred } from '../tracker/env.js';
+import type { TrackerInstance } from '../tracker/instance.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import type { Transport, WireOutcome } from '../harness/transport.js';
+
+/** Network knobs; the defaults mean a fast, loss-free link. */
+export interface NetworkOptions {
+  /** One-way latency |N(mean, sd)| per message, ms. Default 1. */
+  latencyMeanMs?: number;
+  /** Default 0 (fixed latency). */
+  latencySdMs?: number;
+  /** Lose the next N responses on the way back (any response). Default 0. */
+  loseResponses?: number;
+}
+
+/** When to kill a server process (`kill -9`) and how long until it restarts. */
+export interface KillPlan {
+  instance: number;
+  atMs?: number;
+  atStep?: string;
+  restartAfterMs: number;
+}
+
+/** One server process on the simulated network. */
+export class SimServer {
+  up = true;
+  kills = 0;
+  /** In-flight request tasks and the replies their clients wait for. */
+  readonly inflight = new Map<Task<unknown>, (o: WireOutcome) => void>();
+  constructor(readonly index: number, readonly instance: TrackerInstance) {}
+}
+
+/**
+ * The simulated network between harness clients and tracker instances. Every
+ * request is its own kernel task on the server side, so requests interleave
+ * at the service's step points; each message hop is an independent latency
+ * draw. Requests are spread over instances round-robin (a load balancer).
+ */
+export class SimNetwork {
+  private requests = 0;
+  private loseLeft: number;
+  private readonly meanMs: number;
+  private readonly sdMs: number;
+  private killPending: KillPlan | undefined;
+
+  constructor(
+    private readonly kernel: Kernel,
+    readonly servers: readonly SimServer[],
+    private readonly rng: Prng,
+    opts: NetworkOptions = {},
+    kill?: KillPlan,
+  ) {
+    this.meanMs = opts.latencyMeanMs ?? 1;
+    this.sdMs = opts.latencySdMs ?? 0;
+    this.loseLeft = opts.loseResponses ?? 0;
+    if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
+    else this.killPending = kill;
+  }
+
+  private latency(): number {
+    return this.sdMs === 0 ? this.meanMs : absNormal(this.rng, this.meanMs, this.sdMs);
+  }
+
+  /** A transport for one client; `name` labels its requests in schedules and traces. */
+  transport(name: string): Transport {
+    return { send: (req, timeoutMs) => this.send(name, req, timeoutMs) };
+  }
+
+  private async send(client: string, req: TrackerRequest, timeoutMs: number): Promise<WireOutcome> {
+    const k = this.kernel;
+    const n = ++this.requests;
+    const server = this.servers[(n - 1) % this.servers.length]!;
+    const reply = k.future<WireOutcome>();
+    const name = `s${server.index}/${client}#${n}`;
+    const task: Task<void> = k.spawn(name, async () => {
+      await k.sleep(this.latency());
+      if (!server.up) {
+        k.log(name, 'refused', { server: server.index });
+        await k.sleep(this.latency());
+        reply.resolve({ kind: 'transport_error', reason: 'connection_refused' });
+        return;
+      }
+      server.inflight.set(task, (o) => reply.resolve(o));
+      const before = server.instance.store.countReports();
+      const res = await server.instance.handle(req, this.stepEnv(server, name));
+      server.inflight.delete(task);
+      const reports = server.instance.store.countReports();
+      k.log(name, `answer ${res.status}`, {
+        body: res.body,
+        ...(res.replay ? { replay: true } : {}),
+        ...(reports !== before ? { reportsAdded: reports - before } : {}),
+      });
+      await k.sleep(this.latency());
+      if (res.dropConnection || this.loseLeft > 0) {
+        if (!res.dropConnection) this.loseLeft--;
+        k.log(name, 'response lost', { status: res.status });
+        reply.resolve({ kind: 'transport_error', reason: 'connection_closed' });
+        return;
+      }
+      reply.resolve({ kind: 'response', status: res.status, headers: res.headers, body: res.body });
+    });
+    const r = await reply.waitFor(timeoutMs);
+    if (!r.done) {
+      k.log(client, 'timeout', { request: n, afterMs: timeoutMs });
+      return { kind: 'transport_error', reason: 'timeout' };
+    }
+    return r.value;
+  }
+
+  private stepEnv(server: SimServer, name: string): StepEnv {
+    const k = this.kernel;
+    return {
+      now: () => k.now,
+      step: (label) => {
+        const plan = this.killPending;
+        if (plan && plan.instance === server.index && plan.atStep === label) {
+          this.killPending = undefined;
+          // The kill lands before this request runs its next step: the task
+          // yields, and events due now are processed before any task resumes.
+          k.schedule(0, () => this.kill(server.index, plan.restartAfterMs));
+        }
+        return k.yield(label);
+      },
+      sleep: (ms) => k.sleep(ms),
+      defer: <T>(): Deferred<T> => {
+        const f = k.future<T>();
+        return { resolve: (v) => f.resolve(v), reject: (e) => f.reject(e), wait: () => f.wait() };
+      },
+    };
+  }
+
+  /**
+   * `kill -9` of one server: in-flight requests never run again (their
+   * clients see the connection close), in-process memory is lost, committed
+   * SQLite rows survive; the process restarts after `restartAfterMs`.
+   */
+  kill(index: number, restartAfterMs: number): void {
+    const server = this.servers[index]!;
+    if (!server.up) return;
+    server.up = false;
+    server.kills++;
+    this.kernel.log(`s${index}`, 'kill', { inflight: server.inflight.size, restartAfterMs });
+    for (const [task, answer] of server.inflight) {
+      this.kernel.kill(task);
+      answer({ kind: 'transport_error', reason: 'connection_closed' });
+    }
+    server.inflight.clear();
+    this.kernel.schedule(restartAfterMs, () => {
+      server.instance.restart();
+      server.up = true;
+      this.kernel.log(`s${index}`, 'restart');
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+
+import { SCENARIO_FORMAT, scenarioSchema, type Scenario } from './schema.js';
+import { leaseProblem } from '../tracker/lease.js';
+import { usesLease } from '../tracker/variants.js';
+import type { Variant } from '../tracker/strategy.js';
+
+/** One problem in a scenario file, at a JSON path such as `faults.kill.atMs`. */
+export interface ScenarioIssue {
+  path: string;
+  message: string;
+}
+
+/** A scenario file that cannot be run; `issues` name each bad path. */
+export class ScenarioError extends Error {
+  constructor(
+    readonly source: string,
+    readonly issues: readonly ScenarioIssue[],
+  ) {
+    super(`${source}: invalid scenario\n` + issues.map((i) => `  at ${i.path || '(root)'}: ${i.message}`).join('\n'));
+    this.name = 'ScenarioError';
+  }
+}
+
+function pathOf(p: readonly PropertyKey[]): string {
+  return p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${String(s)}`)).join('').replace(/^\./, '');
+}
+
+/**
+ * Parses and validates scenario JSON text. Never throws anything but
+ * {@link ScenarioError}, whatever the input.
+ */
+export function parseScenario(text: string, source = 'scenario'): Scenario {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioError(source, [{ path: '', message: `not JSON: ${(e as Error).message}` }]);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ScenarioError(source, [{ path: '', message: 'expected a JSON object' }]);
+  }
+  const fmt = (raw as Record<string, unknown>).format;
+  if (fmt !== SCENARIO_FORMAT) {
+    throw new ScenarioError(source, [{
+      path: 'format',
+      message: typeof fmt === 'string' && fmt.startsWith('retrysim.scenario/')
+        ? `unsupported version '${fmt}'; this build reads '${SCENARIO_FORMAT}'`
+        : `expected '${SCENARIO_FORMAT}', got ${JSON.stringify(fmt)}`,
+    }]);
+  }
+  const r = scenarioSchema.safeParse(raw);
+  if (!r.success) throw new ScenarioError(source, r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message })));
+  const issues = crossCheck(r.data);
+  if (issues.length > 0) throw new ScenarioError(source, issues);
+  return r.data;
+}
+
+/** Checks that need more than one field. */
+function crossCheck(s: Scenario): ScenarioIssue[] {
+  const out: ScenarioIssue[] = [];
+  const ids = new Set<string>();
+  const runIds = new Set<string>();
+  s.operations.forEach((op, i) => {
+    if (ids.has(op.id)) out.push({ path: `operations[${i}].id`, message: `duplicate operation id '${op.id}'` });
+    if (runIds.has(op.runId)) out.push({ path: `operations[${i}].runId`, message: `duplicate runId '${op.runId}' (each operation needs its own)` });
+    ids.add(op.id);
+    runIds.add(op.runId);
+  });
+  for (const k of Object.keys(s.expect.reports ?? {})) {
+    if (!ids.has(k)) out.push({ path: `expect.reports.${k}`, message: `no operation with id '${k}'` });
+  }
+  const kill = s.faults.kill;
+  if (kill && kill.instance >= s.service.instances) {
+    out.push({ path: 'faults.kill.instance', message: `instance ${kill.instance} does not exist (service.instances = ${s.service.instances})` });
+  }
+  if (s.service.clockOffsetMs.length > s.service.instances) {
+    out.push({ path: 'service.clockOffsetMs', message: `${s.service.clockOffsetMs.length} offsets for ${s.service.instances} instance(s)` });
+  }
+  if (usesLease(s.service.variant as Variant) && !s.service.allowUnsafeLease) {
+    const p = leaseProblem({ leaseMs: s.service.leaseMs, clientTimeoutMs: s.client.timeoutMs, processingMs: s.faults.slowMs });
+    if (p !== null) out.push({ path: 'service.leaseMs', message: `${p} (set service.allowUnsafeLease to build it on purpose)` });
+  }
+  return out;
+}
+
+/** Reads and validates a scenario file. */
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ScenarioError(file, [{ path: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  return parseScenario(text, file);
+}
+
+/**
+ * Prints a scenario as readable JSON: fields in schema order, two-space
+ * indent, one schedule decision per line. parse ∘ print is the identity.
+ */
+export function printScenario(s: Scenario): string {
+  const normal = scenarioSchema.parse(s); // fills defaults, fixes key order
+  const marker = '"__schedule__"';
+  const head = JSON.stringify({ ...normal, schedule: '__schedule__' }, null, 2);
+  const sched = normal.schedule.length === 0
+    ? '[]'
+    : '[\n' + normal.schedule.map((c) => '    ' + JSON.stringify(c)).join(',\n') + '\n  ]';
+  return head.replace(marker, sched) + '\n';
+}
+

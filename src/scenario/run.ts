@@ -1,0 +1,141 @@
+import { Kernel, type RunResult } from '../sim/kernel.js';
+import { Trace } from '../sim/trace.js';
+import { ReplayChoice } from '../sim/choice/replay.js';
+import { RandomChoice } from '../sim/choice/random.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import { openStore, type Store } from '../tracker/store.js';
+import { TrackerInstance } from '../tracker/instance.js';
+import type { Variant } from '../tracker/strategy.js';
+import { NAMED_POLICIES } from '../backoff/policies.js';
+import { runOperation } from '../harness/model-layer.js';
+import type { AttemptRecord, HarnessResult } from '../harness/client.js';
+import type { KeySource } from '../harness/keys.js';
+import { SimNetwork, SimServer } from '../net/sim-network.js';
+import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import type { Scenario } from './schema.js';
+
+/** Options of {@link runScenario}. */
+export interface RunOptions {
+  /** Override the schedule: default is the file's schedule (replay) or, if empty, the seed. */
+  choices?: ChoiceSource;
+  /** Keep trace entries (for `--trace`); the hash is always computed. */
+  keepTrace?: boolean;
+  /** Reuse a store (it is reset first) — campaigns and benchmarks avoid reopening SQLite. */
+  store?: Store;
+  /** Shown in limit/deadlock errors. */
+  replayHint?: string;
+}
+
+/** Everything a run produced. */
+export interface ScenarioRun {
+  reports: Record<string, number>;
+  violations: Violation[];
+  /** Per operation: attempts and each worker's final result. */
+  operations: OperationEnd[];
+  result: RunResult;
+  trace: string[];
+}
+
+/** Whether a run's outcome matches the scenario's `expect`. */
+export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; problems: string[] } {
+  const problems: string[] = [];
+  for (const [op, n] of Object.entries(s.expect.reports ?? {})) {
+    if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} report(s), got ${run.reports[op]}`);
+  }
+  const got = [...new Set(run.violations.map((v) => v.invariant))].sort();
+  const want = [...new Set(s.expect.violations)].sort();
+  if (got.join(',') !== want.join(',')) {
+    problems.push(`expected violations [${want.join(', ')}], got [${got.join(', ')}]`);
+  }
+  return { ok: problems.length === 0, problems };
+}
+
+/**
+ * Runs one scenario on the kernel: tracker instances on one SQLite database,
+ * the simulated network, and one retrying client task per worker. Returns
+ * the checkers' verdicts, the schedule that was taken and the trace hash.
+ */
+export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
+  const choices = opts.choices ?? (s.schedule.length > 0 ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+  const kernel = new Kernel({
+    seed: s.seed,
+    choices,
+    trace: new Trace(opts.keepTrace ?? false),
+    eventsMax: 200_000,
+    timeMsMax: 3_600_000,
+    replayHint: opts.replayHint ?? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})`,
+  });
+  const store = opts.store ?? openStore(':memory:');
+  store.reset();
+  try {
+    const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, new TrackerInstance({
+      name: `s${i}`,
+      variant: s.service.variant as Variant,
+      db: store,
+      leaseMs: s.service.leaseMs,
+      clientTimeoutMs: s.client.timeoutMs,
+      allowUnsafeLease: s.service.allowUnsafeLease,
+      completedTtlMs: s.service.completedTtlMs,
+      // Counters are per instance; the scenario's faults arm instance 0 (the
+      // first to be hit under round-robin), so a fault fires once, not once per instance.
+      faults: {
+        loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
+        crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
+        slowMs: s.faults.slowMs,
+        pause: i === 0 ? s.faults.pause : undefined,
+        clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
+      },
+    })));
+    const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
+    const policy = NAMED_POLICIES[s.client.policy]!;
+    const ends: OperationEnd[] = s.operations.map((op) => ({
+      id: op.id,
+      runId: op.runId,
+      tenant: op.tenant ?? 'default',
+      keySource: s.client.keySource as KeySource,
+      attempts: [] as AttemptRecord[],
+      results: [] as HarnessResult[],
+    }));
+    s.operations.forEach((op, i) => {
+      const end = ends[i]!;
+      for (let w = 0; w < op.workers; w++) {
+        const name = `${op.id}.w${w}`;
+        const rng = kernel.fork(`client/${op.id}/${w}`);
+        let round = 0;
+        kernel.spawn(name, async () => {
+          const startMs = op.startMs + w * op.staggerMs;
+          if (startMs > 0) await kernel.sleep(startMs);
+          const log: AttemptRecord[] = [];
+          const res = await runOperation(
+            { runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}) },
+            // Workers of one operation run the same tool call, so they share ids.
+            () => `toolu_${op.id}_${round++}`,
+            net.transport(name),
+            { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng },
+            { keySource: s.client.keySource as KeySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
+            s.client.model,
+            log,
+          );
+          for (const a of log) end.attempts.push(a);
+          end.results.push(res.final);
+          kernel.log(name, `result ${res.final.kind}`, {
+            ...(res.final.kind === 'success' ? { reportId: res.final.reportId, replay: res.final.replay } : {}),
+            ...(res.final.kind !== 'success' ? { error: res.final.error } : {}),
+            toolCalls: res.toolCalls.length,
+          });
+        });
+      }
+    });
+    const result = await kernel.run();
+    const verdict = checkInvariants(store, ends);
+    return {
+      reports: verdict.reports,
+      violations: verdict.violations,
+      operations: ends,
+      result,
+      trace: opts.keepTrace ? kernel.trace!.lines() : [],
+    };
+  } finally {
+    if (opts.store === undefined) store.close();
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { VARIANTS } from '../tracker/strategy.js';
+import { KEY_SOURCES } from '../harness/keys.js';
+import { NAMED_POLICIES } from '../backoff/policies.js';
+
+/** The one format version this build reads and writes. */
+export const SCENARIO_FORMAT = 'retrysim.scenario/1';
+
+const ms = z.number().finite().nonnegative();
+const count = z.number().int().nonnegative();
+
+/** A decision of the recorded schedule (see ChoiceRecord). */
+const choiceRecord = z.strictObject({
+  t: ms,
+  chosen: count,
+  of: z.array(z.string()).min(2),
+}).refine((c) => c.chosen < c.of.length, { message: 'chosen must index into of' });
+
+const operation = z.strictObject({
+  /** Name used in `expect.reports` and in the trace. */
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'ids are 1–32 letters, digits, _ or -'),
+  /** Unique per operation: the checkers find an operation's reports by run_id. */
+  runId: z.string().min(1).max(200),
+  module: z.string().min(1).max(200),
+  title: z.string().min(1).max(500),
+  steps: z.string().max(2000).default(''),
+  tenant: z.string().min(1).max(64).optional(),
+  /** Workers that run this same operation at once (same tool call). */
+  workers: z.number().int().min(1).max(8).default(1),
+  /** When the first worker starts. */
+  startMs: ms.default(0),
+  /** Worker w starts at startMs + w × staggerMs. */
+  staggerMs: ms.default(0),
+});
+
+const kill = z.strictObject({
+  instance: count.default(0),
+  /** Kill at this virtual time... */
+  atMs: ms.optional(),
+  /** ...or when a request of that instance first reaches this step (e.g. `process`). */
+  atStep: z.string().min(1).optional(),
+  restartAfterMs: ms.default(500),
+}).refine((k) => (k.atMs === undefined) !== (k.atStep === undefined), { message: 'kill needs exactly one of atMs or atStep' });
+
+/** The scenario file: everything needed to reproduce one run exactly. */
+export const scenarioSchema = z.strictObject({
+  format: z.literal(SCENARIO_FORMAT),
+  name: z.string().min(1),
+  /** In a sentence: what this scenario shows (for a regression: what broke). */
+  description: z.string().default(''),
+  seed: z.number().int().refine(Number.isSafeInteger, 'seed must be a safe integer'),
+  service: z.strictObject({
+    variant: z.enum(VARIANTS as [string, ...string[]]),
+    instances: z.number().int().min(1).max(8).default(1),
+    leaseMs: ms.default(5000),
+    /** Build a deliberately unsafe lease (scenario 6). */
+    allowUnsafeLease: z.boolean().default(false),
+    completedTtlMs: ms.optional(),
+    /** Per-instance clock skew, ms (index = instance). */
+    clockOffsetMs: z.array(z.number().finite()).max(8).default([]),
+  }),
+  client: z.strictObject({
+    keySource: z.enum(KEY_SOURCES as [string, ...string[]]),
+    policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),
+    maxAttempts: z.number().int().min(1).max(20).default(4),
+    timeoutMs: ms.default(2000),
+    model: z.strictObject({
+      resubmits: z.number().int().min(0).max(5).default(0),
+      reword: z.boolean().default(false),
+    }).default({ resubmits: 0, reword: false }),
+  }),
+  network: z.strictObject({
+    /** One-way latency |N(mean, sd)| per message, ms. */
+    latencyMeanMs: ms.default(1),
+    latencySdMs: ms.default(0),
+    /** Lose the next N responses on the way back (any response, replays too). */
+    loseResponses: count.default(0),
+  }).default({ latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 }),
+  faults: z.strictObject({
+    loseResponseAfterCommit: count.default(0),
+    crashMidRequest: count.default(0),
+    slowMs: ms.default(0),
+    pause: z.strictObject({ atStep: z.string().min(1), ms, count: count.default(1) }).optional(),
+    kill: kill.optional(),
+  }).default({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 }),
+  operations: z.array(operation).min(1).max(16),
+  /**
+   * The explicit schedule: each decision with the candidates it chose
+   * between. Empty: decisions come from the seed.
+   */
+  schedule: z.array(choiceRecord).default([]),
+  expect: z.strictObject({
+    /** Reports the server holds per operation id at the end. */
+    reports: z.record(z.string(), count).optional(),
+    /** Invariants expected to be violated (empty: all hold). */
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation'])).default([]),
+  }),
+});
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type InvariantName = Scenario['expect']['violations'][number];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation'];
