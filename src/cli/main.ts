@@ -6,6 +6,8 @@
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
 const commands: Record<string, Command> = {
+  matrix: { summary: 'reports held per canonical scenario × write strategy/key source (SPEC §4)', load: () => import('./matrix.js') },
+  replay: { summary: 'run a scenario file exactly and check its expect (exit 0 met, 1 not, 2 bad file)', load: () => import('./replay.js') },
   demo: { summary: 'run a small kernel demonstration (virtual time, choices, trace hash)', load: () => import('./demo.js') },
 };
 

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
+import { runScenario } from '../scenario/run.js';
+import { openStore } from '../tracker/store.js';
+import { textTable } from '../report/table.js';
+import { canonicalFileName } from '../scenario/canonical.js';
+import { recordScenario } from '../scenario/record.js';
+import { printScenario } from '../scenario/load.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const HELP = `retrysim matrix [--json] [--seed N]
+
+Runs every canonical scenario of SPEC §4 (columns) for every write strategy /
+key source (rows) and prints how many reports the server holds for the one
+logical operation (the goal is 1). Cells that differ from the documented
+expectation are marked with '!'.
+
+  --json     {"columns": [...], "rows": {"naive/none": {"lost_response": 2, ...}, ...}}
+  --seed N   seed for the runs (default 1)
+  --write-scenarios DIR
+             also write each cell as a replayable scenario file (with its recorded
+             schedule) to DIR/<column>/<variant>--<keySource>.json`;
+
+/** Writes every canonical cell, with its recorded schedule, under `dir`. */
+export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {
+  const written: string[] = [];
+  for (const row of MATRIX_ROWS) {
+    for (const col of MATRIX_COLUMNS) {
+      const { scenario } = await recordScenario(canonicalScenario(col, row, seed));
+      const file = join(dir, canonicalFileName(col, row));
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, printScenario(scenario));
+      written.push(file);
+    }
+  }
+  return written;
+}
+
+/** Computes the matrix: row name → column → reports held. */
+export async function computeMatrix(seed = 1): Promise<Record<string, Record<string, number>>> {
+  const store = openStore(':memory:');
+  const rows: Record<string, Record<string, number>> = {};
+  try {
+    for (const row of MATRIX_ROWS) {
+      const cells: Record<string, number> = {};
+      for (const col of MATRIX_COLUMNS) cells[col] = (await runScenario(canonicalScenario(col, row, seed), { store })).reports.op1!;
+      rows[rowName(row)] = cells;
+    }
+  } finally {
+    store.close();
+  }
+  return rows;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    console.error(`retrysim matrix: ${(e as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isSafeInteger(seed)) {
+    console.error(`retrysim matrix: --seed must be an integer, got '${values.seed}'`);
+    return 2;
+  }
+  if (values['write-scenarios'] !== undefined) {
+    const files = await writeCanonical(values['write-scenarios'], seed);
+    console.error(`wrote ${files.length} scenario files under ${values['write-scenarios']}`);
+  }
+  const rows = await computeMatrix(seed);
+  if (values.json) {
+    console.log(JSON.stringify({ columns: MATRIX_COLUMNS, rows }));
+    return 0;
+  }
+  console.log(`retrysim matrix — seed ${seed}; reports held for one logical operation (goal: 1)\n`);
+  console.log(textTable(['variant/keySource', ...MATRIX_COLUMNS], Object.entries(rows).map(([name, cells]) =>
+    [name, ...MATRIX_COLUMNS.map((c) => `${cells[c]}${EXPECTED_REPORTS[name]?.[c] === cells[c] ? '' : ' !'}`)])));
+  console.log('\nColumns: SPEC §4 canonical scenarios 1–6. Each cell is one deterministic run; replay any cell with');
+  console.log('  retrysim replay scenarios/canonical/<column>/<variant>--<keySource>.json --trace');
+  return 0;
+}

@@ -1,0 +1,123 @@
+import { SCENARIO_FORMAT, scenarioSchema, type Scenario, type ScenarioInput } from './schema.js';
+import type { Variant } from '../tracker/strategy.js';
+import type { KeySource } from '../harness/keys.js';
+
+/** The canonical scenarios of SPEC §4, as matrix columns. */
+export const MATRIX_COLUMNS = [
+  'lost_response',
+  'crash_mid_request',
+  'concurrent_duplicate',
+  'model_new_id',
+  'model_rewrite_title',
+  'slow_takeover',
+] as const;
+export type MatrixColumn = (typeof MATRIX_COLUMNS)[number];
+
+/** A matrix row: a write strategy and a key source. */
+export interface MatrixRow {
+  variant: Variant;
+  keySource: KeySource;
+}
+
+/** The rows SPEC §4 asks for, plus fencing-off and the in-process store. */
+export const MATRIX_ROWS: readonly MatrixRow[] = [
+  { variant: 'naive', keySource: 'none' },
+  { variant: 'key_atomic', keySource: 'per_attempt' },
+  { variant: 'key_split', keySource: 'tool_call' },
+  { variant: 'key_atomic', keySource: 'tool_call' },
+  { variant: 'key_atomic', keySource: 'business' },
+  { variant: 'key_atomic_nofence', keySource: 'tool_call' },
+  { variant: 'memory_singleflight', keySource: 'tool_call' },
+];
+
+export function rowName(r: MatrixRow): string {
+  return `${r.variant}/${r.keySource}`;
+}
+
+const OP = { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay button does nothing', steps: '1. add item\n2. press Pay' };
+
+/**
+ * What each canonical scenario sets up, in words and as scenario fields.
+ * The row supplies the variant and key source.
+ */
+const COLUMNS: Record<MatrixColumn, { description: string; build: () => Omit<ScenarioInput, 'format' | 'name' | 'seed' | 'expect' | 'description'> }> = {
+  lost_response: {
+    description: 'The report is committed, then the connection closes without a response; the harness retries.',
+    build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none' }, faults: { loseResponseAfterCommit: 1 }, operations: [OP] }),
+  },
+  crash_mid_request: {
+    description: "The handler crashes at the variant's crash point (500); the harness retries.",
+    build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none' }, faults: { crashMidRequest: 1 }, operations: [OP] }),
+  },
+  concurrent_duplicate: {
+    description: 'Two workers run the same operation at once while processing is slow (100 ms).',
+    build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none', maxAttempts: 6 }, faults: { slowMs: 100 }, operations: [{ ...OP, workers: 2 }] }),
+  },
+  model_new_id: {
+    description: 'Every answer to the first tool call is lost, so the harness gives up with "outcome unknown"; the model resubmits as a new tool call.',
+    build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none', model: { resubmits: 1, reword: false } }, network: { loseResponses: 4 }, operations: [OP] }),
+  },
+  model_rewrite_title: {
+    description: 'As model_new_id, but the model rewords the title when it resubmits.',
+    build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none', model: { resubmits: 1, reword: true } }, network: { loseResponses: 4 }, operations: [OP] }),
+  },
+  slow_takeover: {
+    description: 'Lease 0.5 s but processing takes 0.8 s: a second worker arriving at 0.6 s takes the key over while the first is still live.',
+    build: () => ({
+      service: { variant: 'naive', leaseMs: 500, allowUnsafeLease: true },
+      client: { keySource: 'none', maxAttempts: 8 },
+      faults: { slowMs: 800 },
+      operations: [{ ...OP, workers: 2, staggerMs: 600 }],
+    }),
+  },
+};
+
+/**
+ * Reports the server should hold for the one logical operation — our claim
+ * for each cell, written down by reasoning about each strategy, not copied
+ * from a run. The replay test holds every canonical file to it.
+ */
+export const EXPECTED_REPORTS: Record<string, Record<MatrixColumn, number>> = {
+  // No key: every committed attempt is a report; four lost answers then a resubmit is 5.
+  'naive/none': { lost_response: 2, crash_mid_request: 2, concurrent_duplicate: 2, model_new_id: 5, model_rewrite_title: 5, slow_takeover: 2 },
+  // A fresh key per attempt dedups nothing; a crash before the write leaves nothing behind.
+  'key_atomic/per_attempt': { lost_response: 2, crash_mid_request: 1, concurrent_duplicate: 2, model_new_id: 5, model_rewrite_title: 5, slow_takeover: 2 },
+  // Two commits: a crash between them, or two requests racing past the lookup, duplicate.
+  'key_split/tool_call': { lost_response: 1, crash_mid_request: 2, concurrent_duplicate: 2, model_new_id: 2, model_rewrite_title: 2, slow_takeover: 2 },
+  // Holds within one tool call; a new tool call is a new key.
+  'key_atomic/tool_call': { lost_response: 1, crash_mid_request: 1, concurrent_duplicate: 1, model_new_id: 2, model_rewrite_title: 2, slow_takeover: 1 },
+  // The content key survives a new tool call, not a reworded title.
+  'key_atomic/business': { lost_response: 1, crash_mid_request: 1, concurrent_duplicate: 1, model_new_id: 1, model_rewrite_title: 2, slow_takeover: 1 },
+  // Without the fence the stale finisher commits a second report after a take-over.
+  'key_atomic_nofence/tool_call': { lost_response: 1, crash_mid_request: 1, concurrent_duplicate: 1, model_new_id: 2, model_rewrite_title: 2, slow_takeover: 2 },
+  // In one process the in-flight map shares the winner's result; no lease to expire.
+  'memory_singleflight/tool_call': { lost_response: 1, crash_mid_request: 1, concurrent_duplicate: 1, model_new_id: 2, model_rewrite_title: 2, slow_takeover: 1 },
+};
+
+/** The canonical scenario for one cell, with `expect` set to the claimed count. */
+export function canonicalScenario(column: MatrixColumn, row: MatrixRow, seed = 1): Scenario {
+  const c = COLUMNS[column];
+  const base = c.build();
+  const expected = EXPECTED_REPORTS[rowName(row)]?.[column];
+  const input: ScenarioInput = {
+    format: SCENARIO_FORMAT,
+    name: `${column} · ${rowName(row)}`,
+    description: c.description,
+    seed,
+    ...base,
+    service: { ...base.service, variant: row.variant },
+    client: { ...base.client, keySource: row.keySource },
+    expect: expected === undefined ? {} : {
+      reports: { op1: expected },
+      // Every canonical scenario retries at least once, so a per-attempt key
+      // always changes within a tool call (invariant 3).
+      violations: [...(expected === 1 ? [] : ['exactly-one' as const]), ...(row.keySource === 'per_attempt' ? ['stable-key' as const] : [])],
+    },
+  };
+  return scenarioSchema.parse(input);
+}
+
+/** File name of a canonical scenario under scenarios/canonical/. */
+export function canonicalFileName(column: MatrixColumn, row: MatrixRow): string {
+  return `${column}/${row.variant}--${row.keySource}.json`;
+}

@@ -1,0 +1,14 @@
+import { RandomChoice } from '../sim/choice/random.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import { runScenario, type ScenarioRun } from './run.js';
+import type { Scenario } from './schema.js';
+
+/**
+ * Runs a scenario with the given choice source (default: seeded random) and
+ * returns the scenario with the schedule that was actually taken written
+ * into it, so the file replays that exact interleaving.
+ */
+export async function recordScenario(s: Scenario, choices?: ChoiceSource): Promise<{ scenario: Scenario; run: ScenarioRun }> {
+  const run = await runScenario(s, { choices: choices ?? new RandomChoice(s.seed) });
+  return { scenario: { ...s, schedule: run.result.choices.map((c) => ({ t: c.t, chosen: c.chosen, of: [...c.of] })) }, run };
+}
