@@ -62,11 +62,14 @@ const COLUMNS: Record<MatrixColumn, { description: string; build: () => Omit<Sce
     build: () => ({ service: { variant: 'naive' }, client: { keySource: 'none', model: { resubmits: 1, reword: true } }, network: { loseResponses: 4 }, operations: [OP] }),
   },
   slow_takeover: {
-    description: 'Lease 0.5 s but processing takes 0.8 s: a second worker arriving at 0.6 s takes the key over while the first is still live.',
+    description: 'Lease 0.5 s, but the first request stalls 0.8 s in processing: a second worker arriving at 0.6 s takes the key over while the first is still live, and the first then tries to finish.',
     build: () => ({
       service: { variant: 'naive', leaseMs: 500, allowUnsafeLease: true },
-      client: { keySource: 'none', maxAttempts: 8 },
-      faults: { slowMs: 800 },
+      client: { keySource: 'none' },
+      // One request is slow (a pause at `process`), not all of them: if every
+      // request took 0.8 s, each retry would take over the previous holder in
+      // turn and (with fencing) nobody would finish — safe, but not this scenario.
+      faults: { pause: { atStep: 'process', ms: 800, count: 1 } },
       operations: [{ ...OP, workers: 2, staggerMs: 600 }],
     }),
   },
