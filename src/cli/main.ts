@@ -8,7 +8,11 @@ type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Pro
 const commands: Record<string, Command> = {
   matrix: { summary: 'reports held per canonical scenario × write strategy/key source (SPEC §4)', load: () => import('./matrix.js') },
   replay: { summary: 'run a scenario file exactly and check its expect (exit 0 met, 1 not, 2 bad file)', load: () => import('./replay.js') },
+  serve: { summary: 'run the bug tracker over HTTP on loopback with a SQLite file (real mode)', load: () => import('./serve.js') },
+  conformance: { summary: 'canonical scenarios against real server processes vs the simulation; exit 1 on any difference', load: () => import('./conformance.js') },
+  flaky: { summary: 'flakiness lab: wall-clock runs with exact upper bounds vs exhaustive simulated interleavings', load: () => import('./flaky.js') },
   demo: { summary: 'run a small kernel demonstration (virtual time, choices, trace hash)', load: () => import('./demo.js') },
+  herd: { summary: 'the OCC thundering-herd experiment: backoff strategies × clients (SPEC §2)', load: () => import('./herd.js') },
 };
 
 /** The top-level help text. */

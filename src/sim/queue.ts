@@ -1,21 +1,48 @@
 /**
- * The kernel's event queue: a binary min-heap totally ordered by
- * (timeMs, seq), where seq is a per-queue insertion counter, so two events at
- * the same virtual time pop in the order they were scheduled — never in an
- * order that depends on object identity or Map iteration.
+ * The kernel's event queue, totally ordered by (timeMs, seq), where seq is a
+ * per-queue insertion counter: two events at the same virtual time pop in the
+ * order they were scheduled — never in an order that depends on object
+ * identity or Map iteration. Every key is unique, so the pop order is fixed
+ * by the keys alone, whatever the internal shape.
  *
- * Entries live in parallel typed arrays (no object per event, no GC churn);
- * each carries a `kind` (an integer the kernel interprets) and two numeric
- * arguments. This is the kernel's hot path: the herd model pushes and pops
- * millions of events per second through it.
+ * This is the kernel's hot path (the herd model pushes and pops millions of
+ * events per second), so it is built for the common discrete-event pattern
+ * "pop an event, whose handler schedules the next one":
+ *
+ * - **Slots and a tournament (winner) tree.** Each pending event lives in a
+ *   slot that never moves (parallel typed arrays: time, seq, kind, a, b; no
+ *   object per event). A complete binary tree over the slots holds, at each
+ *   inner node, the slot that wins (is earliest) in its subtree; the root is
+ *   the next event. Changing one slot replays exactly its leaf-to-root path:
+ *   log2(capacity) comparisons, one per level — about half of what a binary
+ *   heap's sift-down needs, and the branch is the only unpredictable work.
+ * - **Deferred pop.** `pop()` reads the winner and leaves its slot in place.
+ *   If the next operation is a `push` — the handler scheduling its follow-up
+ *   — the new event reuses that slot and one path replay does the whole
+ *   pop-and-push. Any other operation retires the slot first.
+ * - Free slots have time = +Infinity and seq = +Infinity, so they lose every
+ *   match, even against a (pathological) event scheduled at +Infinity.
+ *   Free slots are reused last-in first-out, so the tree stays as small as
+ *   the largest number of events ever pending at once.
  */
 export class EventQueue {
-  private time: Float64Array;
+  /** By slot: time, seq, kind and the two arguments. */
+  private t: Float64Array;
   private seqs: Float64Array;
   private kinds: Int32Array;
   private a: Float64Array;
   private b: Float64Array;
+  /** Winner tree: node i (1 ≤ i < cap) holds its subtree's earliest slot; leaf cap + s holds s. */
+  private win: Int32Array;
+  private cap: number;
+  /** Free slots below nSlots (a stack), and the slots' high-water mark. */
+  private free: Int32Array;
+  private nFree = 0;
+  private nSlots = 0;
+  /** Pending events (the popped-but-not-retired slot is not counted). */
   private n = 0;
+  /** Slot of the last pop while it is still in the tree; -1 when none. */
+  private held = -1;
   private nextSeq = 0;
 
   /** Fields of the entry returned by the last {@link pop}. */
@@ -26,15 +53,22 @@ export class EventQueue {
   popB = 0;
 
   constructor(
-    capacity = 1024,
+    /** Initial number of slots (rounded up to a power of two); grows by doubling. */
+    capacity = 16,
     /** Upper bound on pending events; exceeding it throws (a limit on everything). */
     readonly sizeMax = 1 << 24,
   ) {
-    this.time = new Float64Array(capacity);
-    this.seqs = new Float64Array(capacity);
-    this.kinds = new Int32Array(capacity);
-    this.a = new Float64Array(capacity);
-    this.b = new Float64Array(capacity);
+    let cap = 2;
+    while (cap < capacity) cap *= 2;
+    this.cap = cap;
+    this.t = new Float64Array(cap).fill(Infinity);
+    this.seqs = new Float64Array(cap).fill(Infinity);
+    this.kinds = new Int32Array(cap);
+    this.a = new Float64Array(cap);
+    this.b = new Float64Array(cap);
+    this.free = new Int32Array(cap);
+    this.win = new Int32Array(2 * cap);
+    this.rebuild();
   }
 
   get size(): number {
@@ -43,104 +77,124 @@ export class EventQueue {
 
   /** Time of the earliest event; Infinity when empty. */
   peekTime(): number {
-    return this.n === 0 ? Infinity : this.time[0]!;
+    if (this.held >= 0) this.retire();
+    return this.n === 0 ? Infinity : this.t[this.win[1]!]!;
   }
 
   clear(): void {
+    this.t.fill(Infinity);
+    this.seqs.fill(Infinity);
     this.n = 0;
+    this.held = -1;
     this.nextSeq = 0;
+    this.nFree = 0;
+    this.nSlots = 0;
+    this.rebuild();
   }
 
   push(timeMs: number, kind: number, a: number, b: number): void {
-    if (this.n === this.time.length) this.grow();
+    // Kept small so the JIT inlines it into handlers (a non-inlined call
+    // boxes the double argument: one allocation per event).
+    let s = this.held;
+    if (s >= 0) this.held = -1; // reuse the popped slot: one replay for pop + push
+    else s = this.allocSlot();
+    this.n++;
     const seq = this.nextSeq++;
-    const time = this.time;
-    const seqs = this.seqs;
-    const kinds = this.kinds;
-    const aa = this.a;
-    const bb = this.b;
-    let i = this.n++;
-    // Sift up: move parents down until the new entry's slot is found.
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const pt = time[p]!;
-      if (pt < timeMs || (pt === timeMs && seqs[p]! < seq)) break;
-      time[i] = pt;
-      seqs[i] = seqs[p]!;
-      kinds[i] = kinds[p]!;
-      aa[i] = aa[p]!;
-      bb[i] = bb[p]!;
-      i = p;
-    }
-    time[i] = timeMs;
-    seqs[i] = seq;
-    kinds[i] = kind;
-    aa[i] = a;
-    bb[i] = b;
+    this.t[s] = timeMs;
+    this.seqs[s] = seq;
+    this.kinds[s] = kind;
+    this.a[s] = a;
+    this.b[s] = b;
+    this.replay(s, timeMs, seq);
+  }
+
+  private allocSlot(): number {
+    if (this.nFree > 0) return this.free[--this.nFree]!;
+    if (this.n >= this.sizeMax) throw new RangeError(`event queue limit sizeMax=${this.sizeMax} reached`);
+    if (this.nSlots === this.cap) this.grow();
+    return this.nSlots++;
   }
 
   /** Removes the earliest entry into the pop* fields; returns false when empty. */
   pop(): boolean {
-    const n = this.n;
-    if (n === 0) return false;
-    const time = this.time;
-    const seqs = this.seqs;
-    const kinds = this.kinds;
-    const aa = this.a;
-    const bb = this.b;
-    this.popTime = time[0]!;
-    this.popSeq = seqs[0]!;
-    this.popKind = kinds[0]!;
-    this.popA = aa[0]!;
-    this.popB = bb[0]!;
-    const last = n - 1;
-    this.n = last;
-    if (last === 0) return true;
-    const lt = time[last]!;
-    const ls = seqs[last]!;
-    const lk = kinds[last]!;
-    const la = aa[last]!;
-    const lb = bb[last]!;
-    let i = 0;
-    // Sift down the former last entry from the root.
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= last) break;
-      const r = c + 1;
-      if (r < last) {
-        const ct = time[c]!;
-        const rt = time[r]!;
-        if (rt < ct || (rt === ct && seqs[r]! < seqs[c]!)) c = r;
-      }
-      const ct = time[c]!;
-      if (lt < ct || (lt === ct && ls < seqs[c]!)) break;
-      time[i] = ct;
-      seqs[i] = seqs[c]!;
-      kinds[i] = kinds[c]!;
-      aa[i] = aa[c]!;
-      bb[i] = bb[c]!;
-      i = c;
-    }
-    time[i] = lt;
-    seqs[i] = ls;
-    kinds[i] = lk;
-    aa[i] = la;
-    bb[i] = lb;
+    if (this.held >= 0) this.retire();
+    if (this.n === 0) return false;
+    const s = this.win[1]!;
+    this.popTime = this.t[s]!;
+    this.popSeq = this.seqs[s]!;
+    this.popKind = this.kinds[s]!;
+    this.popA = this.a[s]!;
+    this.popB = this.b[s]!;
+    this.n--;
+    this.held = s;
     return true;
   }
 
+  /** Frees the slot of the last pop (no push reused it). */
+  private retire(): void {
+    const s = this.held;
+    this.held = -1;
+    this.t[s] = Infinity;
+    this.seqs[s] = Infinity;
+    this.free[this.nFree++] = s;
+    this.replay(s, Infinity, Infinity);
+  }
+
+  /** Slot s changed to (time, seq): recompute the winners on its path to the root. */
+  private replay(s: number, time: number, seq: number): void {
+    const win = this.win;
+    const t = this.t;
+    const seqs = this.seqs;
+    let cur = s;
+    let node = this.cap + s;
+    while (node > 1) {
+      const o = win[node ^ 1]!;
+      const ot = t[o]!;
+      if (ot < time || (ot === time && seqs[o]! < seq)) {
+        cur = o;
+        time = ot;
+        seq = seqs[o]!;
+      }
+      node >>= 1;
+      win[node] = cur;
+    }
+  }
+
+  private rebuild(): void {
+    const cap = this.cap;
+    const win = this.win;
+    const t = this.t;
+    const seqs = this.seqs;
+    for (let s = 0; s < cap; s++) win[cap + s] = s;
+    for (let i = cap - 1; i >= 1; i--) {
+      const l = win[2 * i]!;
+      const r = win[2 * i + 1]!;
+      const lt = t[l]!;
+      const rt = t[r]!;
+      win[i] = rt < lt || (rt === lt && seqs[r]! < seqs[l]!) ? r : l;
+    }
+  }
+
   private grow(): void {
-    const cap = this.time.length * 2;
-    if (this.n >= this.sizeMax) throw new RangeError(`event queue limit sizeMax=${this.sizeMax} reached`);
-    const g = <T extends Float64Array | Int32Array>(src: T, mk: (n: number) => T): T => {
-      const d = mk(cap);
+    const cap = this.cap * 2;
+    const f64 = (src: Float64Array, fill: number): Float64Array => {
+      const d = new Float64Array(cap).fill(fill);
       d.set(src);
       return d;
     };
-    this.time = g(this.time, (k) => new Float64Array(k));
-    this.seqs = g(this.seqs, (k) => new Float64Array(k));
-    this.kinds = g(this.kinds, (k) => new Int32Array(k));
-    this.a = g(this.a, (k) => new Float64Array(k));
-    this.b = g(this.b, (k) => new Float64Array(k));
+    const i32 = (src: Int32Array): Int32Array => {
+      const d = new Int32Array(cap);
+      d.set(src);
+      return d;
+    };
+    this.t = f64(this.t, Infinity);
+    this.seqs = f64(this.seqs, Infinity);
+    this.kinds = i32(this.kinds);
+    this.a = f64(this.a, 0);
+    this.b = f64(this.b, 0);
+    this.free = i32(this.free);
+    this.cap = cap;
+    this.win = new Int32Array(2 * cap);
+    this.rebuild();
   }
 }

@@ -1,0 +1,174 @@
+import { Kernel } from '../sim/kernel.js';
+import { standardNormal } from '../random/normal.js';
+import { strategyCode, strategyDelayMs, StrategyCode } from '../backoff/strategies.js';
+import type { StrategyName } from '../backoff/strategies.js';
+
+/**
+ * The OCC thundering-herd model (SPEC §2), a faithful port of the AWS
+ * Architecture Blog simulator — aws-samples/aws-arch-backoff-simulator,
+ * src/backoff_simulator.py (Marc Brooker, 2015). Where this file matches a
+ * detail of the reference, the comment says `ref:`.
+ *
+ * N clients start at t = 0; each wants to write one shared row once:
+ * read the version (one round trip), write with that version (one round
+ * trip; the server accepts iff the version still matches, then bumps it), and
+ * on rejection back off and start again from the read.
+ *
+ * Every message is one kernel callback event; there are four kinds, so one
+ * OCC attempt is exactly four events (read at server, read reply at client,
+ * write at server, write reply at client) — the same messages the reference
+ * pops off its heap.
+ */
+
+/** Parameters of one herd run. Defaults are the reference's (SPEC §2). */
+export interface HerdParams {
+  clients: number;
+  strategy: StrategyName;
+  /** Backoff base, ms. Default 5. */
+  baseMs?: number;
+  /** Backoff cap, ms. Default 2000. */
+  capMs?: number;
+  /** One-way latency |Normal(mean, sd)|, ms. Defaults 10 and 2. */
+  latencyMeanMs?: number;
+  latencySdMs?: number;
+  /** Upper bound on events of one run (a limit on everything). Default 50,000,000. */
+  eventsMax?: number;
+}
+
+/** What one run reports. */
+export interface HerdRunResult {
+  /** Write requests that reached the server, successes and failures. */
+  calls: number;
+  /** Virtual time at which the last successful write's response reached its client. */
+  ms: number;
+  /** Kernel events processed (= 4 × reads, since every read is followed by a write). */
+  events: number;
+}
+
+/**
+ * Counts of write arrivals at the server, in 1 ms bins (bin i holds writes
+ * that arrived in [i, i+1) ms) — the reference's `ts_<name>` files, which
+ * log `"%d" % tm` for each write. Grows as needed; counts are integers, so
+ * merging histograms is exact and order-independent.
+ */
+export class WriteHistogram {
+  counts: Uint32Array;
+  /** One past the highest non-empty bin. */
+  length = 0;
+
+  constructor(capacity = 1024) {
+    this.counts = new Uint32Array(capacity);
+  }
+
+  add(timeMs: number): void {
+    const i = Math.floor(timeMs);
+    if (i >= this.counts.length) this.grow(i + 1);
+    this.counts[i]!++;
+    if (i >= this.length) this.length = i + 1;
+  }
+
+  /** Adds another histogram's counts into this one. */
+  merge(counts: ArrayLike<number>): void {
+    const n = counts.length;
+    if (n > this.counts.length) this.grow(n);
+    for (let i = 0; i < n; i++) this.counts[i]! += counts[i]!;
+    for (let i = n - 1; i >= this.length; i--) {
+      if (this.counts[i]! > 0) {
+        this.length = i + 1;
+        break;
+      }
+    }
+  }
+
+  /** The non-empty prefix of the counts, as a copy. */
+  toArray(): Uint32Array {
+    return this.counts.slice(0, this.length);
+  }
+
+  private grow(min: number): void {
+    let cap = this.counts.length * 2;
+    while (cap < min) cap *= 2;
+    const c = new Uint32Array(cap);
+    c.set(this.counts);
+    this.counts = c;
+  }
+}
+
+// Message kinds, packed with the client index into the event's first argument.
+const READ = 0; // read request arriving at the server
+const READ_RSP = 1; // read reply (payload: version) arriving at the client
+const WRITE = 2; // write request (payload: version read) arriving at the server
+const WRITE_RSP = 3; // write reply (payload: 1 success, 0 rejected) arriving at the client
+
+/**
+ * Runs the herd once on a fresh {@link Kernel} seeded with `seed`, and returns
+ * calls, completion time and events. Write arrival times are added to `hist`
+ * when given. Deterministic: same params and seed, same result.
+ */
+export async function runHerd(params: HerdParams, seed: number, hist?: WriteHistogram): Promise<HerdRunResult> {
+  const clients = params.clients;
+  if (!(Number.isInteger(clients) && clients >= 1)) throw new RangeError(`herd: clients must be an integer >= 1, got ${clients}`);
+  const code: StrategyCode = strategyCode(params.strategy);
+  const baseMs = params.baseMs ?? 5;
+  const capMs = params.capMs ?? 2000;
+  const mean = params.latencyMeanMs ?? 10;
+  const sd = params.latencySdMs ?? 2;
+
+  const k = new Kernel({ seed, trace: false, eventsMax: params.eventsMax ?? 50_000_000, replayHint: `retrysim herd (seed ${seed})` });
+  // ref: one random stream serves both the network and the backoff draws.
+  const rng = k.fork('herd');
+  const attempt = new Int32Array(clients); // ref: OccClient.attempt
+  const prevSleep = new Float64Array(clients).fill(baseMs); // ref: ExpoBackoffDecorr.sleep starts at base
+  let version = 0; // ref: OccServer.version
+  let calls = 0;
+  const record = hist !== undefined;
+
+  // ref: Net.delay() = abs(random.normalvariate(mean, sd)), one draw per message hop.
+  const hop = (): number => Math.abs(mean + sd * standardNormal(rng));
+
+  const h = k.on((a: number, b: number): void => {
+    const now = k.now;
+    const c = a >> 2;
+    switch (a & 3) {
+      case READ:
+        // ref: OccServer.read — reply with the current version; no processing time.
+        k.at(now + hop(), h, (c << 2) | READ_RSP, version);
+        return;
+      case READ_RSP:
+        // ref: OccClient.read_rsp — write carrying the version just read.
+        k.at(now + hop(), h, (c << 2) | WRITE, b);
+        return;
+      case WRITE: {
+        // ref: OccServer.write — counts every write; accepts iff the version matches.
+        calls++;
+        if (record) hist.add(now);
+        let ok = 0;
+        if (b === version) {
+          version++;
+          ok = 1;
+        }
+        k.at(now + hop(), h, (c << 2) | WRITE_RSP, ok);
+        return;
+      }
+      default: {
+        // WRITE_RSP. ref: OccClient.write_rsp — on failure increment attempt
+        // first (so the first backoff uses n = 1), then send the next read
+        // after tm + net.delay() + backoff(attempt): the sleep rides on the
+        // read's hop. On success the client is done: nothing is scheduled.
+        if (b !== 0) return;
+        const n = ++attempt[c]!;
+        const t = now + hop();
+        const d = strategyDelayMs(code, n, baseMs, capMs, rng, prevSleep[c]!);
+        if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
+        k.at(t + d, h, c << 2, 0);
+      }
+    }
+  });
+
+  // ref: setup_sim — every client's first read leaves at t = 0, in client order.
+  for (let c = 0; c < clients; c++) k.at(hop(), h, c << 2, 0);
+  const r = await k.run();
+  // ref: run_sim returns the time of the last event, which is the last
+  // successful write's reply (a failed reply always schedules another read).
+  return { calls, ms: r.timeMs, events: r.events };
+}
