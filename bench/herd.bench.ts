@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runGrid, DEFAULT_CLIENTS, DEFAULT_STRATEGIES } from '../src/herd/grid.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The herd on the full default grid (6 strategies × 3 client counts × 100
+ * runs, ~4.3 M events): in-process on one thread, with workers, and the
+ * whole `retrysim herd` command as a user runs it (process start included).
+ * The issue's yardstick: a plain Python port does ~0.6 M events/s here.
+ */
+export default async function herdBench(): Promise<void> {
+  const grid = { strategies: DEFAULT_STRATEGIES, clients: DEFAULT_CLIENTS, runs: 100, seed: 1 };
+  for (const workers of [0, 'auto'] as const) {
+    const t0 = process.hrtime.bigint();
+    const r = await runGrid({ ...grid, workers });
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    console.log(JSON.stringify({ bench: `herd.grid.${workers === 0 ? 'mainThread' : 'workers'}`, threads: r.workers + 1, events: r.events, seconds: +s.toFixed(3), eventsPerSec: Math.round(r.events / s), vsPython: +(r.events / s / 0.6e6).toFixed(1) }));
+  }
+  // The whole command, as a user runs it: process start, tsx, workers, output.
+  const t0 = process.hrtime.bigint();
+  const p = spawnSync(process.execPath, [join(root, 'bin', 'retrysim.js'), 'herd', '--json'], { encoding: 'utf8' });
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (p.status !== 0) throw new Error(`retrysim herd failed: ${p.stderr}`);
+  const events = (JSON.parse(p.stdout) as Array<{ events: number }>).reduce((a, c) => a + c.events, 0);
+  console.log(JSON.stringify({ bench: 'herd.command', events, seconds: +s.toFixed(3), eventsPerSec: Math.round(events / s), vsPython: +(events / s / 0.6e6).toFixed(1) }));
+}
