@@ -1,0 +1,99 @@
+import type { Variant } from '../tracker/strategy.js';
+import type { KeySource } from '../harness/keys.js';
+import type { FaultKind } from '../scenario/arbitraries.js';
+import type { Scenario } from '../scenario/schema.js';
+
+/** The harness-layer faults of SPEC §3 (everything but the model layer). */
+export const HARNESS_FAULTS: readonly FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers'];
+
+/** Lost responses only: after the commit (the service fault) or on the way back (the network). */
+export const LOST_RESPONSES: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers'];
+
+/** The minimal shape a shrunk counterexample must have. */
+export interface MinimalShape {
+  operations: number;
+  workers?: number;
+  /** Upper bound on the number of faults (counted by scenarioSize). */
+  faultsMax: number;
+  /** Exact number of attempts on the wire, if the claim pins it. */
+  attempts?: number;
+}
+
+/**
+ * A claim: "invariants 1–4 hold for this variant and key source under these
+ * faults" — expected to hold (the fix) or to fail (a known-wrong variant,
+ * the canary that proves the faults fire).
+ */
+export interface Claim {
+  id: string;
+  title: string;
+  variant: Variant;
+  keySource: KeySource;
+  faults: readonly FaultKind[];
+  expected: 'holds' | 'fails';
+  /** For failing claims: what the shrunk counterexample must look like. */
+  minimal?: MinimalShape;
+  /** Scenarios for bounded exhaustive exploration. */
+  smallScenario?: () => Scenario;
+}
+
+export const CLAIMS: readonly Claim[] = [
+  {
+    id: 'key_atomic-tool_call-holds',
+    title: 'key_atomic with fencing and tool_call keys keeps exactly one report under every harness-layer fault',
+    variant: 'key_atomic', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'holds',
+  },
+  {
+    id: 'key_atomic-business-holds',
+    title: 'key_atomic with fencing and business keys keeps exactly one report under every harness-layer fault',
+    variant: 'key_atomic', keySource: 'business', faults: HARNESS_FAULTS, expected: 'holds',
+  },
+  {
+    id: 'naive-none-fails',
+    title: 'naive without keys duplicates a report after one lost response',
+    variant: 'naive', keySource: 'none', faults: LOST_RESPONSES, expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 1, attempts: 2 },
+  },
+  {
+    id: 'key_split-tool_call-fails',
+    title: "key_split duplicates when it crashes between its two commits (or two requests race past the lookup)",
+    variant: 'key_split', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails',
+    minimal: { operations: 1, faultsMax: 1 },
+  },
+  {
+    id: 'key_atomic_nofence-tool_call-fails',
+    title: 'key_atomic with fencing off lets a stale, taken-over request commit a second report',
+    variant: 'key_atomic_nofence', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails',
+    minimal: { operations: 1, faultsMax: 1 },
+  },
+  {
+    id: 'key_atomic-per_attempt-fails',
+    title: 'a fresh key per attempt dedups nothing: one lost response makes two reports',
+    variant: 'key_atomic', keySource: 'per_attempt', faults: LOST_RESPONSES, expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 1, attempts: 2 },
+  },
+  {
+    id: 'memory_singleflight-tool_call-fails',
+    title: 'the in-process single-flight store loses its memory across a restart and is not shared by two instances',
+    variant: 'memory_singleflight', keySource: 'tool_call', faults: ['loseResponse', 'kill', 'instances'], expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 2 },
+  },
+  {
+    id: 'key_atomic-tool_call-model_new_id-fails',
+    title: 'a model resubmitting as a new tool call gets a new tool_call key: a second report',
+    variant: 'key_atomic', keySource: 'tool_call', faults: ['loseAllAnswers', 'modelNewId'], expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 2, attempts: 2 },
+  },
+  {
+    id: 'key_atomic-business-model_reword-fails',
+    title: 'a model rewording the title changes the business key: a second report',
+    variant: 'key_atomic', keySource: 'business', faults: ['loseAllAnswers', 'modelReword'], expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 2, attempts: 2 },
+  },
+];
+
+export function claimById(id: string): Claim {
+  const c = CLAIMS.find((x) => x.id === id);
+  if (c === undefined) throw new Error(`unknown claim '${id}'; claims: ${CLAIMS.map((x) => x.id).join(', ')}`);
+  return c;
+}

@@ -1,0 +1,144 @@
+import fc from 'fast-check';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scenarioArbitrary, scenarioSize, type GeneratedCase } from '../scenario/arbitraries.js';
+import { runScenario, type ScenarioRun } from '../scenario/run.js';
+import { printScenario } from '../scenario/load.js';
+import type { Scenario } from '../scenario/schema.js';
+import { ListChoice } from '../sim/choice/list.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import { hashJson } from '../sim/canonical.js';
+import { openStore, type Store } from '../tracker/store.js';
+import type { Claim, MinimalShape } from './claims.js';
+
+/** How schedules are chosen in a campaign. */
+export type ExploreMode = 'random' | 'pct';
+
+/** Options of {@link runCampaign}. */
+export interface CampaignOptions {
+  claim: Claim;
+  runs: number;
+  seed: number;
+  explore?: ExploreMode;
+  /** Where to write the shrunk counterexample; undefined: do not write. */
+  foundDir?: string;
+  /** Called after every generated scenario. */
+  onProgress?: (done: number) => void;
+  /** Measures elapsed ms (injected: simulated code never reads real time). */
+  clockMs?: () => number;
+  /** Builds the PCT choice source for one case (injected to keep this file free of the PCT module's options). */
+  pct?: (seed: number) => ChoiceSource;
+}
+
+/** A shrunk, replayable counterexample. */
+export interface Counterexample {
+  scenario: Scenario;
+  /** Where it was written, if it was. */
+  file?: string;
+  size: ReturnType<typeof scenarioSize>;
+  violations: ScenarioRun['violations'];
+  /** The command that replays it. */
+  replay: string;
+  /** Problems with the minimal shape the claim demands (empty: minimal). */
+  notMinimal: string[];
+}
+
+export interface CampaignResult {
+  claim: Claim;
+  seed: number;
+  runs: number;
+  verdict: 'holds' | 'fails';
+  /** Wall time until the first failing scenario was found (before shrinking). */
+  firstFailureMs?: number;
+  shrinks: number;
+  counterexample?: Counterexample;
+  /** fast-check's own replay line: seed and path. */
+  fastCheck: { seed: number; path?: string };
+  /** An exception escaped a run (a model bug or a limit), with its message. */
+  error?: string;
+}
+
+function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource): ChoiceSource {
+  if (explore === 'pct') {
+    if (!pct) throw new Error('explore=pct needs a pct factory');
+    return pct(c.scenario.seed);
+  }
+  return new ListChoice(c.choices);
+}
+
+/** Checks a shrunk counterexample against the claim's minimal shape. */
+export function minimalityProblems(shape: MinimalShape | undefined, size: Counterexample['size']): string[] {
+  if (!shape) return [];
+  const p: string[] = [];
+  if (size.operations !== shape.operations) p.push(`operations ${size.operations}, expected ${shape.operations}`);
+  if (shape.workers !== undefined && size.workers !== shape.workers) p.push(`workers ${size.workers}, expected ${shape.workers}`);
+  if (size.faults > shape.faultsMax) p.push(`faults ${size.faults}, expected at most ${shape.faultsMax}`);
+  if (shape.attempts !== undefined && size.attempts !== shape.attempts) p.push(`attempts ${size.attempts}, expected ${shape.attempts}`);
+  return p;
+}
+
+/**
+ * Runs one claim as a fast-check property over generated scenarios and
+ * schedules. A failure is shrunk (scenario and schedule together), re-run to
+ * record its exact schedule, and written as a scenario file whose `expect`
+ * is the violation, replayable with `retrysim replay`.
+ */
+export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+  const explore = o.explore ?? 'random';
+  const clock = o.clockMs ?? (() => 0);
+  const store: Store = openStore(':memory:');
+  const t0 = clock();
+  let done = 0;
+  let firstFailureMs: number | undefined;
+  try {
+    const arb = scenarioArbitrary({ variant: o.claim.variant, keySource: o.claim.keySource, faults: o.claim.faults });
+    const prop = fc.asyncProperty(arb, async (c) => {
+      const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct), store });
+      if (firstFailureMs === undefined) o.onProgress?.(++done);
+      if (r.violations.length > 0) {
+        firstFailureMs ??= clock() - t0;
+        return false;
+      }
+      return true;
+    });
+    const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
+    const base = { claim: o.claim, seed: o.seed, runs: details.numRuns, shrinks: details.numShrinks, fastCheck: { seed: details.seed, path: details.counterexamplePath ?? undefined } };
+    if (!details.failed) return { ...base, verdict: 'holds' };
+    const [c] = details.counterexample as [GeneratedCase];
+    if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
+      return { ...base, verdict: 'fails', firstFailureMs, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
+    }
+    const counterexample = await saveCounterexample(c, o, explore, store);
+    return { ...base, verdict: 'fails', firstFailureMs, counterexample };
+  } finally {
+    store.close();
+  }
+}
+
+async function saveCounterexample(c: GeneratedCase, o: CampaignOptions, explore: ExploreMode, store: Store): Promise<Counterexample> {
+  const run = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct), store });
+  const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
+  const scenario: Scenario = {
+    ...c.scenario,
+    name: `${o.claim.id}: shrunk counterexample`,
+    description: `Found by retrysim check (seed ${o.seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
+    schedule: run.result.choices.map((x) => ({ t: x.t, chosen: x.chosen, of: [...x.of] })),
+    expect: { reports: run.reports, violations: invariants },
+  };
+  const attempts = run.operations.reduce((n, op) => n + op.attempts.length, 0);
+  const size = scenarioSize(scenario, attempts);
+  let file: string | undefined;
+  if (o.foundDir !== undefined) {
+    mkdirSync(o.foundDir, { recursive: true });
+    file = join(o.foundDir, `${o.claim.variant}-${invariants[0] ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
+    writeFileSync(file, printScenario(scenario));
+  }
+  return {
+    scenario,
+    ...(file !== undefined ? { file } : {}),
+    size,
+    violations: run.violations,
+    replay: file !== undefined ? `retrysim replay ${file} --trace` : '(not written: pass a found directory)',
+    notMinimal: minimalityProblems(o.claim.minimal, size),
+  };
+}

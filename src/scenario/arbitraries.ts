@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { SCENARIO_FORMAT, scenarioSchema, type Scenario, type ScenarioInput } from './schema.js';
+import type { Variant } from '../tracker/strategy.js';
+import { STEP_LABELS } from '../tracker/variants.js';
+import type { KeySource } from '../harness/keys.js';
+
+/** Fault kinds a generator may use; every knob defaults to "off". */
+export type FaultKind =
+  | 'loseResponse'
+  | 'crash'
+  | 'slow'
+  | 'concurrency'
+  | 'kill'
+  | 'pause'
+  | 'clockOffset'
+  | 'instances'
+  | 'loseAllAnswers'
+  | 'modelNewId'
+  | 'modelReword';
+
+/** What to generate. */
+export interface ScenarioGenOptions {
+  variant: Variant;
+  keySource: KeySource;
+  /** Which faults may appear. */
+  faults: readonly FaultKind[];
+  /** Logical operations per scenario (1..opsMax). Default 2. */
+  opsMax?: number;
+  /** Workers per operation when `concurrency` is on (1..workersMax). Default 2. */
+  workersMax?: number;
+  /** Length limit of the generated choice list. Default 40. */
+  choicesMax?: number;
+}
+
+/** A generated case: the scenario and the choice list that drives its schedule. */
+export interface GeneratedCase {
+  scenario: Scenario;
+  choices: number[];
+}
+
+/** A nat that shrinks to 0 ("off") and is 0 unless the fault kind is enabled. */
+function knob(enabled: boolean, max: number): fc.Arbitrary<number> {
+  return enabled ? fc.nat({ max }) : fc.constant(0);
+}
+
+function maybe<T>(enabled: boolean, arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
+  return enabled ? fc.option(arb, { nil: undefined, freq: 2 }) : fc.constant(undefined);
+}
+
+/**
+ * fast-check arbitrary for whole scenarios. Every dimension shrinks toward
+ * the simplest case together: fewer operations and workers, no faults,
+ * shorter delays, one instance, an empty (default-ordered) schedule — so a
+ * failure shrinks to the smallest scenario that still fails.
+ *
+ * Timing is generated so that lease/timeout mistakes are reachable: leases
+ * may be shorter than the client timeout plus processing
+ * (`allowUnsafeLease`), pauses may outlast the lease, and clocks may be skewed.
+ *
+ * @example
+ * fc.assert(fc.asyncProperty(scenarioArbitrary({ variant: 'key_atomic', keySource: 'tool_call', faults: ['loseResponse'] }),
+ *   async ({ scenario, choices }) => (await runScenario(scenario, { choices: new ListChoice(choices) })).violations.length === 0));
+ */
+export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<GeneratedCase> {
+  const has = (k: FaultKind) => o.faults.includes(k);
+  const steps = STEP_LABELS[o.variant];
+  // An array (not a chained count) so fast-check shrinks by dropping operations.
+  const ops = fc.array(
+    fc.record({
+      workers: has('concurrency') ? fc.integer({ min: 1, max: o.workersMax ?? 2 }) : fc.constant(1),
+      startMs: fc.nat({ max: 300 }),
+      staggerMs: has('concurrency') ? fc.nat({ max: 3000 }) : fc.constant(0),
+    }),
+    { minLength: 1, maxLength: o.opsMax ?? 2 },
+  ).map((xs) => xs.map((x, i) => ({ id: `op${i + 1}`, runId: `run-${i + 1}`, module: 'checkout', title: `Bug ${i + 1}: pay fails`, steps: 'press Pay', ...x })));
+  const instances = has('instances') ? fc.integer({ min: 1, max: 2 }) : fc.constant(1);
+  return fc.record({
+    seed: fc.nat({ max: 1_000_000 }),
+    ops,
+    instances,
+    clockOffsetMs: has('clockOffset') ? fc.array(fc.integer({ min: -3000, max: 3000 }), { maxLength: 2 }) : fc.constant([] as number[]),
+    leaseMs: fc.integer({ min: 100, max: 8000 }),
+    timeoutMs: fc.integer({ min: 100, max: 3000 }),
+    maxAttempts: fc.integer({ min: 1, max: 5 }),
+    latencyMeanMs: fc.integer({ min: 1, max: 30 }),
+    latencySdMs: fc.nat({ max: 10 }),
+    loseResponses: knob(has('loseAllAnswers'), 6),
+    loseResponseAfterCommit: knob(has('loseResponse'), 2),
+    crashMidRequest: knob(has('crash'), 2),
+    slowMs: knob(has('slow'), 3000),
+    pause: maybe(has('pause'), fc.record({ atStep: fc.constantFrom(...steps), ms: fc.integer({ min: 1, max: 12_000 }), count: fc.constant(1) })),
+    kill: maybe(has('kill'), fc.record({
+      atStep: fc.constantFrom(...steps),
+      restartAfterMs: fc.nat({ max: 3000 }),
+    })),
+    resubmits: has('modelNewId') || has('modelReword') ? fc.integer({ min: 0, max: 1 }) : fc.constant(0),
+    choices: fc.array(fc.nat({ max: 7 }), { maxLength: o.choicesMax ?? 40 }),
+  }).map((g) => {
+    const input: ScenarioInput = {
+      format: SCENARIO_FORMAT,
+      name: `generated ${o.variant}/${o.keySource}`,
+      description: '',
+      seed: g.seed,
+      service: {
+        variant: o.variant,
+        instances: g.instances,
+        leaseMs: g.leaseMs,
+        allowUnsafeLease: true,
+        clockOffsetMs: g.clockOffsetMs.slice(0, g.instances),
+      },
+      client: {
+        keySource: o.keySource,
+        maxAttempts: g.maxAttempts,
+        timeoutMs: g.timeoutMs,
+        model: { resubmits: g.resubmits, reword: has('modelReword') && g.resubmits > 0 },
+      },
+      network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses },
+      faults: {
+        loseResponseAfterCommit: g.loseResponseAfterCommit,
+        crashMidRequest: g.crashMidRequest,
+        slowMs: g.slowMs,
+        ...(g.pause ? { pause: g.pause } : {}),
+        ...(g.kill ? { kill: { instance: 0, ...g.kill } } : {}),
+      },
+      operations: g.ops,
+      expect: {},
+    };
+    return { scenario: scenarioSchema.parse(input), choices: g.choices };
+  });
+}
+
+/** How big a scenario is, for asserting that a shrunk counterexample is minimal. */
+export function scenarioSize(s: Scenario, attempts: number): {
+  operations: number;
+  workers: number;
+  faults: number;
+  instances: number;
+  attempts: number;
+} {
+  const f = s.faults;
+  return {
+    operations: s.operations.length,
+    workers: s.operations.reduce((n, o) => n + o.workers, 0),
+    faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? 1 : 0) + (f.kill ? 1 : 0) +
+      s.network.loseResponses + s.client.model.resubmits,
+    instances: s.service.instances,
+    attempts,
+  };
+}
