@@ -1,7 +1,6 @@
 import type { Variant } from '../tracker/strategy.js';
 import type { KeySource } from '../harness/keys.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
-import type { Scenario } from '../scenario/schema.js';
 
 /** The harness-layer faults of SPEC §3 (everything but the model layer). */
 export const HARNESS_FAULTS: readonly FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers'];
@@ -33,8 +32,6 @@ export interface Claim {
   expected: 'holds' | 'fails';
   /** For failing claims: what the shrunk counterexample must look like. */
   minimal?: MinimalShape;
-  /** Scenarios for bounded exhaustive exploration. */
-  smallScenario?: () => Scenario;
 }
 
 export const CLAIMS: readonly Claim[] = [

@@ -108,15 +108,27 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
       return { ...base, verdict: 'fails', firstFailureMs, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
     }
-    const counterexample = await saveCounterexample(c, o, explore, store);
+    const counterexample = await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct), store, o.foundDir);
     return { ...base, verdict: 'fails', firstFailureMs, counterexample };
   } finally {
     store.close();
   }
 }
 
-async function saveCounterexample(c: GeneratedCase, o: CampaignOptions, explore: ExploreMode, store: Store): Promise<Counterexample> {
-  const run = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct), store });
+/**
+ * Re-runs a failing case to record its exact schedule, and writes it (when
+ * `foundDir` is given) as a scenario file whose `expect` is the violation.
+ */
+export async function saveCounterexample(
+  c: GeneratedCase,
+  claim: Claim,
+  seed: number,
+  choices: () => ChoiceSource,
+  store: Store,
+  foundDir: string | undefined,
+): Promise<Counterexample> {
+  const o = { claim, seed, foundDir };
+  const run = await runScenario(c.scenario, { choices: choices(), store });
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const scenario: Scenario = {
     ...c.scenario,

@@ -1,0 +1,45 @@
+import { exploreAll } from '../sim/explore/exhaustive.js';
+import { ListChoice } from '../sim/choice/list.js';
+import { runScenario } from '../scenario/run.js';
+import { openStore } from '../tracker/store.js';
+import type { Claim } from './claims.js';
+import { smallScenarios } from './small.js';
+import { saveCounterexample, type CampaignResult } from './run.js';
+
+/**
+ * Bounded exhaustive exploration of a claim: every schedule of each of its
+ * small scenarios. Verdict `fails` at the first violating schedule, which is
+ * saved like a shrunk counterexample; `holds` when every schedule of every
+ * small scenario keeps the invariants. `runs` counts distinct schedules.
+ */
+export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void }): Promise<CampaignResult & { complete: boolean }> {
+  const clock = o.clockMs ?? (() => 0);
+  const t0 = clock();
+  const store = openStore(':memory:');
+  let schedules = 0;
+  let complete = true;
+  try {
+    for (const s of smallScenarios(o.claim)) {
+      const scenario = { ...s, seed: o.seed };
+      const e = await exploreAll((choices) => runScenario(scenario, { choices, store }), {
+        schedulesMax: o.schedulesMax ?? 20_000,
+        keep: (r) => r.violations.length > 0,
+        onSchedule: (x) => {
+          o.onProgress?.(schedules + x.index + 1);
+          return x.result.violations.length === 0; // stop at the first failing schedule
+        },
+      });
+      schedules += e.schedules;
+      complete &&= e.complete || e.results.length > 0;
+      const failing = e.results[0];
+      if (failing) {
+        const firstFailureMs = clock() - t0;
+        const counterexample = await saveCounterexample({ scenario, choices: failing.choices }, o.claim, o.seed, () => new ListChoice(failing.choices), store, o.foundDir);
+        return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, fastCheck: { seed: o.seed }, complete };
+      }
+    }
+    return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, fastCheck: { seed: o.seed }, complete };
+  } finally {
+    store.close();
+  }
+}
