@@ -1,0 +1,149 @@
+import { parseArgs } from 'node:util';
+import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { ServeError, startServer } from '../real/server.js';
+
+const HELP = `retrysim serve --variant V --db FILE [options]
+
+Runs the bug tracker (SPEC §3) over HTTP on loopback with a SQLite file in
+WAL mode. Prints "listening on http://127.0.0.1:PORT" once bound; SIGTERM or
+SIGINT drains in-flight requests and exits 0.
+
+  --variant V            ${VARIANTS.join(' | ')}
+  --db FILE              SQLite database file (created if missing)
+  --port N               port to listen on; 0 = any free port (default 0)
+  --lease-ms N           lease of an in-progress key (default 5000)
+  --client-timeout-ms N  the clients' timeout, for the lease check (default 2000)
+  --slow-ms N            processing time of every request (fault; default 0)
+  --allow-unsafe-lease   skip the lease check (SPEC §4 scenario 6)
+  --completed-ttl-ms N   memory_singleflight replay window
+  --clock-offset-ms N    this instance's clock skew
+  --name NAME            x-instance header value (default tracker)
+  --listen-not-before T  bind no earlier than epoch ms T (used by the conformance
+                         runner to restart exactly restartAfterMs after a kill)
+  --standby              load everything, print "standby ready", then wait for a
+                         line "go" on stdin before opening the database and binding
+                         (a warm spare, so a restart after kill -9 is not delayed
+                         by node's startup time)
+  --admin                enable POST/GET /_admin/faults and GET /_admin/counts
+                         (loopback peers only; test fault switches)
+
+Routes: POST /reports (body limit 65536 bytes, larger → 413),
+GET /reports/:id, GET /reports?run_id=R.`;
+
+function num(name: string, v: string | undefined, min = 0): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min}, got '${v}'`);
+  return n;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        variant: { type: 'string' },
+        db: { type: 'string' },
+        port: { type: 'string' },
+        'lease-ms': { type: 'string' },
+        'client-timeout-ms': { type: 'string' },
+        'slow-ms': { type: 'string' },
+        'allow-unsafe-lease': { type: 'boolean' },
+        'completed-ttl-ms': { type: 'string' },
+        'clock-offset-ms': { type: 'string' },
+        name: { type: 'string' },
+        admin: { type: 'boolean' },
+        'listen-not-before': { type: 'string' },
+        standby: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  let opts;
+  try {
+    if (values.variant === undefined || !(VARIANTS as readonly string[]).includes(values.variant)) {
+      throw new Error(`--variant must be one of ${VARIANTS.join(', ')}, got ${values.variant === undefined ? 'nothing' : `'${values.variant}'`}`);
+    }
+    if (values.db === undefined || values.db === '') throw new Error('--db FILE is required');
+    const port = num('port', values.port);
+    if (port !== undefined && (!Number.isInteger(port) || port > 65535)) throw new Error(`--port must be an integer 0–65535, got '${values.port}'`);
+    const offset = values['clock-offset-ms'];
+    if (offset !== undefined && !Number.isFinite(Number(offset))) throw new Error(`--clock-offset-ms must be a number, got '${offset}'`);
+    opts = {
+      variant: values.variant as Variant,
+      dbPath: values.db,
+      port: port ?? 0,
+      leaseMs: num('lease-ms', values['lease-ms']),
+      clientTimeoutMs: num('client-timeout-ms', values['client-timeout-ms']),
+      slowMs: num('slow-ms', values['slow-ms']),
+      allowUnsafeLease: values['allow-unsafe-lease'] ?? false,
+      completedTtlMs: num('completed-ttl-ms', values['completed-ttl-ms']),
+      clockOffsetMs: offset === undefined ? 0 : Number(offset),
+      name: values.name,
+      admin: values.admin ?? false,
+    };
+  } catch (e) {
+    console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.standby) {
+    console.log(`retrysim serve: standby ready (pid ${process.pid})`);
+    const go = await waitForGo();
+    if (!go) {
+      console.error('retrysim serve: standby: stdin closed before "go"; exiting');
+      return 0;
+    }
+  }
+  const notBefore = values['listen-not-before'] === undefined ? 0 : Number(values['listen-not-before']);
+  if (!Number.isFinite(notBefore)) {
+    console.error(`retrysim serve: --listen-not-before must be epoch ms, got '${values['listen-not-before']}'`);
+    return 2;
+  }
+  const waitMs = notBefore - Date.now();
+  if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+  let server;
+  try {
+    server = await startServer(opts);
+  } catch (e) {
+    if (e instanceof ServeError) {
+      console.error(`retrysim serve: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+  console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (variant ${opts.variant}, db ${opts.dbPath}, lease ${server.instance.leaseMs} ms, pid ${process.pid})`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  console.error(`retrysim serve: ${signal}: stopping; draining ${server.inflight()} in-flight request(s)`);
+  await server.close();
+  console.error('retrysim serve: stopped');
+  return 0;
+}
+
+/** Resolves true on a line "go" on stdin, false when stdin ends first. */
+function waitForGo(): Promise<boolean> {
+  return new Promise((resolve) => {
+    let buf = '';
+    const onData = (c: Buffer) => {
+      buf += c.toString('utf8');
+      if (/^go$/m.test(buf)) {
+        process.stdin.off('data', onData);
+        process.stdin.destroy();
+        resolve(true);
+      }
+    };
+    process.stdin.on('data', onData);
+    process.stdin.once('end', () => resolve(false));
+  });
+}

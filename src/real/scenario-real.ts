@@ -1,0 +1,202 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Prng } from '../random/prng.js';
+import { NAMED_POLICIES } from '../backoff/policies.js';
+import { runOperation } from '../harness/model-layer.js';
+import type { AttemptRecord, HarnessResult } from '../harness/client.js';
+import type { KeySource } from '../harness/keys.js';
+import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import { openStore } from '../tracker/store.js';
+import type { Variant } from '../tracker/strategy.js';
+import type { Scenario } from '../scenario/schema.js';
+import { ServerProcess } from './child.js';
+import { httpTransport, realClientEnv, sleepMs } from './http-transport.js';
+
+/**
+ * Runs a scenario for real: each service instance is a `retrysim serve`
+ * child process on one SQLite file, faults are armed through the admin
+ * route, the kill fault is a real SIGKILL (at a wall-clock time from the
+ * parent, or by the child itself when a request reaches the kill step),
+ * followed by a restart on the same port and database after
+ * `restartAfterMs`. Clients are the same harness and model layer as in the
+ * simulation, over node:http with real timeouts, drawing jitter and keys
+ * from the same seeded streams. The checkers then read the database file.
+ *
+ * What cannot carry over: network latency (loopback is ~0.1 ms, the model's
+ * is whatever the scenario says) and the explicit schedule (real
+ * interleaving is up to the OS).
+ */
+
+/** What a real run produced. */
+export interface RealRun {
+  reports: Record<string, number>;
+  violations: Violation[];
+  operations: OperationEnd[];
+  /** SIGKILLs the servers received (and survived by restarting). */
+  kills: number;
+  wallMs: number;
+}
+
+/** Options of {@link runScenarioReal}. */
+export interface RealRunOptions {
+  /** Directory for the database file; default a fresh temp dir (removed afterwards). */
+  dir?: string;
+}
+
+/**
+ * Keeps a server child up: when it dies by SIGKILL while the run is going,
+ * starts it again (same port, same file) `restartAfterMs` after the death.
+ */
+export class Supervisor {
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  /** Restarts done. */
+  restarts = 0;
+  /**
+   * @param spares keep a warm standby ready for this many more kills (so a
+   *   restart takes `restartAfterMs`, not node's ~1 s startup)
+   */
+  constructor(readonly server: ServerProcess, readonly restartAfterMs: number, private spares = 0) {}
+
+  /** Starts watching; prepares the first standby when one is wanted. */
+  async watch(): Promise<void> {
+    if (this.spares > 0) await this.server.prepareStandby();
+    this.loop = (async () => {
+      for (;;) {
+        const e = await this.server.exited();
+        const diedAt = Date.now();
+        if (this.stopping || e.signal !== 'SIGKILL') return;
+        await this.server.start(diedAt + this.restartAfterMs);
+        this.restarts++;
+        if (--this.spares > 0 && !this.stopping) await this.server.prepareStandby();
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    // A restart may be under way: let it finish, then stop the process it started.
+    await this.server.stop();
+    await this.loop?.catch(() => undefined);
+    await this.server.stop();
+  }
+}
+
+/**
+ * Runs one scenario against real server processes.
+ *
+ * @example
+ * const real = await runScenarioReal(canonicalScenario('lost_response', row));
+ * real.reports.op1 // reports held for the operation, from the SQLite file
+ */
+export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): Promise<RealRun> {
+  const t0 = Date.now();
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'retrysim-real-'));
+  const dbPath = join(dir, 'tracker.db');
+  const kill = s.faults.kill;
+  const servers = Array.from({ length: s.service.instances }, (_, i) => new ServerProcess({
+    variant: s.service.variant as Variant,
+    dbPath,
+    name: `s${i}`,
+    leaseMs: s.service.leaseMs,
+    clientTimeoutMs: s.client.timeoutMs,
+    slowMs: s.faults.slowMs,
+    allowUnsafeLease: s.service.allowUnsafeLease,
+    completedTtlMs: s.service.completedTtlMs,
+    clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
+  }));
+  // The simulation kills once per scenario: one warm spare for the instance that dies.
+  const supervisors = servers.map((srv, i) => new Supervisor(srv, kill && kill.instance === i ? kill.restartAfterMs : 500, kill && kill.instance === i ? 1 : 0));
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    // Sequential starts: several processes creating the schema at once would contend for the file.
+    for (const srv of servers) await srv.start();
+    // The same per-instance arming as the simulation: instance 0 carries the counters.
+    await servers[0]!.setFaults({
+      loseResponseAfterCommit: s.faults.loseResponseAfterCommit,
+      crashMidRequest: s.faults.crashMidRequest,
+      dropResponses: s.network.loseResponses,
+      ...(s.faults.pause ? { pause: s.faults.pause } : {}),
+    });
+    if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep });
+    for (const sup of supervisors) await sup.watch();
+    if (kill?.atMs !== undefined) timers.push(setTimeout(() => void servers[kill.instance]!.kill(), kill.atMs));
+
+    const ports = servers.map((srv) => srv.port);
+    const transport = httpTransport(ports);
+    const root = new Prng(s.seed);
+    const policy = NAMED_POLICIES[s.client.policy]!;
+    const ends: OperationEnd[] = s.operations.map((op) => ({
+      id: op.id,
+      runId: op.runId,
+      tenant: op.tenant ?? 'default',
+      keySource: s.client.keySource as KeySource,
+      attempts: [] as AttemptRecord[],
+      results: [] as HarnessResult[],
+    }));
+    const workers: Promise<void>[] = [];
+    s.operations.forEach((op, i) => {
+      const end = ends[i]!;
+      for (let w = 0; w < op.workers; w++) {
+        // Same stream labels as the simulation (kernel.fork), so jitter and per-attempt keys match draw for draw.
+        const env = realClientEnv(root.fork(`client/${op.id}/${w}`));
+        let round = 0;
+        workers.push((async () => {
+          const startMs = op.startMs + w * op.staggerMs;
+          if (startMs > 0) await sleepMs(startMs);
+          const log: AttemptRecord[] = [];
+          const res = await runOperation(
+            { runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}) },
+            () => `toolu_${op.id}_${round++}`,
+            transport,
+            env,
+            { keySource: s.client.keySource as KeySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
+            s.client.model,
+            log,
+          );
+          end.attempts.push(...log);
+          end.results.push(res.final);
+        })());
+      }
+    });
+    await Promise.all(workers);
+    for (const t of timers) clearTimeout(t);
+    // Let work the clients gave up on settle (a slow request still finishing), as the simulation runs to quiescence.
+    await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve())));
+    for (const sup of supervisors) await sup.stop();
+    const store = openStore(dbPath);
+    try {
+      const verdict = checkInvariants(store, ends);
+      return {
+        reports: verdict.reports,
+        violations: verdict.violations,
+        operations: ends,
+        kills: servers.reduce((n, srv) => n + srv.kills, 0),
+        wallMs: Date.now() - t0,
+      };
+    } finally {
+      store.close();
+    }
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    for (const sup of supervisors) await sup.stop().catch(() => undefined);
+    if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Waits (bounded) until a server has no request in flight. */
+async function settle(srv: ServerProcess, limitMs = 10_000): Promise<void> {
+  const { httpJson } = await import('./http-transport.js');
+  const until = Date.now() + limitMs;
+  while (Date.now() < until) {
+    try {
+      const r = await httpJson(srv.port, 'GET', '/_admin/counts');
+      // The counts request itself is in flight while it is answered.
+      if ((r.json as { inflight: number }).inflight <= 1) return;
+    } catch {
+      return; // the process is gone
+    }
+    await sleepMs(20);
+  }
+}

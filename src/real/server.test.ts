@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../tracker/validate.js';
+import { ServerProcess } from './child.js';
+import { httpSend } from './http-transport.js';
+
+// Bad input against a running `retrysim serve` child: every answer is the
+// right 4xx and the database is untouched (row counts read from the file).
+
+const dir = mkdtempSync(join(tmpdir(), 'retrysim-serve-test-'));
+const dbPath = join(dir, 'tracker.db');
+const server = new ServerProcess({ variant: 'key_atomic', dbPath });
+let port = 0;
+let reader: Database.Database;
+
+const GOOD = { run_id: 'r1', module: 'm', title: 't', steps: '' };
+
+function counts(): { reports: number; keys: number } {
+  const reports = (reader.prepare('SELECT count(*) AS n FROM reports').get() as { n: number }).n;
+  const keys = (reader.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+  return { reports, keys };
+}
+
+async function send(method: string, path: string, body = '', headers: Record<string, string> = {}) {
+  const o = await httpSend(port, { method, path, headers: { 'content-type': 'application/json', ...headers }, body }, 5000);
+  if (o.kind !== 'response') throw new Error(`${method} ${path}: ${o.reason}`);
+  return { status: o.status, headers: o.headers, json: JSON.parse(o.body) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  port = await server.start();
+  reader = new Database(dbPath, { readonly: true });
+});
+
+afterAll(async () => {
+  reader?.close();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('retrysim serve: bad input writes nothing', () => {
+  const bad: Array<[name: string, method: string, path: string, body: string, headers: Record<string, string>, status: number, message: RegExp]> = [
+    ['malformed JSON', 'POST', '/reports', '{"run_id": ', {}, 400, /malformed JSON/],
+    ['a JSON array', 'POST', '/reports', '[1,2]', {}, 400, /must be a JSON object/],
+    ['null', 'POST', '/reports', 'null', {}, 400, /must be a JSON object/],
+    ['a number where a string belongs', 'POST', '/reports', JSON.stringify({ ...GOOD, run_id: 7 }), {}, 400, /'run_id' must be a string, got number/],
+    ['steps as an array', 'POST', '/reports', JSON.stringify({ ...GOOD, steps: ['a'] }), {}, 400, /'steps' must be a string, got array/],
+    ['a missing field', 'POST', '/reports', JSON.stringify({ run_id: 'r', module: 'm', steps: '' }), {}, 400, /missing field 'title'/],
+    ['an empty title', 'POST', '/reports', JSON.stringify({ ...GOOD, title: '' }), {}, 400, /'title' must not be empty/],
+    ['an unknown field', 'POST', '/reports', JSON.stringify({ ...GOOD, admin: true }), {}, 400, /unknown field/],
+    ['an empty body', 'POST', '/reports', '', {}, 400, /malformed JSON/],
+    ['a key of 256 characters', 'POST', '/reports', JSON.stringify(GOOD), { 'idempotency-key': 'k'.repeat(256) }, 400, /1–255 characters, got 256/],
+    ['an empty key', 'POST', '/reports', JSON.stringify(GOOD), { 'idempotency-key': '' }, 400, /got 0/],
+    ['a tenant of 256 characters', 'POST', '/reports', JSON.stringify(GOOD), { 'x-tenant': 't'.repeat(256) }, 400, /x-tenant/],
+    ['an unknown route', 'GET', '/nope', '', {}, 404, /no route/],
+    ['POST to an unknown route', 'POST', '/report', JSON.stringify(GOOD), {}, 404, /no route/],
+    ['DELETE /reports', 'DELETE', '/reports', '', {}, 405, /not allowed/],
+    ['PUT /reports/1', 'PUT', '/reports/1', JSON.stringify(GOOD), {}, 405, /not allowed/],
+    ['PATCH /reports', 'PATCH', '/reports', JSON.stringify(GOOD), {}, 405, /not allowed/],
+    ['a non-numeric report id', 'GET', '/reports/abc', '', {}, 400, /positive integer/],
+    ['a list without run_id', 'GET', '/reports', '', {}, 400, /run_id/],
+    ['the admin route is not /reports', 'POST', '/_admin/faults', '{"slowMs": -1}', {}, 400, /slowMs/],
+  ];
+
+  it.each(bad)('%s → the right 4xx, nothing written', async (_name, method, path, body, headers, status, message) => {
+    const before = counts();
+    const r = await send(method, path, body, headers);
+    expect(r.status).toBe(status);
+    expect(String(r.json.error)).toMatch(message);
+    expect(counts()).toEqual(before);
+  });
+
+  it(`an oversized body → 413 (limit ${MAX_BODY_BYTES} bytes), with and without content-length`, async () => {
+    const before = counts();
+    const big = JSON.stringify({ ...GOOD, steps: 'x'.repeat(MAX_BODY_BYTES) });
+    const r = await send('POST', '/reports', big, { 'idempotency-key': 'big' });
+    expect(r.status).toBe(413);
+    expect(String(r.json.error)).toContain(String(MAX_BODY_BYTES));
+    // Chunked (no content-length): the limit is enforced while reading.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/reports', agent: false, headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      for (let i = 0; i < 20; i++) req.write('y'.repeat(8192));
+      req.end();
+    });
+    expect(status).toBe(413);
+    // Exactly at the limit is accepted (it is the limit, not the limit − 1).
+    const pad = MAX_BODY_BYTES - JSON.stringify({ ...GOOD, run_id: 'edge', steps: '' }).length;
+    const edge = JSON.stringify({ ...GOOD, run_id: 'edge', steps: 's'.repeat(pad) });
+    expect(Buffer.byteLength(edge)).toBe(MAX_BODY_BYTES);
+    expect((await send('POST', '/reports', edge)).status).toBe(201);
+    expect(counts()).toEqual({ reports: before.reports + 1, keys: before.keys });
+  });
+
+  it('same key with a different body → 422, nothing written', async () => {
+    const a = await send('POST', '/reports', JSON.stringify({ ...GOOD, run_id: 'k422' }), { 'idempotency-key': 'k-422' });
+    expect(a.status).toBe(201);
+    const before = counts();
+    const b = await send('POST', '/reports', JSON.stringify({ ...GOOD, run_id: 'k422', title: 'other' }), { 'idempotency-key': 'k-422' });
+    expect(b.status).toBe(422);
+    expect(counts()).toEqual(before);
+  });
+
+  it('keys with separator characters never reach another tenant\'s entry', async () => {
+    // Pairs that collide under naive "tenant/method/key" or "tenant:key" concatenation.
+    const pairs: Array<[[string, string], [string, string]]> = [
+      [['a', 'b/c'], ['a/b', 'c']],
+      [['a', 'POST/c'], ['a/POST', 'c']],
+      [['a', 'b:c'], ['a:b', 'c']],
+      [['a', '"b'], ['a"', 'b']],
+      [['a', '","POST","b'], ['a","POST', 'b']],
+      [['x', "b'c"], ["x'b", 'c']],
+    ];
+    let i = 0;
+    for (const [[t1, k1], [t2, k2]] of pairs) {
+      const body = JSON.stringify({ ...GOOD, run_id: `sep-${i++}` });
+      const first = await send('POST', '/reports', body, { 'x-tenant': t1, 'idempotency-key': k1 });
+      expect(first.status).toBe(201);
+      const before = counts();
+      const second = await send('POST', '/reports', body, { 'x-tenant': t2, 'idempotency-key': k2 });
+      expect(second.status, `${t2} + ${k2} after ${t1} + ${k1}`).toBe(201);
+      expect(second.headers['idempotent-replay']).toBeUndefined();
+      expect(second.json.report_id).not.toBe(first.json.report_id);
+      expect(counts()).toEqual({ reports: before.reports + 1, keys: before.keys + 1 });
+      // And each tenant's own retry is still a replay of its own report.
+      const again = await send('POST', '/reports', body, { 'x-tenant': t1, 'idempotency-key': k1 });
+      expect(again.headers['idempotent-replay']).toBe('true');
+      expect(again.json.report_id).toBe(first.json.report_id);
+    }
+  });
+
+  it('a good request after all that writes exactly one report and one key', async () => {
+    const before = counts();
+    const r = await send('POST', '/reports', JSON.stringify({ ...GOOD, run_id: 'final' }), { 'idempotency-key': 'final' });
+    expect(r.status).toBe(201);
+    expect(counts()).toEqual({ reports: before.reports + 1, keys: before.keys + 1 });
+  });
+});

@@ -1,0 +1,280 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { z } from 'zod';
+import { TrackerInstance } from '../tracker/instance.js';
+import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';
+import { openStore, type Store } from '../tracker/store.js';
+import { realEnv } from '../tracker/real-env.js';
+import type { StepEnv } from '../tracker/env.js';
+import type { Variant } from '../tracker/strategy.js';
+import { MAX_BODY_BYTES } from '../tracker/validate.js';
+
+/**
+ * The tracker over node:http, on loopback, with a SQLite file. The handler is
+ * the same `TrackerInstance` the simulation runs; this file only turns HTTP
+ * into `TrackerRequest`s and back, enforces the body limit while reading (so
+ * a huge body is never buffered), and honours `dropConnection` by destroying
+ * the socket before a byte is written.
+ *
+ * Test-only fault switches live behind `/_admin/*`, enabled with `admin: true`
+ * and answered only to loopback peers.
+ */
+
+/** Options of {@link startServer}. */
+export interface ServeOptions {
+  variant: Variant;
+  /** SQLite file (WAL mode). */
+  dbPath: string;
+  /** 0 picks a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  leaseMs?: number;
+  clientTimeoutMs?: number;
+  slowMs?: number;
+  allowUnsafeLease?: boolean;
+  completedTtlMs?: number;
+  clockOffsetMs?: number;
+  name?: string;
+  /** Enable the `/_admin/*` routes (loopback peers only). Default false. */
+  admin?: boolean;
+}
+
+/** HTTP-level faults, besides the tracker's own (`instance.faults`). */
+export interface HttpFaults {
+  /** Drop the next N responses of any kind after the handler ran (the request's work stays done). */
+  dropResponses: number;
+  /** SIGKILL this process when a request first reaches this step label (then the knob clears). */
+  killAtStep: string | undefined;
+}
+
+/** A running server. */
+export interface RunningServer {
+  readonly port: number;
+  readonly instance: TrackerInstance;
+  readonly store: Store;
+  readonly httpFaults: HttpFaults;
+  /** Requests being handled right now. */
+  inflight(): number;
+  /** Stops accepting, waits for in-flight requests (at most `graceMs`), closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** A startup problem with a message fit for the user (busy port, unwritable database). */
+export class ServeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServeError';
+  }
+}
+
+/** Body of `POST /_admin/faults`: any subset of the knobs. */
+const adminFaultsSchema = z.strictObject({
+  loseResponseAfterCommit: z.number().int().nonnegative().optional(),
+  crashMidRequest: z.number().int().nonnegative().optional(),
+  slowMs: z.number().finite().nonnegative().optional(),
+  clockOffsetMs: z.number().finite().optional(),
+  pause: z.strictObject({ atStep: z.string().min(1), ms: z.number().finite().nonnegative(), count: z.number().int().nonnegative() }).nullable().optional(),
+  dropResponses: z.number().int().nonnegative().optional(),
+  killAtStep: z.string().min(1).nullable().optional(),
+});
+
+function isLoopback(addr: string | undefined): boolean {
+  return addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1';
+}
+
+function openDb(path: string): Store {
+  try {
+    const store = openStore(path);
+    // Touch the file for writing now, so a read-only file fails at startup, not on the first POST.
+    store.db.exec('BEGIN IMMEDIATE; COMMIT;');
+    return store;
+  } catch (e) {
+    const err = e as { code?: string; message: string };
+    throw new ServeError(`cannot open database file '${path}' for writing: ${err.code ? err.code + ': ' : ''}${err.message}`);
+  }
+}
+
+/** Past this many bytes the server stops draining an oversized body and closes the connection. */
+const DRAIN_BYTES_MAX = 64 * 1024 * 1024;
+
+/**
+ * Reads a body up to the limit; `null` when it is larger. An oversized body
+ * is still drained (and discarded) before the 413 goes out: answering while
+ * the client is still writing makes it see a reset instead of the 413.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = Number.isFinite(declared) && declared > limit;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > DRAIN_BYTES_MAX) req.socket.destroy();
+      if (over) return;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function send(res: ServerResponse, r: TrackerResponse): void {
+  const body = Buffer.from(r.body, 'utf8');
+  res.writeHead(r.status, { ...r.headers, 'content-length': body.length });
+  res.end(body);
+}
+
+/**
+ * Opens the database, builds the instance and listens. Rejects with a
+ * {@link ServeError} for a busy port or an unwritable database file.
+ *
+ * @example
+ * const s = await startServer({ variant: 'key_atomic', dbPath: '/tmp/t.db' });
+ * console.log(s.port);
+ */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const store = openDb(opts.dbPath);
+  let instance: TrackerInstance;
+  try {
+    instance = new TrackerInstance({
+      variant: opts.variant,
+      db: store,
+      leaseMs: opts.leaseMs,
+      clientTimeoutMs: opts.clientTimeoutMs,
+      allowUnsafeLease: opts.allowUnsafeLease,
+      completedTtlMs: opts.completedTtlMs,
+      name: opts.name ?? 'tracker',
+      faults: { slowMs: opts.slowMs ?? 0, clockOffsetMs: opts.clockOffsetMs ?? 0 },
+    });
+  } catch (e) {
+    store.close();
+    throw new ServeError((e as Error).message);
+  }
+  const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined };
+  const base = realEnv();
+  const env: StepEnv = {
+    ...base,
+    step: (label) => {
+      if (httpFaults.killAtStep === label) {
+        // A real kill -9 of this very process: nothing after this line runs,
+        // no catch, no finally, no response — exactly the simulated kill.
+        process.kill(process.pid, 'SIGKILL');
+      }
+      return base.step(label);
+    },
+  };
+  let inflight = 0;
+  const drained: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+
+  const admin = (req: IncomingMessage, body: string, path: string): TrackerResponse => {
+    if (!opts.admin) return errorResponse(404, `no route for ${req.method} ${path}`);
+    if (!isLoopback(req.socket.remoteAddress)) return errorResponse(403, 'admin routes answer loopback peers only');
+    if (path === '/_admin/faults') {
+      if (req.method === 'GET') return jsonResponse(200, { ...instance.faults, ...httpFaults });
+      if (req.method !== 'POST') return errorResponse(405, `method ${req.method} not allowed on ${path}`, { allow: 'GET, POST' });
+      let data: unknown;
+      try {
+        data = JSON.parse(body);
+      } catch (e) {
+        return errorResponse(400, `malformed JSON body: ${(e as Error).message}`);
+      }
+      const p = adminFaultsSchema.safeParse(data);
+      if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+      const { dropResponses, killAtStep, pause, ...tracker } = p.data;
+      Object.assign(instance.faults, tracker);
+      if (pause !== undefined) instance.faults.pause = pause === null ? undefined : { ...pause };
+      if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;
+      if (killAtStep !== undefined) httpFaults.killAtStep = killAtStep ?? undefined;
+      return jsonResponse(200, { ...instance.faults, ...httpFaults });
+    }
+    if (path === '/_admin/counts' && req.method === 'GET') {
+      const keys = (store.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
+      return jsonResponse(200, { reports: store.countReports(), keys, inflight });
+    }
+    return errorResponse(404, `no route for ${req.method} ${path}`);
+  };
+
+  const server: Server = createServer((req, res) => {
+    inflight++;
+    void (async () => {
+      try {
+        const path = req.url ?? '/';
+        const body = await readBody(req, MAX_BODY_BYTES);
+        if (body === null) {
+          res.setHeader('connection', 'close');
+          send(res, errorResponse(413, `body exceeds the limit of ${MAX_BODY_BYTES} bytes`));
+          return;
+        }
+        if (path.startsWith('/_admin/')) {
+          send(res, admin(req, body, path.split('?')[0]!));
+          return;
+        }
+        const r = await instance.handle({ method: req.method ?? 'GET', path, headers: headersOf(req), body }, env);
+        if (r.dropConnection || httpFaults.dropResponses > 0) {
+          if (!r.dropConnection) httpFaults.dropResponses--;
+          req.socket.destroy(); // not a byte of response
+          return;
+        }
+        send(res, r);
+      } catch (e) {
+        // A programming error in the handler: answer 500 rather than hang the client.
+        if (!res.headersSent) send(res, errorResponse(500, `internal error: ${(e as Error).message}`));
+        else res.destroy();
+        console.error(`retrysim serve: ${(e as Error).stack ?? e}`);
+      } finally {
+        inflight--;
+        if (inflight === 0) for (const f of drained.splice(0)) f();
+      }
+    })();
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.keepAliveTimeout = 2000;
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      store.close();
+      if (e.code === 'EADDRINUSE') reject(new ServeError(`port ${opts.port} on ${opts.host ?? '127.0.0.1'} is already in use; pick another --port (or --port 0 for any free port)`));
+      else if (e.code === 'EACCES') reject(new ServeError(`no permission to listen on port ${opts.port}: ${e.message}`));
+      else reject(new ServeError(`cannot listen: ${e.message}`));
+    });
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+  return {
+    port,
+    instance,
+    store,
+    httpFaults,
+    inflight: () => inflight,
+    close: async (graceMs = 5000) => {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      if (inflight > 0) {
+        await Promise.race([
+          new Promise<void>((r) => drained.push(r)),
+          new Promise<void>((r) => setTimeout(r, graceMs).unref()),
+        ]);
+      }
+      for (const s of sockets) s.destroy();
+      await closed;
+      store.close();
+    },
+  };
+}
