@@ -21,3 +21,38 @@ export { ListChoice } from './sim/choice/list.js';
 export { ReplayChoice, ReplayDivergenceError } from './sim/choice/replay.js';
 /** Runs unmodified setTimeout/Date.now code on the kernel's clock. */
 export { runOnVirtualTime, type BridgeOptions } from './sim/fake-timers.js';
+export { PctChoice, taskOf, type PctOptions } from './sim/choice/pct.js';
+/** Bounded exhaustive exploration: every schedule of a small model. */
+export { exploreAll, nextPrefix, type ExploreOptions, type ExploreResult, type ExploredSchedule } from './sim/explore/exhaustive.js';
+export { PrefixChoice, ExplorationDivergenceError } from './sim/explore/prefix.js';
+
+/** Backoff strategies (SPEC §1) and the named real-world retry policies. */
+export * from './backoff/index.js';
+/** The thundering-herd OCC model (SPEC §2) and its grid runner. */
+export * from './herd/index.js';
+/** The bug-tracker service (SPEC §3): store, validation, write strategies, faults, instances. */
+export * from './tracker/index.js';
+
+/** The retrying client (SPEC §4): transport, key sources, harness, model layer. */
+export type { Transport, WireOutcome, TransportFailure } from './harness/transport.js';
+export { KEY_SOURCES, isStableKeySource, normalizeTitle, businessKey, toolCallKey, attemptKey, type KeySource, type BusinessContent } from './harness/keys.js';
+export { submitReport, RETRYABLE_STATUSES, OUTCOME_UNKNOWN_TEXT, type ClientEnv, type ReportIntent, type AttemptRecord, type HarnessResult, type HarnessOptions } from './harness/client.js';
+export { runOperation, rewordTitle, type ModelOptions, type OperationResult } from './harness/model-layer.js';
+/** The simulated network with kill/restart. */
+export { SimNetwork, SimServer, type NetworkOptions, type KillPlan } from './net/sim-network.js';
+/** SPEC §5's invariants, judged from the end state. */
+export { checkInvariants, type Invariant, type Violation, type OperationEnd } from './checkers/invariants.js';
+
+/** Scenario files: schema, load/print, run, record, canonical scenarios, arbitraries. */
+export { SCENARIO_FORMAT, scenarioSchema, INVARIANTS, type Scenario, type ScenarioInput, type InvariantName } from './scenario/schema.js';
+export { parseScenario, loadScenario, printScenario, ScenarioError, type ScenarioIssue } from './scenario/load.js';
+export { runScenario, matchesExpect, type RunOptions, type ScenarioRun } from './scenario/run.js';
+export { recordScenario } from './scenario/record.js';
+export { MATRIX_COLUMNS, MATRIX_ROWS, EXPECTED_REPORTS, canonicalScenario, canonicalFileName, rowName, type MatrixColumn, type MatrixRow } from './scenario/canonical.js';
+export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type GeneratedCase, type FaultKind } from './scenario/arbitraries.js';
+
+/** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */
+export { CLAIMS, HARNESS_FAULTS, LOST_RESPONSES, claimById, type Claim, type MinimalShape } from './campaign/claims.js';
+export { runCampaign, saveCounterexample, minimalityProblems, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode } from './campaign/run.js';
+export { runExhaustive } from './campaign/exhaustive.js';
+export { smallScenarios } from './campaign/small.js';

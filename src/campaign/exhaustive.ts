@@ -12,7 +12,7 @@ import { saveCounterexample, type CampaignResult } from './run.js';
  * saved like a shrunk counterexample; `holds` when every schedule of every
  * small scenario keeps the invariants. `runs` counts distinct schedules.
  */
-export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void }): Promise<CampaignResult & { complete: boolean }> {
+export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void }): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
   const store = openStore(':memory:');
@@ -35,6 +35,9 @@ export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMa
       if (failing) {
         const firstFailureMs = clock() - t0;
         const counterexample = await saveCounterexample({ scenario, choices: failing.choices }, o.claim, o.seed, () => new ListChoice(failing.choices), store, o.foundDir);
+        // Enumeration does not shrink: the first failing schedule of the
+        // smallest scenario is reported as found, so minimal shapes are not judged.
+        counterexample.notMinimal = [];
         return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, fastCheck: { seed: o.seed }, complete };
       }
     }

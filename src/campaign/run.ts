@@ -56,6 +56,8 @@ export interface CampaignResult {
   fastCheck: { seed: number; path?: string };
   /** An exception escaped a run (a model bug or a limit), with its message. */
   error?: string;
+  /** Exhaustive mode: every schedule of every small scenario was run. */
+  complete?: boolean;
 }
 
 function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource): ChoiceSource {

@@ -9,7 +9,7 @@ import type { CampaignResult } from '../campaign/run.js';
 import { VARIANTS } from '../tracker/strategy.js';
 import { textTable } from '../report/table.js';
 
-const DEFAULT_RUNS = 10_000;
+const DEFAULT_RUNS = 30_000; // about a minute on two cores
 const DEFAULT_SCHEDULES = 20_000;
 
 const HELP = `retrysim check [--variant V ...] [--runs N] [--seed S] [--explore random|pct|exhaustive]
@@ -154,6 +154,7 @@ export async function run(argv: string[]): Promise<number> {
       keySource: r.claim.keySource,
       expected: r.claim.expected,
       runs: r.runs,
+      ...(r.complete !== undefined ? { complete: r.complete } : {}),
       verdict: r.verdict,
       firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: r.counterexample?.file ?? null,
@@ -163,11 +164,11 @@ export async function run(argv: string[]): Promise<number> {
     return ok ? 0 : 1;
   }
   console.log('');
-  console.log(textTable(['', 'variant / key source', 'claim', 'runs', 'verdict', 'first failure', 'shrunk to', 'counterexample'], results.map((r) => [
+  console.log(textTable(['', 'variant / key source', 'claim', 'runs', 'verdict', 'first failure', p.explore === 'random' ? 'shrunk to' : 'counterexample size', 'counterexample'], results.map((r) => [
     r.verdict === r.claim.expected && !r.error ? '✓' : '✗',
     `${r.claim.variant} / ${r.claim.keySource}`,
     r.claim.id.replace(`${r.claim.variant}-${r.claim.keySource}-`, '').replace(`${r.claim.variant}-`, ''),
-    r.runs,
+    r.complete === true && r.verdict === 'holds' ? `${r.runs} (all)` : r.runs,
     r.verdict,
     r.firstFailureMs === undefined ? '-' : `${Math.round(r.firstFailureMs)} ms`,
     sizeText(r),
