@@ -142,10 +142,13 @@ export async function run(argv: string[]): Promise<number> {
     ? new cliProgress.MultiBar({ format: ' {bar} {value}/{total} {claim}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
     : undefined;
   const barOf = new Map(p.claims.map((c) => [c.id, bars?.create(p.runs, 0, { claim: c.id })]));
+  const rssStartMb = Math.round(process.memoryUsage().rss / 1e6);
   const t0 = performance.now();
   const results = await runJobs(jobs, p.workers, (id, done) => barOf.get(id)?.update(Math.min(done, p.runs)), (r) => barOf.get(r.claim.id)?.update(p.runs));
   bars?.stop();
   const wallMs = performance.now() - t0;
+  // Worker threads share this process, so these cover the whole campaign.
+  console.error(`memory: rss ${rssStartMb} MB at start, ${Math.round(process.memoryUsage().rss / 1e6)} MB at end, peak ${Math.round(process.resourceUsage().maxRSS / 1e3)} MB`);
   const ok = results.every((r) => r.verdict === r.claim.expected && !r.error && (r.counterexample?.notMinimal.length ?? 0) === 0);
   if (p.json) {
     console.log(JSON.stringify(results.map((r) => ({
