@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './child.js';
+import { runSimulated, runVirtualTime, stepPattern } from './flaky.js';
+
+const base = { runs: 8, variant: 'key_split' as const, slowMs: 2, staggerMaxMs: 4, seed: 1, schedulesMax: 400 };
+
+describe('flakiness lab', () => {
+  it('the simulation finds the failing interleavings of key_split and none for key_atomic', async () => {
+    const split = await runSimulated(base);
+    expect(split.staggers.map((s) => s.staggerMs)).toEqual([0, 1, 2, 3]);
+    expect(split.failing).toBeGreaterThan(0);
+    expect(split.staggers[3]).toMatchObject({ failing: 0, complete: true }); // 3 ms > 2 ms processing: no race left
+    expect(split.failingPatterns[0]!.pattern).toMatch(/w\d#\d:\w+/);
+    const atomic = await runSimulated({ ...base, variant: 'key_atomic' });
+    expect(atomic.failing).toBe(0);
+    expect(atomic.schedules).toBeGreaterThan(0);
+  });
+
+  it('the wall-clock test runs on virtual time: sleeps vanish, the outcome is deterministic per seed', async () => {
+    const a = await runVirtualTime({ ...base, staggerMaxMs: 40 });
+    const b = await runVirtualTime({ ...base, staggerMaxMs: 40 });
+    expect(a.perRun).toEqual(b.perRun);
+    expect(a.virtualMs).toBeGreaterThan(a.wallMs); // more timer time than real time
+    // The race window is the processing time (2 ms); fake timers count whole
+    // milliseconds, so a stagger in [2, 3) ties with the end of processing.
+    for (const r of a.perRun) if (r.staggerMs < 2 || r.staggerMs >= 3) expect(r.failed).toBe(r.staggerMs < 2);
+    expect(a.perRun.some((r) => r.failed)).toBe(true);
+    expect(a.perRun.some((r) => !r.failed)).toBe(true);
+  });
+
+  it('stepPattern keeps only server steps', () => {
+    expect(stepPattern([
+      { t: 0, chosen: 1, of: ['op1.w0:start', 'op1.w1:start'] },
+      { t: 1, chosen: 0, of: ['s0/op1.w1#2:check', 's0/op1.w0#1:check'] },
+    ])).toBe('w1#2:check');
+  });
+
+  it('retrysim flaky --runs 3 --json runs all three approaches end to end', async () => {
+    const r = await runCli(['flaky', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { wallClock: { runs: number; upperBound95: number }; virtualTime: { runs: number }; simulated: { schedules: number } };
+    expect(j.wallClock.runs).toBe(3);
+    expect(j.virtualTime.runs).toBe(3);
+    expect(j.simulated.schedules).toBeGreaterThan(0);
+    expect(j.wallClock.upperBound95).toBeGreaterThan(0.6); // 3 runs bound little whatever they show
+    const bad = await runCli(['flaky', '--runs', 'x']);
+    expect(bad.code).toBe(2);
+  });
+});

@@ -1,0 +1,262 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Prng } from '../random/prng.js';
+import { submitReport, type AttemptRecord } from '../harness/client.js';
+import type { Transport, WireOutcome } from '../harness/transport.js';
+import { Kernel } from '../sim/kernel.js';
+import { runOnVirtualTime } from '../sim/fake-timers.js';
+import { exploreAll } from '../sim/explore/exhaustive.js';
+import type { ChoiceRecord } from '../sim/choice/source.js';
+import { runScenario } from '../scenario/run.js';
+import { scenarioSchema, type Scenario } from '../scenario/schema.js';
+import { TrackerInstance } from '../tracker/instance.js';
+import { openStore } from '../tracker/store.js';
+import { realEnv } from '../tracker/real-env.js';
+import type { Variant } from '../tracker/strategy.js';
+import { ServerProcess } from './child.js';
+import { httpTransport, realClientEnv } from './http-transport.js';
+import { upperBound } from './stats.js';
+
+/**
+ * The flakiness lab (SPEC §7). One timing-dependent test — two workers file
+ * the same report with the same key at about the same time; exactly one
+ * report must exist — run three ways:
+ *
+ * 1. wall clock: real sleeps, real HTTP, a real `retrysim serve` process,
+ *    N times, each with its own random stagger; the result is k failures in
+ *    N with an exact upper bound on the failure rate;
+ * 2. the same test function on virtual time through the fake-timers bridge
+ *    (an in-process transport to the same tracker code): the sleeps vanish,
+ *    the outcome per seed stays;
+ * 3. the simulation: the same scenario on the kernel, every interleaving of
+ *    every stagger on a 1 ms grid enumerated on purpose — which schedules
+ *    fail, exactly, and each one replayable.
+ */
+
+/** The lab's knobs. */
+export interface FlakyOptions {
+  /** Wall-clock (and virtual-time) runs. Default 30. */
+  runs?: number;
+  /** Default key_split (the strategy with a race window). */
+  variant?: Variant;
+  /** Server processing time. Default 2 ms. */
+  slowMs?: number;
+  /** The second worker starts U[0, staggerMaxMs) after the first. Default 40 ms. */
+  staggerMaxMs?: number;
+  seed?: number;
+  /** Enumeration bound per stagger value. Default 3000 schedules. */
+  schedulesMax?: number;
+}
+
+/** Outcome of one run of the test. */
+export interface TestRun {
+  staggerMs: number;
+  reports: number;
+  failed: boolean;
+}
+
+/** A side of the comparison: counts, bound, and time spent. */
+export interface ApproachResult {
+  runs: number;
+  failures: number;
+  /** Exact one-sided 95 % upper bound on the failure rate (Clopper–Pearson). */
+  upperBound95: number;
+  wallMs: number;
+}
+
+/** The simulated side: schedules explored per stagger. */
+export interface SimulatedResult {
+  staggers: Array<{ staggerMs: number; schedules: number; failing: number; complete: boolean }>;
+  schedules: number;
+  failing: number;
+  /** Every stagger's tree was enumerated to the end. */
+  complete: boolean;
+  /** Failing interleavings of the server steps, as "w0:check w1:check …", most common first. */
+  failingPatterns: Array<{ pattern: string; schedules: number; staggerMs: number[] }>;
+  /** Share of the stagger grid at which some schedule fails (the model's estimate of the wall-clock rate). */
+  predictedRate: number;
+  wallMs: number;
+}
+
+/** Everything the lab measured. */
+export interface FlakyReport {
+  options: Required<FlakyOptions>;
+  wallClock: ApproachResult & { perRun: TestRun[] };
+  virtualTime: ApproachResult & { virtualMs: number; perRun: TestRun[] };
+  simulated: SimulatedResult;
+}
+
+function withDefaults(o: FlakyOptions): Required<FlakyOptions> {
+  return {
+    runs: o.runs ?? 30,
+    variant: o.variant ?? 'key_split',
+    slowMs: o.slowMs ?? 2,
+    staggerMaxMs: o.staggerMaxMs ?? 40,
+    seed: o.seed ?? 1,
+    schedulesMax: o.schedulesMax ?? 3000,
+  };
+}
+
+/**
+ * The test itself, written as an ordinary wall-clock test would be: plain
+ * setTimeout sleeps, Date-based clients. It runs unchanged for real and
+ * under the fake-timers bridge. The stagger comes from the run's seed.
+ */
+export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number): Promise<TestRun> {
+  const rng = new Prng(seed);
+  const staggerMs = rng.uniform(0, staggerMaxMs);
+  const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
+  const opts = { keySource: 'tool_call' as const, maxAttempts: 6 };
+  const logs: AttemptRecord[] = [];
+  const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs);
+  await new Promise((r) => setTimeout(r, staggerMs));
+  const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs);
+  await Promise.all([first, second]);
+  const list = await transport.send({ method: 'GET', path: `/reports?run_id=${encodeURIComponent(runId)}`, headers: {}, body: '' }, 5000);
+  if (list.kind !== 'response' || list.status !== 200) throw new Error(`listing reports of ${runId} failed: ${JSON.stringify(list)}`);
+  const reports = (JSON.parse(list.body) as { reports: unknown[] }).reports.length;
+  return { staggerMs, reports, failed: reports !== 1 };
+}
+
+function summarize(perRun: TestRun[], wallMs: number): ApproachResult {
+  const failures = perRun.filter((r) => r.failed).length;
+  return { runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), wallMs };
+}
+
+/** 1. Wall clock: N runs against one real server process. */
+export async function runWallClock(o: Required<FlakyOptions>): Promise<ApproachResult & { perRun: TestRun[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'retrysim-flaky-'));
+  const server = new ServerProcess({ variant: o.variant, dbPath: join(dir, 'tracker.db'), slowMs: o.slowMs, admin: false });
+  try {
+    const port = await server.start();
+    const transport = httpTransport(port);
+    const t0 = Date.now();
+    const perRun: TestRun[] = [];
+    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, o.seed * 1_000_003 + i, o.staggerMaxMs));
+    return { ...summarize(perRun, Date.now() - t0), perRun };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An in-process transport: the tracker handles the request directly, on whatever clock setTimeout/Date give it. */
+function inProcessTransport(instance: TrackerInstance): Transport {
+  return {
+    send: async (req): Promise<WireOutcome> => {
+      const res = await instance.handle(req, realEnv());
+      if (res.dropConnection) return { kind: 'transport_error', reason: 'connection_closed' };
+      return { kind: 'response', status: res.status, headers: res.headers, body: res.body };
+    },
+  };
+}
+
+/** 2. The same test function on virtual time (fake-timers bridge), same seeds. */
+export async function runVirtualTime(o: Required<FlakyOptions>): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
+  const store = openStore(':memory:');
+  const instance = new TrackerInstance({ variant: o.variant, db: store, faults: { slowMs: o.slowMs } });
+  const transport = inProcessTransport(instance);
+  const t0 = Date.now();
+  let virtualMs = 0;
+  const perRun: TestRun[] = [];
+  try {
+    for (let i = 0; i < o.runs; i++) {
+      const k = new Kernel({ seed: o.seed, trace: false });
+      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, o.seed * 1_000_003 + i, o.staggerMaxMs)));
+      await k.run();
+      virtualMs += k.now;
+      perRun.push(task.done.value as TestRun);
+    }
+  } finally {
+    store.close();
+  }
+  return { ...summarize(perRun, Date.now() - t0), virtualMs, perRun };
+}
+
+/** The scenario the simulation enumerates: the test with a fixed stagger. */
+export function labScenario(o: Required<FlakyOptions>, staggerMs: number): Scenario {
+  return scenarioSchema.parse({
+    format: 'retrysim.scenario/1',
+    name: `flaky lab · ${o.variant} · stagger ${staggerMs} ms`,
+    description: 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
+    seed: o.seed,
+    service: { variant: o.variant },
+    client: { keySource: 'tool_call', maxAttempts: 6 },
+    faults: { slowMs: o.slowMs },
+    operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', workers: 2, staggerMs }],
+    expect: {},
+  });
+}
+
+const SERVER_STEP = /^s\d+\/op1\.(w\d+)#(\d+):(check|claim|process|insert|register|finish|respond)$/;
+
+/** The order in which the two workers' requests passed the server's steps, e.g. "w0#1:check w1#2:check …". */
+export function stepPattern(choices: readonly ChoiceRecord[]): string {
+  const out: string[] = [];
+  for (const c of choices) {
+    const m = SERVER_STEP.exec(c.of[c.chosen] ?? '');
+    if (m) out.push(`${m[1]}#${m[2]}:${m[3]}`);
+  }
+  return out.join(' ');
+}
+
+/** 3. The simulation: every interleaving, for every stagger on a 1 ms grid in [0, staggerMaxMs). */
+export async function runSimulated(o: Required<FlakyOptions>): Promise<SimulatedResult> {
+  const t0 = Date.now();
+  const store = openStore(':memory:');
+  const staggers: SimulatedResult['staggers'] = [];
+  const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
+  try {
+    for (let d = 0; d < o.staggerMaxMs; d++) {
+      const s = labScenario(o, d);
+      let failing = 0;
+      const e = await exploreAll((choices) => runScenario(s, { choices, store }), {
+        schedulesMax: o.schedulesMax,
+        keep: () => false,
+        onSchedule: (x) => {
+          if (x.result.reports.op1 === 1) return;
+          failing++;
+          const p = stepPattern(x.result.result.choices) || '(no tie at a server step)';
+          const entry = patterns.get(p) ?? { schedules: 0, staggerMs: new Set<number>() };
+          entry.schedules++;
+          entry.staggerMs.add(d);
+          patterns.set(p, entry);
+        },
+      });
+      staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
+    }
+  } finally {
+    store.close();
+  }
+  return finishSimulated(staggers, patterns, Date.now() - t0);
+}
+
+function finishSimulated(
+  staggers: SimulatedResult['staggers'],
+  patterns: Map<string, { schedules: number; staggerMs: Set<number> }>,
+  wallMs: number,
+): SimulatedResult {
+  const failingPatterns = [...patterns.entries()]
+    .map(([pattern, v]) => ({ pattern, schedules: v.schedules, staggerMs: [...v.staggerMs].sort((a, b) => a - b) }))
+    .sort((a, b) => b.schedules - a.schedules);
+  const failingStaggers = new Set(failingPatterns.flatMap((p) => p.staggerMs));
+  return {
+    staggers,
+    schedules: staggers.reduce((n, s) => n + s.schedules, 0),
+    failing: failingPatterns.reduce((n, p) => n + p.schedules, 0),
+    complete: staggers.every((s) => s.complete),
+    failingPatterns,
+    predictedRate: staggers.length === 0 ? 0 : failingStaggers.size / staggers.length,
+    wallMs,
+  };
+}
+
+/** Runs all three approaches. */
+export async function runFlakyLab(opts: FlakyOptions = {}): Promise<FlakyReport> {
+  const o = withDefaults(opts);
+  const simulated = await runSimulated(o);
+  const virtualTime = await runVirtualTime(o);
+  const wallClock = await runWallClock(o);
+  return { options: o, wallClock, virtualTime, simulated };
+}
