@@ -135,7 +135,7 @@ export async function saveCounterexample(
   const scenario: Scenario = {
     ...c.scenario,
     name: `${o.claim.id}: shrunk counterexample`,
-    description: `Found by retrysim check (seed ${o.seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
+    description: `Found by retrysim check (claim ${claim.id}, claim seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
     schedule: run.result.choices.map((x) => ({ t: x.t, chosen: x.chosen, of: [...x.of] })),
     expect: { reports: run.reports, violations: invariants },
   };
