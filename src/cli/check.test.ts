@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
+const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+
+describe('retrysim check', () => {
+  it('gives the same verdicts and counterexamples whatever the number of workers', () => {
+    const d1 = mkdtempSync(join(tmpdir(), 'rs-check-'));
+    const d2 = mkdtempSync(join(tmpdir(), 'rs-check-'));
+    const a = cli('check', '--runs', '150', '--seed', '11', '--workers', '1', '--json', '--found', d1);
+    const b = cli('check', '--runs', '150', '--seed', '11', '--workers', '2', '--json', '--found', d2);
+    expect(a.status).toBe(0);
+    expect(b.status).toBe(0);
+    const strip = (out: string) => (JSON.parse(out) as Array<Record<string, unknown>>).map(({ firstFailureMs: _t, counterexample, ...rest }) => ({ ...rest, file: typeof counterexample === 'string' ? counterexample.split('/').pop() : null }));
+    expect(strip(b.stdout)).toEqual(strip(a.stdout));
+    expect(readdirSync(d2).sort()).toEqual(readdirSync(d1).sort());
+    expect(readdirSync(d1).length).toBe(7);
+    // The banner names the seed, and the memory line goes to stderr.
+    expect(a.stderr).toMatch(/seed 11/);
+  });
+
+  it('rejects bad flags with a message and exit 2', () => {
+    for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--workers', 'x'], ['--bogus']]) {
+      const r = cli('check', ...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/retrysim check: /);
+    }
+  });
+
+  it('prints the failing claims with the command that replays them', () => {
+    const d = mkdtempSync(join(tmpdir(), 'rs-check-'));
+    const r = cli('check', '--variant', 'naive', '--runs', '50', '--found', d);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/naive \/ none .* fails/);
+    expect(r.stdout).toContain(d);
+  });
+});
+
+describe('retrysim replay and matrix', () => {
+  it('replay exits 0 when expect is met and 2 for a bad file', () => {
+    expect(cli('replay', 'scenarios/canonical/lost_response/key_atomic--tool_call.json').status).toBe(0);
+    const bad = cli('replay', 'package.json');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/at format/);
+    expect(cli('replay').status).toBe(2);
+    expect(cli('replay', 'nope.json').stderr).toMatch(/cannot read file: ENOENT/);
+  });
+
+  it('matrix --json has the documented shape', () => {
+    const r = cli('matrix', '--json');
+    expect(r.status).toBe(0);
+    const m = JSON.parse(r.stdout);
+    expect(m.columns).toContain('lost_response');
+    expect(m.rows['naive/none'].lost_response).toBe(2);
+    expect(m.rows['key_atomic/tool_call'].lost_response).toBe(1);
+  });
+
+  it('the bin answers --help and refuses unknown commands', () => {
+    expect(cli('--help').status).toBe(0);
+    const r = cli('frobnicate');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+});
