@@ -123,50 +123,53 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   let calls = 0;
   const record = hist !== undefined;
 
-  // ref: Net.delay() = abs(random.normalvariate(mean, sd)), one draw per message hop.
-  const hop = (): number => Math.abs(mean + sd * standardNormal(rng));
+  // ref: Net.delay() = abs(random.normalvariate(mean, sd)), one draw per
+  // message hop (written out at each use rather than as a closure, to keep
+  // the handler's bytecode small; see below).
 
+  // ref: OccClient.write_rsp on failure — increment attempt first (so the
+  // first backoff uses n = 1), then send the next read after
+  // tm + net.delay() + backoff(attempt): the sleep rides on the read's hop.
+  // Takes and returns only small integers, so calling it boxes nothing.
+  const retry = (c: number): void => {
+    const t = k.now + Math.abs(mean + sd * standardNormal(rng));
+    const n = ++attempt[c]!;
+    const d = strategyDelayMs(code, n, baseMs, capMs, rng, prevSleep[c]!);
+    if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
+    k.at(t + d, h, c << 2, 0);
+  };
+
+  // The three kinds that forward a message (each to kind + 1 of the same
+  // client, so the packed argument is a + 1) share one hop draw and one
+  // `k.at` call: with a single call site the handler is small enough for
+  // the JIT to inline it, with the queue's push, into the kernel's loop.
   const h = k.on((a: number, b: number): void => {
-    const now = k.now;
-    const c = a >> 2;
-    switch (a & 3) {
-      case READ:
-        // ref: OccServer.read — reply with the current version; no processing time.
-        k.at(now + hop(), h, (c << 2) | READ_RSP, version);
-        return;
-      case READ_RSP:
-        // ref: OccClient.read_rsp — write carrying the version just read.
-        k.at(now + hop(), h, (c << 2) | WRITE, b);
-        return;
-      case WRITE: {
-        // ref: OccServer.write — counts every write; accepts iff the version matches.
-        calls++;
-        if (record) hist.add(now);
-        let ok = 0;
-        if (b === version) {
-          version++;
-          ok = 1;
-        }
-        k.at(now + hop(), h, (c << 2) | WRITE_RSP, ok);
-        return;
+    const kind = a & 3;
+    let payload = 0;
+    if (kind === READ) {
+      // ref: OccServer.read — reply with the current version; no processing time.
+      payload = version;
+    } else if (kind === READ_RSP) {
+      // ref: OccClient.read_rsp — write carrying the version just read.
+      payload = b;
+    } else if (kind === WRITE) {
+      // ref: OccServer.write — counts every write; accepts iff the version matches.
+      calls++;
+      if (record) hist.add(k.now);
+      if (b === version) {
+        version++;
+        payload = 1;
       }
-      default: {
-        // WRITE_RSP. ref: OccClient.write_rsp — on failure increment attempt
-        // first (so the first backoff uses n = 1), then send the next read
-        // after tm + net.delay() + backoff(attempt): the sleep rides on the
-        // read's hop. On success the client is done: nothing is scheduled.
-        if (b !== 0) return;
-        const n = ++attempt[c]!;
-        const t = now + hop();
-        const d = strategyDelayMs(code, n, baseMs, capMs, rng, prevSleep[c]!);
-        if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
-        k.at(t + d, h, c << 2, 0);
-      }
+    } else {
+      // WRITE_RSP: on success the client is done (nothing is scheduled).
+      if (b === 0) retry(a >> 2);
+      return;
     }
+    k.at(k.now + Math.abs(mean + sd * standardNormal(rng)), h, a + 1, payload);
   });
 
   // ref: setup_sim — every client's first read leaves at t = 0, in client order.
-  for (let c = 0; c < clients; c++) k.at(hop(), h, c << 2, 0);
+  for (let c = 0; c < clients; c++) k.at(Math.abs(mean + sd * standardNormal(rng)), h, c << 2, 0);
   const r = await k.run();
   // ref: run_sim returns the time of the last event, which is the last
   // successful write's reply (a failed reply always schedules another read).

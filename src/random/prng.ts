@@ -56,17 +56,22 @@ export class Prng {
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
-  /** Next 32-bit unsigned integer (xoshiro128**). */
+  /**
+   * Next 32-bit unsigned integer (xoshiro128**). Written with locals and the
+   * rotations spelled out so its bytecode stays small: hot loops (the herd's
+   * normal draws) rely on the JIT inlining it within its size budget.
+   */
   nextU32(): number {
+    const s0 = this.s0;
     const s1 = this.s1;
-    const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
-    const t = s1 << 9;
-    this.s2 ^= this.s0;
-    this.s3 ^= this.s1;
-    this.s1 ^= this.s2;
-    this.s0 ^= this.s3;
-    this.s2 ^= t;
-    this.s3 = rotl(this.s3, 11);
+    const s2 = this.s2 ^ s0;
+    const s3 = this.s3 ^ s1;
+    const m = Math.imul(s1, 5);
+    const r = Math.imul((m << 7) | (m >>> 25), 9) >>> 0;
+    this.s0 = s0 ^ s3;
+    this.s1 = s1 ^ s2;
+    this.s2 = s2 ^ (s1 << 9);
+    this.s3 = (s3 << 11) | (s3 >>> 21);
     return r;
   }
 
@@ -117,8 +122,4 @@ export class Prng {
     const y = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16);
     return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${y}${c.slice(1, 4)}-${c.slice(4)}${d}`;
   }
-}
-
-function rotl(x: number, k: number): number {
-  return (x << k) | (x >>> (32 - k));
 }
