@@ -128,21 +128,23 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   // the handler's bytecode small; see below).
 
   // ref: OccClient.write_rsp on failure — increment attempt first (so the
-  // first backoff uses n = 1), then send the next read after
-  // tm + net.delay() + backoff(attempt): the sleep rides on the read's hop.
-  // Takes and returns only small integers, so calling it boxes nothing.
-  const retry = (c: number): void => {
-    const t = k.now + Math.abs(mean + sd * standardNormal(rng));
-    const n = ++attempt[c]!;
-    const d = strategyDelayMs(code, n, baseMs, capMs, rng, prevSleep[c]!);
+  // first backoff uses n = 1); the sleep is then added to the next read's
+  // hop. The delay goes out through `sleep[0]` rather than as a return
+  // value, and the function holds nothing but the strategy, so the JIT
+  // inlines the whole strategy into it and no double is ever boxed.
+  const sleep = new Float64Array(1);
+  const backoff = (c: number): void => {
+    const d = strategyDelayMs(code, ++attempt[c]!, baseMs, capMs, rng, prevSleep[c]!);
     if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
-    k.at(t + d, h, c << 2, 0);
+    sleep[0] = d;
   };
 
-  // The three kinds that forward a message (each to kind + 1 of the same
-  // client, so the packed argument is a + 1) share one hop draw and one
-  // `k.at` call: with a single call site the handler is small enough for
-  // the JIT to inline it, with the queue's push, into the kernel's loop.
+  // Every message but a successful write's reply sends exactly one message
+  // after one hop draw: forwarding kinds go to kind + 1 of the same client
+  // (packed argument a + 1), a failed write's reply to the client's next
+  // read (a − 3) after hop + backoff. One draw site and one `k.at` call
+  // keep the handler small enough for the JIT to inline it, with the
+  // queue's push, into the kernel's callback loop.
   const h = k.on((a: number, b: number): void => {
     const kind = a & 3;
     let payload = 0;
@@ -160,12 +162,19 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
         version++;
         payload = 1;
       }
-    } else {
-      // WRITE_RSP: on success the client is done (nothing is scheduled).
-      if (b === 0) retry(a >> 2);
+    } else if (b !== 0) {
+      // ref: OccClient.write_rsp on success — the client is done.
       return;
     }
-    k.at(k.now + Math.abs(mean + sd * standardNormal(rng)), h, a + 1, payload);
+    // ref: tm + net.delay() (+ backoff, drawn after the hop, for a retry).
+    // Adding 0 for the forwarding kinds leaves the time bit-identical.
+    const t = k.now + Math.abs(mean + sd * standardNormal(rng));
+    let d = 0;
+    if (kind === WRITE_RSP) {
+      backoff(a >> 2);
+      d = sleep[0]!;
+    }
+    k.at(t + d, h, kind === WRITE_RSP ? a - 3 : a + 1, payload);
   });
 
   // ref: setup_sim — every client's first read leaves at t = 0, in client order.
