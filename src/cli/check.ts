@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags, intFlag, usage, UsageError } from './args.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
@@ -48,42 +48,31 @@ interface Parsed {
   json: boolean;
 }
 
-function parse(argv: string[]): Parsed | string {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        variant: { type: 'string', multiple: true },
-        runs: { type: 'string' },
-        seed: { type: 'string' },
-        explore: { type: 'string' },
-        workers: { type: 'string' },
-        found: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    return (e as Error).message;
-  }
-  if (values.help) return 'help';
-  const int = (name: string, v: string | undefined, def: number, min: number): number | string => {
-    if (v === undefined) return def;
-    const n = Number(v);
-    return Number.isSafeInteger(n) && n >= min ? n : `--${name} must be an integer >= ${min}, got '${v}'`;
+function parse(argv: string[]): Parsed | number {
+  const a = flags('check', argv, {
+    variant: { type: 'string', multiple: true },
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    explore: { type: 'string' },
+    workers: { type: 'string' },
+    found: { type: 'string' },
+    json: { type: 'boolean' },
+  }, HELP);
+  if (typeof a === 'number') return a;
+  const v = a.values;
+  const explore = v.explore ?? 'random';
+  if (!['random', 'pct', 'exhaustive'].includes(explore)) throw new UsageError(`--explore must be random, pct or exhaustive, got '${explore}'`);
+  const variants = v.variant ?? [];
+  for (const x of variants) if (!(VARIANTS as readonly string[]).includes(x)) throw new UsageError(`unknown --variant '${x}'; variants: ${VARIANTS.join(', ')}`);
+  return {
+    claims: variants.length === 0 ? [...CLAIMS] : CLAIMS.filter((c) => variants.includes(c.variant)),
+    runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
+    seed: intFlag('seed', v.seed, 1),
+    explore: explore as Parsed['explore'],
+    workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
+    found: v.found ?? 'scenarios/found',
+    json: v.json === true,
   };
-  const explore = values.explore ?? 'random';
-  if (!['random', 'pct', 'exhaustive'].includes(explore)) return `--explore must be random, pct or exhaustive, got '${explore}'`;
-  const runs = int('runs', values.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1);
-  const seed = int('seed', values.seed, 1, Number.MIN_SAFE_INTEGER);
-  const workers = int('workers', values.workers, Math.max(1, availableParallelism()), 1);
-  for (const x of [runs, seed, workers]) if (typeof x === 'string') return x;
-  const variants = values.variant ?? [];
-  for (const v of variants) if (!(VARIANTS as readonly string[]).includes(v)) return `unknown --variant '${v}'; variants: ${VARIANTS.join(', ')}`;
-  const claims = variants.length === 0 ? [...CLAIMS] : CLAIMS.filter((c) => variants.includes(c.variant));
-  return { claims, runs: runs as number, seed: seed as number, explore: explore as Parsed['explore'], workers: workers as number, found: values.found ?? 'scenarios/found', json: values.json === true };
 }
 
 /** Runs the jobs over `workers` threads (in-process when 1); results come back in claim order. */
@@ -125,15 +114,13 @@ function sizeText(r: CampaignResult): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const p = parse(argv);
-  if (p === 'help') {
-    console.log(HELP);
-    return 0;
-  }
-  if (typeof p === 'string') {
-    console.error(`retrysim check: ${p}\n\n${HELP}`);
-    return 2;
-  }
+  return usage('check', async () => {
+    const p = parse(argv);
+    return typeof p === 'number' ? p : check(p);
+  });
+}
+
+async function check(p: Parsed): Promise<number> {
   const jobs: CampaignJob[] = p.claims.map((c) => ({ claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found }));
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
   log(`retrysim check — seed ${p.seed}, ${p.claims.length} claims, ${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}, explore ${p.explore}, ${Math.min(p.workers, jobs.length)} worker(s)`);

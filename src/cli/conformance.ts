@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags } from './args.js';
 import { textTable } from '../report/table.js';
 import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../real/conformance.js';
 
@@ -34,19 +34,11 @@ export function conformanceTable(cells: readonly ConformanceCell[]): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, strict: true, options: {
-      json: { type: 'boolean' }, seed: { type: 'string' }, rows: { type: 'string' }, columns: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    } }));
-  } catch (e) {
-    console.error(`retrysim conformance: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = flags('conformance', argv, {
+      json: { type: 'boolean' }, seed: { type: 'string' }, rows: { type: 'string' }, columns: { type: 'string' },
+    }, HELP);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values;
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isSafeInteger(seed)) {
     console.error(`retrysim conformance: --seed must be an integer, got '${values.seed}'`);

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags, intFlag, usage } from './args.js';
 import { runCounterRace } from '../sim/demo-model.js';
 import { ReplayChoice } from '../sim/choice/replay.js';
 import { Kernel } from '../sim/kernel.js';
@@ -12,25 +12,15 @@ run is replayed from its recorded choices (same trace hash), and a retry loop
 written with plain setTimeout/Date.now runs 31 s of "time" in milliseconds.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { seed: { type: 'string' }, trace: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
-  } catch (e) {
-    console.error(`retrysim demo: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed)) {
-    console.error(`retrysim demo: --seed must be an integer, got '${values.seed}'`);
-    return 2;
-  }
+  const a = flags('demo', argv, { seed: { type: 'string' }, trace: { type: 'boolean' } }, HELP);
+  if (typeof a === 'number') return a;
+  return usage('demo', () => demo(intFlag('seed', a.values.seed, 1), a.values.trace === true));
+}
+
+async function demo(seed: number, trace: boolean): Promise<number> {
   console.log(`retrysim demo — seed ${seed}`);
   const a = await runCounterRace({ seed });
-  if (values.trace) for (const l of a.kernel.trace!.lines()) console.log('  ' + l);
+  if (trace) for (const l of a.kernel.trace!.lines()) console.log('  ' + l);
   console.log(`counter race: counter=${a.counter} of ${a.expected} increments (${a.expected - a.counter} lost updates), ` +
     `${a.result.choices.length} choices, t=${a.result.timeMs} ms, trace ${a.result.traceHash.slice(0, 16)}`);
   const b = await runCounterRace({ seed, choices: new ReplayChoice(a.result.choices) });

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags } from './args.js';
 import { textTable } from '../report/table.js';
 import { VARIANTS, type Variant } from '../tracker/strategy.js';
 import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
@@ -68,20 +68,12 @@ function print(r: FlakyReport): void {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, strict: true, options: {
+  const parsed = flags('flaky', argv, {
       runs: { type: 'string' }, variant: { type: 'string' }, 'slow-ms': { type: 'string' }, 'stagger-max-ms': { type: 'string' },
-      'schedules-max': { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    } }));
-  } catch (e) {
-    console.error(`retrysim flaky: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+      'schedules-max': { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' },
+    }, HELP);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values;
   let opts;
   try {
     if (values.variant !== undefined && !(VARIANTS as readonly string[]).includes(values.variant)) {

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags, intFlag, usage } from './args.js';
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
 import { runScenario } from '../scenario/run.js';
 import { openStore } from '../tracker/store.js';
@@ -54,22 +54,12 @@ export async function computeMatrix(seed = 1): Promise<Record<string, Record<str
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (e) {
-    console.error(`retrysim matrix: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed)) {
-    console.error(`retrysim matrix: --seed must be an integer, got '${values.seed}'`);
-    return 2;
-  }
+  const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' } }, HELP);
+  if (typeof a === 'number') return a;
+  return usage('matrix', () => matrix(a.values, intFlag('seed', a.values.seed, 1)));
+}
+
+async function matrix(values: { json?: boolean; 'write-scenarios'?: string }, seed: number): Promise<number> {
   if (values['write-scenarios'] !== undefined) {
     const files = await writeCanonical(values['write-scenarios'], seed);
     console.error(`wrote ${files.length} scenario files under ${values['write-scenarios']}`);

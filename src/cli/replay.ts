@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags } from './args.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
@@ -11,17 +11,9 @@ Runs a scenario file exactly as recorded and checks its 'expect'.
 Exit: 0 when the outcome matches expect, 1 when not, 2 for a bad file or bad flags.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values, positionals;
-  try {
-    ({ values, positionals } = parseArgs({ args: argv, options: { trace: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true }));
-  } catch (e) {
-    console.error(`retrysim replay: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' } }, HELP, true);
+  if (typeof a === 'number') return a;
+  const { values, positionals } = a;
   if (positionals.length !== 1) {
     console.error(`retrysim replay: expected exactly one scenario file, got ${positionals.length}\n\n${HELP}`);
     return 2;

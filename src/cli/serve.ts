@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { flags } from './args.js';
 import { VARIANTS, type Variant } from '../tracker/strategy.js';
 import { ServeError, startServer } from '../real/server.js';
 
@@ -38,36 +38,23 @@ function num(name: string, v: string | undefined, min = 0): number | undefined {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        variant: { type: 'string' },
-        db: { type: 'string' },
-        port: { type: 'string' },
-        'lease-ms': { type: 'string' },
-        'client-timeout-ms': { type: 'string' },
-        'slow-ms': { type: 'string' },
-        'allow-unsafe-lease': { type: 'boolean' },
-        'completed-ttl-ms': { type: 'string' },
-        'clock-offset-ms': { type: 'string' },
-        name: { type: 'string' },
-        admin: { type: 'boolean' },
-        'listen-not-before': { type: 'string' },
-        standby: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = flags('serve', argv, {
+    variant: { type: 'string' },
+    db: { type: 'string' },
+    port: { type: 'string' },
+    'lease-ms': { type: 'string' },
+    'client-timeout-ms': { type: 'string' },
+    'slow-ms': { type: 'string' },
+    'allow-unsafe-lease': { type: 'boolean' },
+    'completed-ttl-ms': { type: 'string' },
+    'clock-offset-ms': { type: 'string' },
+    name: { type: 'string' },
+    admin: { type: 'boolean' },
+    'listen-not-before': { type: 'string' },
+    standby: { type: 'boolean' },
+  }, HELP);
+  if (typeof parsed === 'number') return parsed;
+  const values = parsed.values;
   let opts;
   try {
     if (values.variant === undefined || !(VARIANTS as readonly string[]).includes(values.variant)) {
