@@ -33,29 +33,29 @@ export function checkInvariants(store: Store, ops: readonly OperationEnd[]): { r
   const reports: Record<string, number> = {};
   const opByRun = new Map(ops.map((o) => [o.runId, o]));
   for (const op of ops) {
-    const rows = store.reportsForRun(op.runId);
-    reports[op.id] = rows.length;
+    // Ids only: a checker needs which reports exist, not their contents.
+    const ids = store.reportIdsForRun(op.runId);
+    reports[op.id] = ids.length;
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one report: never two, and not zero once the client saw success.
-    if (rows.length > 1) {
-      violations.push({ invariant: 'exactly-one', op: op.id, detail: `${rows.length} reports (ids ${rows.map((r) => r.id).join(', ')}) for one logical operation` });
-    } else if (rows.length === 0 && sawSuccess) {
+    if (ids.length > 1) {
+      violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} reports (ids ${ids.join(', ')}) for one logical operation` });
+    } else if (ids.length === 0 && sawSuccess) {
       violations.push({ invariant: 'exactly-one', op: op.id, detail: 'the client was told it succeeded, but no report exists' });
     }
     // 2 and 4. Every report id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
-      if (a.reportId === undefined) continue;
-      const row = store.getReport(a.reportId);
-      if (row === undefined) {
+      if (a.reportId === undefined || ids.includes(a.reportId)) continue; // exists, and is this operation's
+      const runId = store.runIdOfReport(a.reportId);
+      if (runId === undefined) {
         violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report_id ${a.reportId}, which does not exist` });
         continue;
       }
-      if (row.run_id === op.runId) continue;
-      const owner = opByRun.get(row.run_id);
+      const owner = opByRun.get(runId);
       if (owner !== undefined && owner.tenant !== op.tenant) {
-        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received report ${row.id} of tenant '${owner.tenant}'` });
+        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received report ${a.reportId} of tenant '${owner.tenant}'` });
       } else {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${row.run_id}', not '${op.runId}'` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${runId}', not '${op.runId}'` });
       }
     }
     // 3. Within one tool call, every attempt carried the same key.

@@ -84,14 +84,15 @@ export async function submitReport(
   const timeoutMs = opts.timeoutMs ?? 2000;
   const body = JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   let lastError = '';
+  const keyCtx = { runId: intent.runId, module: intent.module, title: intent.title, toolUseId, rng: env.rng };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const key = attemptKey(opts.keySource, { ...intent, toolUseId, rng: env.rng });
+    const key = attemptKey(opts.keySource, keyCtx);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== undefined) headers['idempotency-key'] = key;
     if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
     const startMs = env.now();
     const wire = await transport.send({ method: 'POST', path: '/reports', headers, body }, timeoutMs);
-    const rec = record(wire, { toolUseId, attempt, key, title: intent.title, startMs, endMs: env.now() });
+    const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now());
     log.push(rec);
     if (wire.kind === 'response') {
       if (wire.status >= 200 && wire.status < 300 && rec.reportId !== undefined) {
@@ -109,10 +110,27 @@ export async function submitReport(
   return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — last attempt: ${lastError}`, attempts: maxAttempts };
 }
 
-function record(wire: WireOutcome, base: Omit<AttemptRecord, 'outcome' | 'replay'>): AttemptRecord {
-  if (wire.kind === 'transport_error') return { ...base, outcome: { kind: 'transport', reason: wire.reason }, replay: false };
+function record(
+  wire: WireOutcome,
+  toolUseId: string,
+  attempt: number,
+  key: string | undefined,
+  title: string,
+  startMs: number,
+  endMs: number,
+): AttemptRecord {
+  // Literals with the fields in one fixed order (not spreads of a base
+  // object): cheaper to build, and every record has the same shape.
+  if (wire.kind === 'transport_error') {
+    return { toolUseId, attempt, key, title, startMs, endMs, outcome: { kind: 'transport', reason: wire.reason }, replay: false };
+  }
   const rec: AttemptRecord = {
-    ...base,
+    toolUseId,
+    attempt,
+    key,
+    title,
+    startMs,
+    endMs,
     outcome: { kind: 'http', status: wire.status },
     replay: wire.headers['idempotent-replay'] === 'true',
   };

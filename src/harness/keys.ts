@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Prng } from '../random/prng.js';
 
 /** Where the harness gets the Idempotency-Key of an attempt (SPEC §4). */
@@ -31,8 +31,21 @@ export function normalizeTitle(title: string): string {
 /** `business` key: SHA-256 of the normalised (run, module, title), hex. */
 export function businessKey(c: BusinessContent): string {
   const canonical = JSON.stringify([c.runId, c.module.trim().toLowerCase(), normalizeTitle(c.title)]);
-  return 'biz_' + createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+  let key = businessKeys.get(canonical);
+  if (key === undefined) {
+    key = 'biz_' + hash('sha256', canonical, 'hex').slice(0, 32);
+    if (businessKeys.size >= BUSINESS_KEYS_MAX) businessKeys.clear();
+    businessKeys.set(canonical, key);
+  }
+  return key;
 }
+
+/**
+ * Recently derived business keys: every attempt of a tool call derives the
+ * same key again, and a SHA-256 costs more than the lookup. Bounded.
+ */
+const businessKeys = new Map<string, string>();
+const BUSINESS_KEYS_MAX = 256;
 
 /** `tool_call` key: `"<run_id>:<tool_use_id>"`, stable across harness retries. */
 export function toolCallKey(runId: string, toolUseId: string): string {

@@ -1,4 +1,5 @@
 import type { Kernel, Task } from '../sim/kernel.js';
+import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
 import { absNormal } from '../random/normal.js';
 import type { StepEnv, Deferred } from '../tracker/env.js';
@@ -47,7 +48,8 @@ export class SimNetwork {
   private killPending: KillPlan | undefined;
 
   constructor(
-    private readonly kernel: Kernel,
+    /** The kernel this network runs on. */
+    readonly kernel: Kernel,
     readonly servers: readonly SimServer[],
     private readonly rng: Prng,
     opts: NetworkOptions = {},
@@ -85,7 +87,7 @@ export class SimNetwork {
       }
       server.inflight.set(task, (o) => reply.resolve(o));
       const before = server.instance.store.countReports();
-      const res = await server.instance.handle(req, this.stepEnv(server, name));
+      const res = await server.instance.handle(req, this.stepEnv(server));
       server.inflight.delete(task);
       const reports = server.instance.store.countReports();
       k.log(name, `answer ${res.status}`, {
@@ -110,26 +112,19 @@ export class SimNetwork {
     return r.value;
   }
 
-  private stepEnv(server: SimServer, name: string): StepEnv {
-    const k = this.kernel;
-    return {
-      now: () => k.now,
-      step: (label) => {
-        const plan = this.killPending;
-        if (plan && plan.instance === server.index && plan.atStep === label) {
-          this.killPending = undefined;
-          // The kill lands before this request runs its next step: the task
-          // yields, and events due now are processed before any task resumes.
-          k.schedule(0, () => this.kill(server.index, plan.restartAfterMs));
-        }
-        return k.yield(label);
-      },
-      sleep: (ms) => k.sleep(ms),
-      defer: <T>(): Deferred<T> => {
-        const f = k.future<T>();
-        return { resolve: (v) => f.resolve(v), reject: (e) => f.reject(e), wait: () => f.wait() };
-      },
-    };
+  private stepEnv(server: SimServer): StepEnv {
+    return new SimStepEnv(this, server.index);
+  }
+
+  /** @internal A step of a request on server `index`: fires a pending `atStep` kill plan. */
+  beforeStep(index: number, label: string): void {
+    const plan = this.killPending;
+    if (plan && plan.instance === index && plan.atStep === label) {
+      this.killPending = undefined;
+      // The kill lands before this request runs its next step: the task
+      // yields, and events due now are processed before any task resumes.
+      this.kernel.schedule(0, () => this.kill(index, plan.restartAfterMs));
+    }
   }
 
   /**
@@ -153,5 +148,54 @@ export class SimNetwork {
       server.up = true;
       this.kernel.log(`s${index}`, 'restart');
     });
+  }
+}
+
+/**
+ * The tracker's {@link StepEnv} for one request on the simulated network: a
+ * class rather than an object of closures, since every request builds one.
+ */
+class SimStepEnv implements StepEnv {
+  private readonly k: Kernel;
+
+  constructor(
+    private readonly net: SimNetwork,
+    private readonly server: number,
+  ) {
+    this.k = net.kernel;
+  }
+
+  now(): number {
+    return this.k.now;
+  }
+
+  step(label: string): Promise<void> {
+    this.net.beforeStep(this.server, label);
+    return this.k.yield(label);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return this.k.sleep(ms);
+  }
+
+  defer<T>(): Deferred<T> {
+    return new FutureDeferred<T>(this.k.future<T>());
+  }
+}
+
+/** A kernel {@link Future} seen through the tracker's {@link Deferred} interface. */
+class FutureDeferred<T> implements Deferred<T> {
+  constructor(private readonly f: Future<T>) {}
+
+  resolve(v: T): void {
+    this.f.resolve(v);
+  }
+
+  reject(e: unknown): void {
+    this.f.reject(e);
+  }
+
+  wait(): Promise<T> {
+    return this.f.wait();
   }
 }

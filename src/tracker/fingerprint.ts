@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every level, so two bodies that differ only
@@ -17,5 +17,5 @@ export function canonicalJson(value: unknown): string {
 
 /** SHA-256 (hex) of the canonical body: what "same request" means for a key. */
 export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+  return hash('sha256', canonicalJson(body), 'hex');
 }

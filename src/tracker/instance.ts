@@ -7,7 +7,7 @@ import { getReport, listReports } from './reads.js';
 import { scopeKey } from './scope.js';
 import { isSqliteError, type Store } from './store.js';
 import type { StrategyContext, Variant, WriteRequest, WriteStrategy } from './strategy.js';
-import { validateKey, validateReportBody, validateTenant } from './validate.js';
+import { validateKey, validateReportBody, validateTenant, type ReportInput } from './validate.js';
 import { createStrategy, usesLease } from './variants.js';
 
 /** Options of a {@link TrackerInstance}. */
@@ -138,40 +138,82 @@ export class TrackerInstance {
     if (!key.ok) return errorResponse(key.status, key.error);
     const tenant = validateTenant(headers['x-tenant']);
     if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
-    const body = validateReportBody(req.body);
+    const body = checkBody(req.body);
     if (!body.ok) return errorResponse(body.status, body.error);
     return {
       tenant: tenant.value,
       key: key.value,
       scopedKey: key.value === null ? null : scopeKey(tenant.value, 'POST', key.value),
       report: body.value,
-      fingerprint: fingerprint(body.value),
+      fingerprint: body.fingerprint,
     };
   }
 
   private context(env: StepEnv): StrategyContext {
-    const faults = this.faults;
-    return {
-      store: this.store,
-      env,
-      leaseMs: this.leaseMs,
-      nowMs: () => env.now() + faults.clockOffsetMs,
-      step: async (label) => {
-        await env.step(label);
-        const p = faults.pause;
-        if (p && p.count > 0 && p.atStep === label) {
-          p.count -= 1;
-          await env.sleep(p.ms);
-        }
-      },
-      process: async () => {
-        if (faults.slowMs > 0) await env.sleep(faults.slowMs);
-      },
-      crashPoint: (point) => {
-        if (fire(faults, 'crashMidRequest')) throw new CrashFault(point);
-      },
-    };
+    return new InstanceContext(this.store, env, this.leaseMs, this.faults);
   }
+}
+
+/**
+ * The {@link StrategyContext} of one request. A class rather than an object
+ * of closures: a request builds one, and closures cost an allocation each
+ * (plus a `name` property definition each under the tsx loader).
+ */
+class InstanceContext implements StrategyContext {
+  constructor(
+    readonly store: Store,
+    readonly env: StepEnv,
+    readonly leaseMs: number,
+    private readonly faults: FaultOptions,
+  ) {}
+
+  nowMs(): number {
+    return this.env.now() + this.faults.clockOffsetMs;
+  }
+
+  async step(label: string): Promise<void> {
+    await this.env.step(label);
+    const p = this.faults.pause;
+    if (p && p.count > 0 && p.atStep === label) {
+      p.count -= 1;
+      await this.env.sleep(p.ms);
+    }
+  }
+
+  async process(): Promise<void> {
+    if (this.faults.slowMs > 0) await this.env.sleep(this.faults.slowMs);
+  }
+
+  crashPoint(point: string): void {
+    if (fire(this.faults, 'crashMidRequest')) throw new CrashFault(point);
+  }
+}
+
+type CheckedBody = { ok: true; value: ReportInput; fingerprint: string } | { ok: false; status: 400 | 413; error: string };
+
+/**
+ * Validation and fingerprint of recently seen bodies. Both are pure
+ * functions of the body text, and a retrying client sends the same text
+ * again and again, so the schema check and the SHA-256 run once per text.
+ * Small bodies only, and a bounded number of them: the memo is a cache, not
+ * a store. Cached values are frozen, since they are shared between requests.
+ */
+const bodyMemo = new Map<string, CheckedBody>();
+const BODY_MEMO_ENTRIES_MAX = 256;
+const BODY_MEMO_CHARS_MAX = 4096;
+
+function checkBody(text: string): CheckedBody {
+  const hit = bodyMemo.get(text);
+  if (hit !== undefined) return hit;
+  const v = validateReportBody(text);
+  const checked: CheckedBody = v.ok
+    ? Object.freeze({ ok: true as const, value: Object.freeze(v.value), fingerprint: fingerprint(v.value) })
+    : Object.freeze(v);
+  if (text.length <= BODY_MEMO_CHARS_MAX) {
+    if (bodyMemo.size >= BODY_MEMO_ENTRIES_MAX) bodyMemo.clear();
+    bodyMemo.set(text, checked);
+  }
+  return checked;
 }
 
 /** Header names are specified lower-case; tolerate other casings from hand-built requests. */

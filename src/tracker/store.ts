@@ -71,6 +71,11 @@ function prepareAll(db: Database.Database) {
       'INSERT INTO reports (run_id, module, title, steps, idem_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     getReport: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
+    // Narrow, plucked reads for the checkers: building a seven-column row
+    // object costs several times the lookup itself.
+    runIdOf: db.prepare<[number], string>('SELECT run_id FROM reports WHERE id = ?').pluck(),
+    idsForRun: db.prepare<[string], number>('SELECT id FROM reports WHERE run_id = ? ORDER BY id').pluck(),
+    totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
     reportsForRun: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE run_id = ? ORDER BY id'),
     allReports: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
     countAll: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM reports'),
@@ -112,9 +117,34 @@ export class Store {
   /** The underlying connection (for transactions and ad-hoc inspection). */
   readonly db: Database.Database;
   private readonly s: ReturnType<typeof prepareAll>;
+  /**
+   * The number of reports, kept in step with our own inserts so that the
+   * simulated network can ask for it before and after every request without
+   * a query; -1 means unknown (the next {@link Store.countReports} asks
+   * SQLite). Only an in-memory database is private to this connection, so
+   * only there can the count be trusted; file databases always ask.
+   */
+  private reportCount = -1;
+  private readonly cacheCount: boolean;
+  /** Depth of transactions made by {@link Store.transaction} now running. */
+  private txDepth = 0;
+  /** Reports inserted inside the running transaction: counted once it commits. */
+  private pendingInserts = 0;
+  /** A nested transaction rolled back: its inserts are gone, but which? Recount. */
+  private pendingUnknown = false;
+  /**
+   * What `total_changes()` (rows written by this connection, rolled back or
+   * not) should read if every write went through this class. A different
+   * reading means someone wrote through `db` directly: the cached count is
+   * not trusted then, and reset() cannot assume the tables are empty.
+   */
+  private changesExpected = -1;
+  /** True when nothing was written since the last reset (tables known empty). */
+  private clean = false;
 
   /** Opens `path` (a file, or `':memory:'`) and creates the schema if missing. */
   constructor(readonly path: string) {
+    this.cacheCount = path === ':memory:';
     this.db = new Database(path);
     // WAL lets readers run beside the single writer when a file is shared
     // by several connections (two real processes on one database).
@@ -129,12 +159,56 @@ export class Store {
    * Never pass an async function: a transaction cannot span an await.
    */
   transaction<A extends unknown[], R>(fn: (...args: A) => R): Database.Transaction<(...args: A) => R> {
-    return this.db.transaction(fn);
+    const tx = this.db.transaction(fn);
+    if (!this.cacheCount) return tx;
+    // Each variant is wrapped so the report count learns whether the
+    // reports inserted inside were committed or rolled back.
+    const t = this.tracked(tx) as Database.Transaction<(...args: A) => R>;
+    const variants = {
+      default: { value: t },
+      deferred: { value: this.tracked(tx.deferred) },
+      immediate: { value: this.tracked(tx.immediate) },
+      exclusive: { value: this.tracked(tx.exclusive) },
+      database: { value: this.db, enumerable: true },
+    };
+    for (const v of [t, variants.deferred.value, variants.immediate.value, variants.exclusive.value]) {
+      Object.defineProperties(v, variants);
+    }
+    return t;
+  }
+
+  private tracked<A extends unknown[], R>(run: (...args: A) => R): (...args: A) => R {
+    return (...args: A): R => {
+      this.txDepth++;
+      let ok = false;
+      try {
+        const r = run(...args);
+        ok = true;
+        return r;
+      } finally {
+        if (--this.txDepth > 0) {
+          // A nested transaction (a savepoint): the outer one decides, unless this one rolled back.
+          if (!ok) this.pendingUnknown = true;
+        } else {
+          const open = this.db.inTransaction; // still inside someone else's transaction
+          if (open || this.pendingUnknown) this.reportCount = -1;
+          else if (ok && this.reportCount >= 0) this.reportCount += this.pendingInserts;
+          this.pendingInserts = 0;
+          this.pendingUnknown = false;
+        }
+      }
+    };
   }
 
   /** Inserts a report and returns its id. */
   insertReport(r: ReportInput, idemKey: string | null, createdAtMs: number): number {
     const info = this.s.insertReport.run(r.run_id, r.module, r.title, r.steps, idemKey, createdAtMs);
+    this.wrote(info.changes);
+    if (this.reportCount >= 0) {
+      if (!this.db.inTransaction) this.reportCount++; // autocommit: the insert is committed
+      else if (this.txDepth > 0) this.pendingInserts++;
+      else this.reportCount = -1; // inside a transaction we do not see the end of
+    }
     return Number(info.lastInsertRowid);
   }
 
@@ -153,13 +227,33 @@ export class Store {
     return this.s.allReports.all();
   }
 
+  /** Ids of one run's reports, oldest first (cheaper than {@link Store.reportsForRun}). */
+  reportIdsForRun(runId: string): number[] {
+    return this.s.idsForRun.all(runId);
+  }
+
+  /** The run a report belongs to, or undefined when no report has this id. */
+  runIdOfReport(id: number): string | undefined {
+    return this.s.runIdOf.get(id);
+  }
+
   /** How many reports match the filter (all reports when it is empty). */
-  countReports(filter: ReportFilter = {}): number {
+  countReports(filter?: ReportFilter): number {
+    if (filter === undefined || (filter.runId === undefined && filter.title === undefined)) {
+      if (this.reportCount >= 0 && !this.db.inTransaction && this.s.totalChanges.get() === this.changesExpected) {
+        return this.reportCount;
+      }
+      const n = this.s.countAll.get()!.n;
+      if (this.cacheCount && !this.db.inTransaction) {
+        this.reportCount = n;
+        this.changesExpected = this.s.totalChanges.get()!;
+      }
+      return n;
+    }
     const { runId, title } = filter;
     if (runId !== undefined && title !== undefined) return this.s.countRunTitle.get(runId, title)!.n;
     if (runId !== undefined) return this.s.countRun.get(runId)!.n;
-    if (title !== undefined) return this.s.countTitle.get(title)!.n;
-    return this.s.countAll.get()!.n;
+    return this.s.countTitle.get(title!)!.n;
   }
 
   /** The key row for a scoped key, if any. */
@@ -174,12 +268,12 @@ export class Store {
 
   /** Writes a new `in_progress` placeholder (key_atomic claim). */
   insertPlaceholder(scopedKey: string, fp: string, lockedAtMs: number, fence: number): void {
-    this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence);
+    this.wrote(this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence).changes);
   }
 
   /** Takes over an expired placeholder with a new lock time and fence. */
   takeOver(scopedKey: string, lockedAtMs: number, fence: number): void {
-    this.s.takeOver.run(lockedAtMs, fence, scopedKey);
+    this.wrote(this.s.takeOver.run(lockedAtMs, fence, scopedKey).changes);
   }
 
   /**
@@ -190,23 +284,45 @@ export class Store {
   finishKey(scopedKey: string, code: number, body: string, fence: number | null): number {
     const info =
       fence === null ? this.s.finishUnfenced.run(code, body, scopedKey) : this.s.finishFenced.run(code, body, scopedKey, fence);
+    this.wrote(info.changes);
     return info.changes;
   }
 
   /** Deletes my placeholder (only if it still holds my fence). */
   deletePlaceholder(scopedKey: string, fence: number): number {
-    return this.s.deletePlaceholder.run(scopedKey, fence).changes;
+    const n = this.s.deletePlaceholder.run(scopedKey, fence).changes;
+    this.wrote(n);
+    return n;
   }
 
   /** Registers a key as done in one insert (key_split); throws on a duplicate key. */
   insertDoneKey(scopedKey: string, fp: string, atMs: number, code: number, body: string): void {
-    this.s.insertDone.run(scopedKey, fp, atMs, code, body);
+    this.wrote(this.s.insertDone.run(scopedKey, fp, atMs, code, body).changes);
   }
 
-  /** Deletes all rows (ids restart at 1); much cheaper than reopening. */
+  /**
+   * Deletes all rows (ids restart at 1); much cheaper than reopening. Skips
+   * the deletes when the connection has changed nothing since the last reset
+   * (`total_changes()` counts every write on this connection, ours or not).
+   */
   reset(): void {
-    this.s.clearReports.run();
-    this.s.clearKeys.run();
+    const skip = this.cacheCount && this.clean && !this.db.inTransaction && this.s.totalChanges.get() === this.changesExpected;
+    if (!skip) {
+      this.s.clearReports.run();
+      this.s.clearKeys.run();
+    }
+    if (this.cacheCount && !this.db.inTransaction) {
+      this.reportCount = 0;
+      this.changesExpected = this.s.totalChanges.get()!;
+      this.clean = true;
+    } else {
+      this.reportCount = -1;
+    }
+  }
+
+  private wrote(changes: number): void {
+    this.changesExpected += changes;
+    if (changes > 0) this.clean = false;
   }
 
   /** Closes the connection. */
