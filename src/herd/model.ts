@@ -94,11 +94,21 @@ export class WriteHistogram {
   }
 }
 
-// Message kinds, packed with the client index into the event's first argument.
-const READ = 0; // read request arriving at the server
-const READ_RSP = 1; // read reply (payload: version) arriving at the client
-const WRITE = 2; // write request (payload: version read) arriving at the server
-const WRITE_RSP = 3; // write reply (payload: 1 success, 0 rejected) arriving at the client
+/**
+ * Message kinds, packed with the client index into the event's first
+ * argument as (client << 2) | kind. A const enum, so the values are inlined
+ * as literals (smaller handler bytecode than module constants).
+ */
+const enum Msg {
+  /** read request arriving at the server */
+  Read = 0,
+  /** read reply (payload: version) arriving at the client */
+  ReadRsp = 1,
+  /** write request (payload: version read) arriving at the server */
+  Write = 2,
+  /** write reply (payload: 1 success, 0 rejected) arriving at the client */
+  WriteRsp = 3,
+}
 
 /**
  * Runs the herd once on a fresh {@link Kernel} seeded with `seed`, and returns
@@ -117,8 +127,11 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   const k = new Kernel({ seed, trace: false, eventsMax: params.eventsMax ?? 50_000_000, replayHint: `retrysim herd (seed ${seed})` });
   // ref: one random stream serves both the network and the backoff draws.
   const rng = k.fork('herd');
-  const attempt = new Int32Array(clients); // ref: OccClient.attempt
-  const prevSleep = new Float64Array(clients).fill(baseMs); // ref: ExpoBackoffDecorr.sleep starts at base
+  // Per-client state as views on one buffer (one allocation per run).
+  const buf = new ArrayBuffer(8 * clients + 8 + 4 * clients);
+  const prevSleep = new Float64Array(buf, 0, clients).fill(baseMs); // ref: ExpoBackoffDecorr.sleep starts at base
+  const sleep = new Float64Array(buf, 8 * clients, 1); // the backoff's result, see below
+  const attempt = new Int32Array(buf, 8 * clients + 8, clients); // ref: OccClient.attempt
   let version = 0; // ref: OccServer.version
   let calls = 0;
   const record = hist !== undefined;
@@ -132,7 +145,6 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   // hop. The delay goes out through `sleep[0]` rather than as a return
   // value, and the function holds nothing but the strategy, so the JIT
   // inlines the whole strategy into it and no double is ever boxed.
-  const sleep = new Float64Array(1);
   const backoff = (c: number): void => {
     const d = strategyDelayMs(code, ++attempt[c]!, baseMs, capMs, rng, prevSleep[c]!);
     if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
@@ -148,13 +160,14 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   const h = k.on((a: number, b: number): void => {
     const kind = a & 3;
     let payload = 0;
-    if (kind === READ) {
+    let next = a + 1;
+    if (kind === Msg.Read) {
       // ref: OccServer.read — reply with the current version; no processing time.
       payload = version;
-    } else if (kind === READ_RSP) {
+    } else if (kind === Msg.ReadRsp) {
       // ref: OccClient.read_rsp — write carrying the version just read.
       payload = b;
-    } else if (kind === WRITE) {
+    } else if (kind === Msg.Write) {
       // ref: OccServer.write — counts every write; accepts iff the version matches.
       calls++;
       if (record) hist.add(k.now);
@@ -162,19 +175,18 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
         version++;
         payload = 1;
       }
-    } else if (b !== 0) {
-      // ref: OccClient.write_rsp on success — the client is done.
-      return;
+    } else {
+      // ref: OccClient.write_rsp — on success the client is done.
+      if (b !== 0) return;
+      next = a - 3;
     }
-    // ref: tm + net.delay() (+ backoff, drawn after the hop, for a retry).
-    // Adding 0 for the forwarding kinds leaves the time bit-identical.
-    const t = k.now + Math.abs(mean + sd * standardNormal(rng));
-    let d = 0;
-    if (kind === WRITE_RSP) {
+    // ref: tm + net.delay(), plus the backoff (drawn after the hop) for a retry.
+    let t = k.now + Math.abs(mean + sd * standardNormal(rng));
+    if (next < a) {
       backoff(a >> 2);
-      d = sleep[0]!;
+      t += sleep[0]!;
     }
-    k.at(t + d, h, kind === WRITE_RSP ? a - 3 : a + 1, payload);
+    k.at(t, h, next, payload);
   });
 
   // ref: setup_sim — every client's first read leaves at t = 0, in client order.

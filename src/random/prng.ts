@@ -24,6 +24,7 @@ export function hashString(s: string): number {
   return h >>> 0;
 }
 
+const imul = Math.imul;
 const TWO_NEG_32 = 1 / 4294967296;
 const TWO_NEG_53 = 1 / 9007199254740992;
 
@@ -66,8 +67,8 @@ export class Prng {
     const s1 = this.s1;
     const s2 = this.s2 ^ s0;
     const s3 = this.s3 ^ s1;
-    const m = Math.imul(s1, 5);
-    const r = Math.imul((m << 7) | (m >>> 25), 9) >>> 0;
+    const m = imul(s1, 5);
+    const r = imul((m << 7) | (m >>> 25), 9) >>> 0;
     this.s0 = s0 ^ s3;
     this.s1 = s1 ^ s2;
     this.s2 = s2 ^ (s1 << 9);

@@ -39,7 +39,12 @@ export class EventQueue {
   private free: Int32Array;
   private nFree = 0;
   private nSlots = 0;
-  /** Pending events (the popped-but-not-retired slot is not counted). */
+  /**
+   * Occupied slots, the popped-but-not-retired one included (so neither a
+   * pop nor the push that reuses its slot has to touch the count: they are
+   * inlined into the kernel's loop, where every byte of bytecode counts
+   * against the JIT's inlining budget).
+   */
   private n = 0;
   /** Slot of the last pop while it is still in the tree; -1 when none. */
   private held = -1;
@@ -47,7 +52,6 @@ export class EventQueue {
 
   /** Fields of the entry returned by the last {@link pop}. */
   popTime = 0;
-  popSeq = 0;
   popKind = 0;
   popA = 0;
   popB = 0;
@@ -61,18 +65,25 @@ export class EventQueue {
     let cap = 2;
     while (cap < capacity) cap *= 2;
     this.cap = cap;
-    this.t = new Float64Array(cap).fill(Infinity);
-    this.seqs = new Float64Array(cap).fill(Infinity);
-    this.kinds = new Int32Array(cap);
-    this.a = new Float64Array(cap);
-    this.b = new Float64Array(cap);
-    this.free = new Int32Array(cap);
-    this.win = new Int32Array(2 * cap);
+    const f = views(cap);
+    this.t = f.t;
+    this.seqs = f.seqs;
+    this.kinds = f.kinds;
+    this.a = f.a;
+    this.b = f.b;
+    this.free = f.free;
+    this.win = f.win;
     this.rebuild();
   }
 
+  /** Pending events. */
   get size(): number {
-    return this.n;
+    return this.held >= 0 ? this.n - 1 : this.n;
+  }
+
+  /** Seq of the entry returned by the last {@link pop}; valid until the next push. */
+  get popSeq(): number {
+    return this.held >= 0 ? this.seqs[this.held]! : NaN;
   }
 
   /** Time of the earliest event; Infinity when empty. */
@@ -98,7 +109,6 @@ export class EventQueue {
     let s = this.held;
     if (s >= 0) this.held = -1; // reuse the popped slot: one replay for pop + push
     else s = this.allocSlot();
-    this.n++;
     const seq = this.nextSeq++;
     this.t[s] = timeMs;
     this.seqs[s] = seq;
@@ -109,8 +119,9 @@ export class EventQueue {
   }
 
   private allocSlot(): number {
-    if (this.nFree > 0) return this.free[--this.nFree]!;
     if (this.n >= this.sizeMax) throw new RangeError(`event queue limit sizeMax=${this.sizeMax} reached`);
+    this.n++;
+    if (this.nFree > 0) return this.free[--this.nFree]!;
     if (this.nSlots === this.cap) this.grow();
     return this.nSlots++;
   }
@@ -121,11 +132,9 @@ export class EventQueue {
     if (this.n === 0) return false;
     const s = this.win[1]!;
     this.popTime = this.t[s]!;
-    this.popSeq = this.seqs[s]!;
     this.popKind = this.kinds[s]!;
     this.popA = this.a[s]!;
     this.popB = this.b[s]!;
-    this.n--;
     this.held = s;
     return true;
   }
@@ -134,6 +143,7 @@ export class EventQueue {
   private retire(): void {
     const s = this.held;
     this.held = -1;
+    this.n--;
     this.t[s] = Infinity;
     this.seqs[s] = Infinity;
     this.free[this.nFree++] = s;
@@ -182,24 +192,36 @@ export class EventQueue {
 
   private grow(): void {
     const cap = this.cap * 2;
-    const f64 = (src: Float64Array, fill: number): Float64Array => {
-      const d = new Float64Array(cap).fill(fill);
-      d.set(src);
-      return d;
-    };
-    const i32 = (src: Int32Array): Int32Array => {
-      const d = new Int32Array(cap);
-      d.set(src);
-      return d;
-    };
-    this.t = f64(this.t, Infinity);
-    this.seqs = f64(this.seqs, Infinity);
-    this.kinds = i32(this.kinds);
-    this.a = f64(this.a, 0);
-    this.b = f64(this.b, 0);
-    this.free = i32(this.free);
+    const f = views(cap);
+    f.t.set(this.t);
+    f.seqs.set(this.seqs);
+    f.kinds.set(this.kinds);
+    f.a.set(this.a);
+    f.b.set(this.b);
+    f.free.set(this.free);
+    this.t = f.t;
+    this.seqs = f.seqs;
+    this.kinds = f.kinds;
+    this.a = f.a;
+    this.b = f.b;
+    this.free = f.free;
+    this.win = f.win;
     this.cap = cap;
-    this.win = new Int32Array(2 * cap);
     this.rebuild();
   }
+}
+
+/**
+ * The arrays of a queue with `cap` slots, as views on one ArrayBuffer: one
+ * backing-store allocation per size instead of seven (the herd makes a
+ * kernel per run, thousands per second, and separate buffers showed up as
+ * allocation and GC time). Free slots' time and seq are +Infinity.
+ */
+function views(cap: number) {
+  const buf = new ArrayBuffer(cap * (4 * 8 + 2 * 4) + 2 * cap * 4);
+  const f64 = (i: number): Float64Array => new Float64Array(buf, i * cap * 8, cap);
+  const i32 = (i: number, n: number): Int32Array => new Int32Array(buf, 4 * cap * 8 + i * cap * 4, n);
+  const t = f64(0).fill(Infinity);
+  const seqs = f64(1).fill(Infinity);
+  return { t, seqs, a: f64(2), b: f64(3), kinds: i32(0, cap), free: i32(1, cap), win: i32(2, 2 * cap) };
 }
