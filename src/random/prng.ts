@@ -39,7 +39,7 @@ const TWO_NEG_53 = 1 / 9007199254740992;
  * rng.uniform(0.9, 1.1);
  */
 export class Prng {
-  /** The four state words, exposed for hot loops that inline the step. */
+  /** The four state words (int32), exposed for hot loops that inline the step. */
   s0: number;
   s1: number;
   s2: number;
@@ -50,10 +50,14 @@ export class Prng {
     const lo = seed >>> 0;
     const hi = Math.floor(seed / 4294967296) >>> 0;
     let x = mix32(lo ^ mix32(hi));
-    this.s0 = x = mix32(x);
-    this.s1 = x = mix32(x);
-    this.s2 = x = mix32(x);
-    this.s3 = x = mix32(x);
+    // The state is kept as int32 (`| 0`), as the step leaves it: the step
+    // only uses bitwise operators, which read uint32 and int32 alike, and
+    // storing uint32 values above 2^31 here made the fields doubles in some
+    // generators and small integers in others, deoptimising hot loops.
+    this.s0 = (x = mix32(x)) | 0;
+    this.s1 = (x = mix32(x)) | 0;
+    this.s2 = (x = mix32(x)) | 0;
+    this.s3 = (x = mix32(x)) | 0;
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
