@@ -139,8 +139,9 @@ export class Store {
    * not trusted then, and reset() cannot assume the tables are empty.
    */
   private changesExpected = -1;
-  /** True when nothing was written since the last reset (tables known empty). */
-  private clean = false;
+  /** Per table: nothing was written to it since the last reset (known empty). */
+  private reportsClean = false;
+  private keysClean = false;
 
   /** Opens `path` (a file, or `':memory:'`) and creates the schema if missing. */
   constructor(readonly path: string) {
@@ -204,6 +205,7 @@ export class Store {
   insertReport(r: ReportInput, idemKey: string | null, createdAtMs: number): number {
     const info = this.s.insertReport.run(r.run_id, r.module, r.title, r.steps, idemKey, createdAtMs);
     this.wrote(info.changes);
+    this.reportsClean = false;
     if (this.reportCount >= 0) {
       if (!this.db.inTransaction) this.reportCount++; // autocommit: the insert is committed
       else if (this.txDepth > 0) this.pendingInserts++;
@@ -268,12 +270,12 @@ export class Store {
 
   /** Writes a new `in_progress` placeholder (key_atomic claim). */
   insertPlaceholder(scopedKey: string, fp: string, lockedAtMs: number, fence: number): void {
-    this.wrote(this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence).changes);
+    this.wrote(this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence).changes, true);
   }
 
   /** Takes over an expired placeholder with a new lock time and fence. */
   takeOver(scopedKey: string, lockedAtMs: number, fence: number): void {
-    this.wrote(this.s.takeOver.run(lockedAtMs, fence, scopedKey).changes);
+    this.wrote(this.s.takeOver.run(lockedAtMs, fence, scopedKey).changes, true);
   }
 
   /**
@@ -284,20 +286,20 @@ export class Store {
   finishKey(scopedKey: string, code: number, body: string, fence: number | null): number {
     const info =
       fence === null ? this.s.finishUnfenced.run(code, body, scopedKey) : this.s.finishFenced.run(code, body, scopedKey, fence);
-    this.wrote(info.changes);
+    this.wrote(info.changes, true);
     return info.changes;
   }
 
   /** Deletes my placeholder (only if it still holds my fence). */
   deletePlaceholder(scopedKey: string, fence: number): number {
     const n = this.s.deletePlaceholder.run(scopedKey, fence).changes;
-    this.wrote(n);
+    this.wrote(n, true);
     return n;
   }
 
   /** Registers a key as done in one insert (key_split); throws on a duplicate key. */
   insertDoneKey(scopedKey: string, fp: string, atMs: number, code: number, body: string): void {
-    this.wrote(this.s.insertDone.run(scopedKey, fp, atMs, code, body).changes);
+    this.wrote(this.s.insertDone.run(scopedKey, fp, atMs, code, body).changes, true);
   }
 
   /**
@@ -306,23 +308,25 @@ export class Store {
    * (`total_changes()` counts every write on this connection, ours or not).
    */
   reset(): void {
-    const skip = this.cacheCount && this.clean && !this.db.inTransaction && this.s.totalChanges.get() === this.changesExpected;
-    if (!skip) {
-      this.s.clearReports.run();
-      this.s.clearKeys.run();
-    }
+    // Only writes through this class are tracked per table; any other write
+    // (or an open transaction) means both tables are cleared.
+    const tracked = this.cacheCount && !this.db.inTransaction && this.s.totalChanges.get() === this.changesExpected;
+    if (!(tracked && this.reportsClean)) this.s.clearReports.run();
+    if (!(tracked && this.keysClean)) this.s.clearKeys.run();
     if (this.cacheCount && !this.db.inTransaction) {
       this.reportCount = 0;
       this.changesExpected = this.s.totalChanges.get()!;
-      this.clean = true;
+      this.reportsClean = true;
+      this.keysClean = true;
     } else {
       this.reportCount = -1;
     }
   }
 
-  private wrote(changes: number): void {
+  /** Bookkeeping after a write through this class (`table`: which table it touched). */
+  private wrote(changes: number, keys = false): void {
     this.changesExpected += changes;
-    if (changes > 0) this.clean = false;
+    if (keys) this.keysClean = false;
   }
 
   /** Closes the connection. */

@@ -87,6 +87,8 @@ function codePoints(s: string): number {
 /** Validates the `idempotency-key` header: absent → null (no key); else 1–255 characters. */
 export function validateKey(raw: string | undefined): Validated<string | null> {
   if (raw === undefined) return { ok: true, value: null };
+  // A string of 1–255 UTF-16 units has 1–255 code points: no need to count.
+  if (raw.length >= KEY_LENGTH_MIN && raw.length <= KEY_LENGTH_MAX) return { ok: true, value: raw };
   const n = codePoints(raw);
   if (n < KEY_LENGTH_MIN || n > KEY_LENGTH_MAX) {
     return fail(400, `header 'idempotency-key' must be ${KEY_LENGTH_MIN}–${KEY_LENGTH_MAX} characters, got ${n}`);
@@ -97,6 +99,7 @@ export function validateKey(raw: string | undefined): Validated<string | null> {
 /** Validates the `x-tenant` header: absent → `"default"`; else 1–255 characters. */
 export function validateTenant(raw: string | undefined): Validated<string> {
   if (raw === undefined) return { ok: true, value: DEFAULT_TENANT };
+  if (raw.length >= 1 && raw.length <= 255) return { ok: true, value: raw }; // see validateKey
   const n = codePoints(raw);
   if (n < 1 || n > 255) return fail(400, `header 'x-tenant' must be 1–255 characters, got ${n}`);
   return { ok: true, value: raw };
