@@ -54,13 +54,15 @@ function cachedEntry() {
 }
 
 /**
- * Builds the bundle into a fresh directory, moves it into place with one
- * rename (so concurrent starts never see half a bundle), then the manifest
- * likewise. Returns the entry file.
+ * Builds the bundle into a directory of its own, then publishes it by
+ * renaming a new manifest into place (so concurrent starts never see half a
+ * bundle, and a damaged bundle is never reused: every build gets a fresh
+ * directory). Returns the entry file.
  */
 async function buildEntry() {
   const esbuild = await import('esbuild');
-  const tmp = join(cacheDir, `tmp-${process.pid}-${Date.now()}`);
+  const dir = `cli-${process.pid}-${Date.now()}`;
+  const out = join(cacheDir, dir);
   // import.meta.url is replaced by each source file's own URL, so code that
   // finds files next to itself (worker entries, bin/) behaves as under tsx.
   const seen = new Map(); // path → the bytes that went into the bundle
@@ -84,7 +86,7 @@ async function buildEntry() {
       platform: 'node',
       target: 'node20',
       packages: 'external', // resolved from node_modules at run time, as under tsx
-      outdir: tmp,
+      outdir: out,
       outExtension: { '.js': '.mjs' },
       metafile: true,
       absWorkingDir: root,
@@ -100,12 +102,6 @@ async function buildEntry() {
   // A source edited during the build would leave a bundle of the old text
   // under the new text's hash: refuse to cache (the caller falls back to tsx).
   for (const [p, bytes] of seen) if (!readFileSync(p).equals(bytes)) throw new Error(`${p} changed during the bundle build`);
-  const dir = `cli-${hash.slice(0, 20)}`;
-  try {
-    renameSync(tmp, join(cacheDir, dir));
-  } catch {
-    rmSync(tmp, { recursive: true, force: true }); // another process got there first: same inputs, same bundle
-  }
   const manifestTmp = `${manifestPath}.${process.pid}`;
   writeFileSync(manifestTmp, JSON.stringify({ inputs, hash, dir }));
   renameSync(manifestTmp, manifestPath);
@@ -117,7 +113,7 @@ async function buildEntry() {
 function pruneOld(keep) {
   try {
     for (const d of readdirSync(cacheDir)) {
-      if (!(d.startsWith('cli-') || d.startsWith('tmp-')) || d === keep) continue;
+      if (!d.startsWith('cli-') || d === keep) continue;
       const p = join(cacheDir, d);
       if (Date.now() - statSync(p).mtimeMs > 3_600_000) rmSync(p, { recursive: true, force: true });
     }
@@ -144,7 +140,10 @@ if (process.env.RETRYSIM_NO_BUNDLE !== '1') {
     main = await loadBundled();
     if (typeof main !== 'function') main = undefined;
   } catch {
-    main = undefined; // anything off with the bundle: run the sources through tsx
+    // Anything off with the bundle: run the sources through tsx, and drop
+    // the manifest so that the next start builds a fresh bundle.
+    main = undefined;
+    rmSync(manifestPath, { force: true });
   }
 }
 main ??= await loadWithTsx();
