@@ -5,8 +5,6 @@
  */
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import Table from 'cli-table3';
-import cliProgress from 'cli-progress';
 import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 import { runGrid, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
@@ -97,10 +95,12 @@ export async function run(argv: string[]): Promise<number> {
   const replay = `retrysim herd --seed ${o.seed} --clients ${o.clients.join(',')} --strategies ${o.strategies.join(',')} --runs ${o.runs}`;
   if (!o.json) console.log(`seed ${o.seed}   (reproduce: ${replay})`);
   const totalRuns = o.clients.length * o.strategies.length * o.runs;
-  const bar =
-    process.stderr.isTTY && totalRuns * Math.max(...o.clients) >= 50_000
-      ? new cliProgress.SingleBar({ stream: process.stderr, format: 'herd [{bar}] {value}/{total} runs', clearOnComplete: true, hideCursor: true }, cliProgress.Presets.shades_classic)
-      : undefined;
+  // cli-progress and cli-table3 are loaded only when used (~20 ms of
+  // start-up that `--json` and non-TTY runs need not pay).
+  const cliProgress = process.stderr.isTTY && totalRuns * Math.max(...o.clients) >= 50_000 ? (await import('cli-progress')).default : undefined;
+  const bar = cliProgress
+    ? new cliProgress.SingleBar({ stream: process.stderr, format: 'herd [{bar}] {value}/{total} runs', clearOnComplete: true, hideCursor: true }, cliProgress.Presets.shades_classic)
+    : undefined;
   bar?.start(totalRuns, 0);
   const t0 = process.hrtime.bigint(); // real-time: allowed (CLI wall-clock report, outside the model)
   const result = await runGrid({
@@ -129,6 +129,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(JSON.stringify(rows));
     return 0;
   }
+  const Table = (await import('cli-table3')).default;
   const table = new Table({ head: ['strategy', ...o.clients.flatMap((n) => [`calls @${n}`, `ms @${n}`])], style: { head: [], border: [] } });
   for (const s of o.strategies) {
     const row: string[] = [s];
