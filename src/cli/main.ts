@@ -14,6 +14,7 @@ const commands: Record<string, Command> = {
   flaky: { summary: 'flakiness lab: wall-clock runs with exact upper bounds vs exhaustive simulated interleavings', load: () => import('./flaky.js') },
   demo: { summary: 'run a small kernel demonstration (virtual time, choices, trace hash)', load: () => import('./demo.js') },
   herd: { summary: 'the OCC thundering-herd experiment: backoff strategies × clients (SPEC §2)', load: () => import('./herd.js') },
+  amplify: { summary: 'retry amplification across layers (A^L) and a retry budget / token bucket bounding it (SPEC §6)', load: () => import('./amplify.js') },
 };
 
 /** The top-level help text. */
