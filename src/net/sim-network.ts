@@ -90,11 +90,10 @@ export class SimNetwork {
       const res = await server.instance.handle(req, this.stepEnv(server));
       server.inflight.delete(task);
       const reports = server.instance.store.countReports();
-      k.log(name, `answer ${res.status}`, {
-        body: res.body,
-        ...(res.replay ? { replay: true } : {}),
-        ...(reports !== before ? { reportsAdded: reports - before } : {}),
-      });
+      const data: Record<string, unknown> = { body: res.body };
+      if (res.replay) data.replay = true;
+      if (reports !== before) data.reportsAdded = reports - before;
+      k.log(name, `answer ${res.status}`, data);
       await k.sleep(this.latency());
       if (res.dropConnection || this.loseLeft > 0) {
         if (!res.dropConnection) this.loseLeft--;

@@ -118,11 +118,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
           );
           for (const a of log) end.attempts.push(a);
           end.results.push(res.final);
-          kernel.log(name, `result ${res.final.kind}`, {
-            ...(res.final.kind === 'success' ? { reportId: res.final.reportId, replay: res.final.replay } : {}),
-            ...(res.final.kind !== 'success' ? { error: res.final.error } : {}),
-            toolCalls: res.toolCalls.length,
-          });
+          const f = res.final;
+          kernel.log(name, `result ${f.kind}`, f.kind === 'success'
+            ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
+            : { error: f.error, toolCalls: res.toolCalls.length });
         });
       }
     });
