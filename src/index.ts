@@ -56,3 +56,6 @@ export { CLAIMS, HARNESS_FAULTS, LOST_RESPONSES, claimById, type Claim, type Min
 export { runCampaign, saveCounterexample, minimalityProblems, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode } from './campaign/run.js';
 export { runExhaustive } from './campaign/exhaustive.js';
 export { smallScenarios } from './campaign/small.js';
+
+/** Retry control beyond one call (SPEC §6): classification, the retry loop, retry budget, token bucket, amplification. */
+export * from './retry/index.js';
