@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log('\nattempts:');
   for (const op of r.operations) {
-    for (const a of op.attempts) {
+    for (const a of [...op.attempts].sort((x, y) => x.startMs - y.startMs)) {
       const o = a.outcome.kind === 'http' ? `HTTP ${a.outcome.status}` : a.outcome.reason;
       console.log(`  ${op.id} ${a.toolUseId}#${a.attempt} t=${a.startMs.toFixed(1)}→${a.endMs.toFixed(1)} ms key=${a.key ?? '-'} ${o}` +
         `${a.reportId !== undefined ? ` report_id=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);

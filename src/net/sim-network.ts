@@ -46,6 +46,8 @@ export class SimNetwork {
   private readonly meanMs: number;
   private readonly sdMs: number;
   private killPending: KillPlan | undefined;
+  /** @internal Each request task's step environment (a waiter on another request's result needs its own). */
+  readonly envs = new WeakMap<Task<unknown>, SimStepEnv>();
 
   constructor(
     /** The kernel this network runs on. */
@@ -86,13 +88,13 @@ export class SimNetwork {
         return;
       }
       server.inflight.set(task, (o) => reply.resolve(o));
-      const before = server.instance.store.countReports();
-      const res = await server.instance.handle(req, this.stepEnv(server));
+      const env = new SimStepEnv(this, server, name);
+      this.envs.set(task, env);
+      const res = await server.instance.handle(req, env);
+      env.settleDb();
       server.inflight.delete(task);
-      const reports = server.instance.store.countReports();
       const data: Record<string, unknown> = { body: res.body };
       if (res.replay) data.replay = true;
-      if (reports !== before) data.reportsAdded = reports - before;
       k.log(name, `answer ${res.status}`, data);
       await k.sleep(this.latency());
       if (res.dropConnection || this.loseLeft > 0) {
@@ -109,10 +111,6 @@ export class SimNetwork {
       return { kind: 'transport_error', reason: 'timeout' };
     }
     return r.value;
-  }
-
-  private stepEnv(server: SimServer): StepEnv {
-    return new SimStepEnv(this, server.index);
   }
 
   /** @internal A step of a request on server `index`: fires a pending `atStep` kill plan. */
@@ -156,35 +154,72 @@ export class SimNetwork {
  */
 class SimStepEnv implements StepEnv {
   private readonly k: Kernel;
+  /** Reports in the database when this request last resumed. */
+  private mark: number;
 
   constructor(
     private readonly net: SimNetwork,
-    private readonly server: number,
+    private readonly server: SimServer,
+    /** The request's task name, the actor of its trace lines. */
+    private readonly name: string,
   ) {
     this.k = net.kernel;
+    this.mark = server.instance.store.countReports();
   }
 
   now(): number {
     return this.k.now;
   }
 
-  step(label: string): Promise<void> {
-    this.net.beforeStep(this.server, label);
-    return this.k.yield(label);
+  /**
+   * Logs what the phase that just ran did to the database. Between two
+   * suspension points only this request runs (transactions never span an
+   * await), so the change in the report count is this request's own.
+   */
+  settleDb(): void {
+    const n = this.server.instance.store.countReports();
+    if (n !== this.mark) this.k.log(this.name, `db: ${n > this.mark ? '+' : ''}${n - this.mark} report${Math.abs(n - this.mark) === 1 ? '' : 's'}`);
+    this.mark = n;
   }
 
-  sleep(ms: number): Promise<void> {
-    return this.k.sleep(ms);
+  private resumed(): void {
+    this.mark = this.server.instance.store.countReports();
+  }
+
+  async step(label: string): Promise<void> {
+    this.settleDb();
+    this.net.beforeStep(this.server.index, label);
+    await this.k.yield(label);
+    this.k.log(this.name, label);
+    this.resumed();
+  }
+
+  async sleep(ms: number): Promise<void> {
+    this.settleDb();
+    await this.k.sleep(ms);
+    this.resumed();
   }
 
   defer<T>(): Deferred<T> {
-    return new FutureDeferred<T>(this.k.future<T>());
+    return new FutureDeferred<T>(this.k.future<T>(), this.net);
+  }
+
+  /** @internal Wraps a wait on another request's result. */
+  async suspend<T>(p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } finally {
+      this.resumed();
+    }
   }
 }
 
 /** A kernel {@link Future} seen through the tracker's {@link Deferred} interface. */
 class FutureDeferred<T> implements Deferred<T> {
-  constructor(private readonly f: Future<T>) {}
+  constructor(
+    private readonly f: Future<T>,
+    private readonly net: SimNetwork,
+  ) {}
 
   resolve(v: T): void {
     this.f.resolve(v);
@@ -195,6 +230,10 @@ class FutureDeferred<T> implements Deferred<T> {
   }
 
   wait(): Promise<T> {
-    return this.f.wait();
+    // The waiter is whichever request runs now, not the one that made this.
+    const env = this.net.envs.get(this.net.kernel.currentTask());
+    if (env === undefined) return this.f.wait();
+    env.settleDb();
+    return env.suspend(this.f.wait());
   }
 }
