@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../random/prng.js';
-import { NAMED_POLICIES } from '../backoff/policies.js';
-import { runOperation } from '../harness/model-layer.js';
-import type { AttemptRecord, HarnessResult } from '../harness/client.js';
-import type { KeySource } from '../harness/keys.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import { planWorkers } from '../scenario/workers.js';
 import { openStore } from '../tracker/store.js';
 import type { Variant } from '../tracker/strategy.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -126,39 +123,13 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     const ports = servers.map((srv) => srv.port);
     const transport = httpTransport(ports);
     const root = new Prng(s.seed);
-    const policy = NAMED_POLICIES[s.client.policy]!;
-    const ends: OperationEnd[] = s.operations.map((op) => ({
-      id: op.id,
-      runId: op.runId,
-      tenant: op.tenant ?? 'default',
-      keySource: s.client.keySource as KeySource,
-      attempts: [] as AttemptRecord[],
-      results: [] as HarnessResult[],
-    }));
-    const workers: Promise<void>[] = [];
-    s.operations.forEach((op, i) => {
-      const end = ends[i]!;
-      for (let w = 0; w < op.workers; w++) {
-        // Same stream labels as the simulation (kernel.fork), so jitter and per-attempt keys match draw for draw.
-        const env = realClientEnv(root.fork(`client/${op.id}/${w}`));
-        let round = 0;
-        workers.push((async () => {
-          const startMs = op.startMs + w * op.staggerMs;
-          if (startMs > 0) await sleepMs(startMs);
-          const log: AttemptRecord[] = [];
-          const res = await runOperation(
-            { runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}) },
-            () => `toolu_${op.id}_${round++}`,
-            transport,
-            env,
-            { keySource: s.client.keySource as KeySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
-            s.client.model,
-            log,
-          );
-          end.attempts.push(...log);
-          end.results.push(res.final);
-        })());
-      }
+    const plan = planWorkers(s);
+    const ends = plan.ends;
+    const workers = plan.workers.map(async (w) => {
+      // Same stream labels as the simulation (kernel.fork), so jitter and per-attempt keys match draw for draw.
+      const env = realClientEnv(root.fork(w.rngLabel));
+      if (w.startMs > 0) await sleepMs(w.startMs);
+      await w.run(transport, env);
     });
     await Promise.all(workers);
     for (const t of timers) clearTimeout(t);

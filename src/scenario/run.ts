@@ -6,11 +6,8 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { openStore, type Store } from '../tracker/store.js';
 import { TrackerInstance } from '../tracker/instance.js';
 import type { Variant } from '../tracker/strategy.js';
-import { NAMED_POLICIES } from '../backoff/policies.js';
-import { runOperation } from '../harness/model-layer.js';
-import type { AttemptRecord, HarnessResult } from '../harness/client.js';
-import type { KeySource } from '../harness/keys.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
+import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
 
@@ -87,44 +84,18 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       },
     })));
     const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
-    const policy = NAMED_POLICIES[s.client.policy]!;
-    const ends: OperationEnd[] = s.operations.map((op) => ({
-      id: op.id,
-      runId: op.runId,
-      tenant: op.tenant ?? 'default',
-      keySource: s.client.keySource as KeySource,
-      attempts: [] as AttemptRecord[],
-      results: [] as HarnessResult[],
-    }));
-    s.operations.forEach((op, i) => {
-      const end = ends[i]!;
-      for (let w = 0; w < op.workers; w++) {
-        const name = `${op.id}.w${w}`;
-        const rng = kernel.fork(`client/${op.id}/${w}`);
-        let round = 0;
-        kernel.spawn(name, async () => {
-          const startMs = op.startMs + w * op.staggerMs;
-          if (startMs > 0) await kernel.sleep(startMs);
-          const log: AttemptRecord[] = [];
-          const res = await runOperation(
-            { runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}) },
-            // Workers of one operation run the same tool call, so they share ids.
-            () => `toolu_${op.id}_${round++}`,
-            net.transport(name),
-            { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng },
-            { keySource: s.client.keySource as KeySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
-            s.client.model,
-            log,
-          );
-          for (const a of log) end.attempts.push(a);
-          end.results.push(res.final);
-          const f = res.final;
-          kernel.log(name, `result ${f.kind}`, f.kind === 'success'
-            ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
-            : { error: f.error, toolCalls: res.toolCalls.length });
-        });
-      }
-    });
+    const { ends, workers } = planWorkers(s);
+    for (const w of workers) {
+      const rng = kernel.fork(w.rngLabel);
+      kernel.spawn(w.name, async () => {
+        if (w.startMs > 0) await kernel.sleep(w.startMs);
+        const res = await w.run(net.transport(w.name), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
+        const f = res.final;
+        kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
+          ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
+          : { error: f.error, toolCalls: res.toolCalls.length });
+      });
+    }
     const result = await kernel.run();
     const verdict = checkInvariants(store, ends);
     return {
