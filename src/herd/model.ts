@@ -1,5 +1,9 @@
 import { Kernel } from '../sim/kernel.js';
+import { EventQueue } from '../sim/queue.js';
+import type { CalendarQueue } from '../sim/calendar-queue.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 import { standardNormal } from '../random/normal.js';
+import { Prng } from '../random/prng.js';
 import { strategyCode, strategyDelayMs, StrategyCode } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 
@@ -113,18 +117,22 @@ const enum Msg {
 /**
  * Runs the herd once on a fresh {@link Kernel} seeded with `seed`, and returns
  * calls, completion time and events. Write arrival times are added to `hist`
- * when given. Deterministic: same params and seed, same result.
+ * when given. `queue`, when given, is the event queue the kernel uses (see
+ * {@link herdQueue}): one queue can serve a thread's runs one after another,
+ * so a run does not allocate and grow its own. Deterministic: same params
+ * and seed, same result, whatever the queue.
  */
-export async function runHerd(params: HerdParams, seed: number, hist?: WriteHistogram): Promise<HerdRunResult> {
+export async function runHerd(params: HerdParams, seed: number, hist?: WriteHistogram, queue?: EventQueue | CalendarQueue): Promise<HerdRunResult> {
   const clients = params.clients;
   if (!(Number.isInteger(clients) && clients >= 1)) throw new RangeError(`herd: clients must be an integer >= 1, got ${clients}`);
   const code: StrategyCode = strategyCode(params.strategy);
+  if (!primed) primeStrategies();
   const baseMs = params.baseMs ?? 5;
   const capMs = params.capMs ?? 2000;
   const mean = params.latencyMeanMs ?? 10;
   const sd = params.latencySdMs ?? 2;
 
-  const k = new Kernel({ seed, trace: false, eventsMax: params.eventsMax ?? 50_000_000, replayHint: `retrysim herd (seed ${seed})` });
+  const k = new Kernel({ seed, trace: false, eventsMax: params.eventsMax ?? 50_000_000, replayHint: `retrysim herd (seed ${seed})`, choices: NO_CHOICES, ...(queue ? { queue } : {}) });
   // ref: one random stream serves both the network and the backoff draws.
   const rng = k.fork('herd');
   // Per-client state as views on one buffer (one allocation per run).
@@ -147,7 +155,9 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   // inlines the whole strategy into it and no double is ever boxed.
   const backoff = (c: number): void => {
     const d = strategyDelayMs(code, ++attempt[c]!, baseMs, capMs, rng, prevSleep[c]!);
-    if (code === StrategyCode.Decorrelated) prevSleep[c] = d;
+    // Only decorrelated reads prevSleep; storing for every strategy keeps
+    // this function's code the same for all six (no deopt per strategy).
+    prevSleep[c] = d;
     sleep[0] = d;
   };
 
@@ -195,4 +205,37 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   // ref: run_sim returns the time of the last event, which is the last
   // successful write's reply (a failed reply always schedules another read).
   return { calls, ms: r.timeMs, events: r.events };
+}
+
+/** An event queue sized for runs of `params` (reusable across runs, see {@link runHerd}). */
+export function herdQueue(params: HerdParams): EventQueue | CalendarQueue {
+  return new EventQueue(params.clients);
+}
+
+/**
+ * The herd's kernel never has two runnable tasks (it has no tasks at all),
+ * so it is never asked to choose; this saves building a seeded chooser per run.
+ */
+const NO_CHOICES: ChoiceSource = {
+  name: 'none (herd: callbacks only)',
+  choose(): number {
+    throw new Error('herd: the kernel asked for a choice, but the herd model has no tasks');
+  },
+};
+
+let primed = false;
+
+/**
+ * Runs every strategy's delay once on a throwaway generator (no effect on
+ * any result), so that V8 has type feedback for all six before it optimises
+ * the herd's loop. Without it each strategy met for the first time
+ * deoptimises the loop and costs a recompile (~10 ms of compile time each,
+ * per thread).
+ */
+function primeStrategies(): void {
+  primed = true;
+  const rng = new Prng(0);
+  // V8 allocates a function's feedback only after its first few calls, so
+  // go round all six several times.
+  for (let i = 0; i < 16; i++) for (let code = 0; code <= 5; code++) strategyDelayMs(code as StrategyCode, 1 + (i & 3), 5, 2000, rng, 5);
 }

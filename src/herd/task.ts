@@ -1,6 +1,6 @@
 import { Prng } from '../random/prng.js';
 import type { StrategyName } from '../backoff/strategies.js';
-import { runHerd, WriteHistogram } from './model.js';
+import { herdQueue, runHerd, WriteHistogram } from './model.js';
 import type { HerdParams } from './model.js';
 
 /**
@@ -36,7 +36,11 @@ export interface HerdTaskResult {
  * the other cells, not the chunking).
  */
 export function runSeed(seed: number, strategy: string, clients: number, run: number): number {
-  return new Prng(seed).fork(`herd/${strategy}/${clients}`).fork(`run/${run}`).seed;
+  return cellPrng(seed, strategy, clients).fork(`run/${run}`).seed;
+}
+
+function cellPrng(seed: number, strategy: string, clients: number): Prng {
+  return new Prng(seed).fork(`herd/${strategy}/${clients}`);
 }
 
 /** Runs one task in the calling thread. */
@@ -47,8 +51,10 @@ export async function runTask(task: HerdTask): Promise<HerdTaskResult> {
   const events = new Float64Array(n);
   const hist = task.histogram ? new WriteHistogram() : undefined;
   const params: HerdParams = { ...task.params, clients: task.clients, strategy: task.strategy };
+  const cell = cellPrng(task.seed, task.strategy, task.clients); // runSeed's first two forks, once per task
+  const queue = herdQueue(params); // one queue for the task's runs
   for (let i = 0; i < n; i++) {
-    const r = await runHerd(params, runSeed(task.seed, task.strategy, task.clients, task.runStart + i), hist);
+    const r = await runHerd(params, cell.fork(`run/${task.runStart + i}`).seed, hist, queue);
     calls[i] = r.calls;
     ms[i] = r.ms;
     events[i] = r.events;
