@@ -55,23 +55,58 @@ export class Task<T = unknown> {
   state: TaskState = 'new';
   /** What the task will do when next resumed, shown in choice labels. */
   label = 'start';
+  /** @internal `name:label`, rebuilt only when the label changes (choices read it often). */
+  choiceLabel: string;
   /** @internal bumps on every block so stale timeout wakes are ignored */
   token = 0;
   /** @internal */
   waitingOn: Future<unknown> | undefined;
   /** @internal */
   resumeFn: (() => void) | undefined;
-  /** Settles when the task returns or throws. */
-  readonly done: Future<T>;
+  /** @internal how the task ended, kept until someone asks for {@link Task.done} */
+  outcome: { ok: boolean; value: unknown } | undefined;
+  private doneFuture: Future<T> | undefined;
 
   constructor(
     readonly id: number,
     readonly name: string,
     readonly body: () => Promise<T>,
     readonly daemon: boolean,
-    kernel: Kernel,
+    private readonly kernel: Kernel,
   ) {
-    this.done = new Future<T>(kernel);
+    this.choiceLabel = `${name}:start`;
+  }
+
+  /**
+   * Settles when the task returns or throws. Created on first use: most
+   * tasks (one per simulated request) are never joined.
+   */
+  get done(): Future<T> {
+    if (this.doneFuture === undefined) {
+      const f = new Future<T>(this.kernel);
+      if (this.outcome !== undefined) {
+        if (this.outcome.ok) f.resolve(this.outcome.value as T);
+        else f.reject(this.outcome.value);
+      }
+      this.doneFuture = f;
+    }
+    return this.doneFuture;
+  }
+
+  /** @internal settles {@link Task.done} if someone already holds it */
+  doneSettle(ok: boolean, value: unknown): void {
+    const f = this.doneFuture;
+    if (f === undefined) return;
+    if (ok) f.resolve(value as T);
+    else f.reject(value);
+  }
+
+  /** @internal */
+  setLabel(label: string): void {
+    if (label !== this.label) {
+      this.label = label;
+      this.choiceLabel = `${this.name}:${label}`;
+    }
   }
 
   /** Waits for the task's result (from another task). */
@@ -210,7 +245,7 @@ export class Kernel {
   yield(label: string): Promise<void> {
     const task = this.currentTask();
     task.state = 'runnable';
-    task.label = label;
+    task.setLabel(label);
     this.runnable.push(task);
     return this.park(task);
   }
@@ -238,7 +273,7 @@ export class Kernel {
   block(future: Future<any> | undefined, timeoutMs: number, label: string): Promise<void> {
     const task = this.currentTask();
     task.state = 'blocked';
-    task.label = label;
+    task.setLabel(label);
     task.token++;
     task.waitingOn = future;
     if (future !== undefined) future.waiters.push(task);
@@ -268,12 +303,13 @@ export class Kernel {
     if (task.state === 'dead') return;
     task.state = 'done';
     this.log(task.name, ok ? 'done' : 'threw', ok ? undefined : { error: String(value) });
-    if (ok) task.done.resolve(value);
+    task.outcome = { ok, value };
+    if (ok) task.doneSettle(true, value);
     else {
       // Expected failures are values in this code base; an exception escaping
       // a task is a bug in the model, so the run stops with it.
       this.failure ??= { error: value };
-      task.done.reject(value);
+      task.doneSettle(false, value);
     }
     const signal = this.parkedSignal;
     this.parkedSignal = undefined;
@@ -307,7 +343,9 @@ export class Kernel {
       }
       if (this.stopped) break;
       if (this.runnable.length > 0) {
+        // A plain (non-async) step: one promise per switch, not three.
         await this.step(this.pick());
+        this.current = undefined;
         if (this.failure) throw this.failure.error;
         continue;
       }
@@ -363,7 +401,7 @@ export class Kernel {
     const r = this.runnable;
     let i = 0;
     if (r.length > 1) {
-      const labels = r.map((t) => `${t.name}:${t.label}`);
+      const labels = r.map((t) => t.choiceLabel);
       i = this.choices.choose(labels, this.choiceLog.length, this.now);
       if (!(Number.isInteger(i) && i >= 0 && i < r.length)) {
         throw new Error(`choice source ${this.choices.name} returned ${i} for ${r.length} candidates`);
@@ -376,7 +414,8 @@ export class Kernel {
     return task;
   }
 
-  private async step(task: Task<any>): Promise<void> {
+  /** Resumes one task; the returned promise settles when it parks again or ends. */
+  private step(task: Task<any>): Promise<void> {
     if (++this.steps + this.events > this.eventsMax) this.limit('eventsMax', this.eventsMax);
     this.current = task;
     task.state = 'running';
@@ -391,14 +430,13 @@ export class Kernel {
         (e) => this.finish(task, false, e),
       );
     }
-    await parked;
-    this.current = undefined;
+    return parked;
   }
 
   private checkDeadlock(): void {
     const blocked = this.tasks.filter((t) => t.state === 'blocked' && !t.daemon);
     if (blocked.length > 0) {
-      throw new DeadlockError(blocked.map((t) => `${t.name}:${t.label}`), this.now, this.seed, this.replayHint);
+      throw new DeadlockError(blocked.map((t) => t.choiceLabel), this.now, this.seed, this.replayHint);
     }
   }
 
