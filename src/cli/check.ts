@@ -9,7 +9,7 @@ import type { CampaignResult } from '../campaign/run.js';
 import { VARIANTS } from '../tracker/strategy.js';
 import { textTable } from '../report/table.js';
 
-const DEFAULT_RUNS = 30_000; // about a minute on two cores
+const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute when busy
 const DEFAULT_SCHEDULES = 20_000;
 
 const HELP = `retrysim check [--variant V ...] [--runs N] [--seed S] [--explore random|pct|exhaustive]
