@@ -19,7 +19,7 @@ export async function expectFailsMinimally(claimId: string, runs = 2000): Promis
   expect(r.error).toBeUndefined();
   expect(r.verdict).toBe('fails');
   const cx = r.counterexample!;
-  expect(cx.violations.map((v) => v.invariant)).toContain('exactly-one');
+  expect(cx.violations.map((v) => v.invariant)).toContain(claim.violation ?? 'exactly-one');
   expect(cx.notMinimal).toEqual([]);
   const again = await runScenario(cx.scenario, { choices: new ReplayChoice(cx.scenario.schedule) });
   expect(again.violations).toEqual(cx.violations);

@@ -1,9 +1,10 @@
 import type { Variant } from '../tracker/strategy.js';
 import type { KeySource } from '../harness/keys.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
+import type { Invariant } from '../checkers/invariants.js';
 
 /** The harness-layer faults of SPEC §3 (everything but the model layer). */
-export const HARNESS_FAULTS: readonly FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers'];
+export const HARNESS_FAULTS: readonly FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants'];
 
 /** Lost responses only: after the commit (the service fault) or on the way back (the network). */
 export const LOST_RESPONSES: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers'];
@@ -30,6 +31,8 @@ export interface Claim {
   keySource: KeySource;
   faults: readonly FaultKind[];
   expected: 'holds' | 'fails';
+  /** For failing claims: the invariant the counterexample must break. Default `exactly-one`. */
+  violation?: Invariant;
   /** For failing claims: what the shrunk counterexample must look like. */
   minimal?: MinimalShape;
 }
@@ -77,6 +80,12 @@ export const CLAIMS: readonly Claim[] = [
     title: 'the in-process single-flight store loses its memory across a restart and is not shared by two instances',
     variant: 'memory_singleflight', keySource: 'tool_call', faults: ['loseResponse', 'kill', 'instances'], expected: 'fails',
     minimal: { operations: 1, workers: 1, faultsMax: 2 },
+  },
+  {
+    id: 'key_atomic_unscoped-tool_call-fails',
+    title: "a key table not scoped by tenant hands one tenant another tenant's report when their keys coincide",
+    variant: 'key_atomic_unscoped', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails', violation: 'tenant-isolation',
+    minimal: { operations: 2, workers: 2, faultsMax: 0 },
   },
   {
     id: 'key_atomic-tool_call-model_new_id-fails',

@@ -144,7 +144,8 @@ export async function saveCounterexample(
   let file: string | undefined;
   if (o.foundDir !== undefined) {
     mkdirSync(o.foundDir, { recursive: true });
-    file = join(o.foundDir, `${o.claim.variant}-${invariants[0] ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
+    const broken = o.claim.violation !== undefined && invariants.includes(o.claim.violation) ? o.claim.violation : invariants[0] ?? 'violation';
+    file = join(o.foundDir, `${o.claim.variant}-${broken}-${hashJson(scenario).slice(0, 8)}.json`);
     writeFileSync(file, printScenario(scenario));
   }
   return {

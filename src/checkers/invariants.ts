@@ -31,10 +31,9 @@ export interface OperationEnd {
 export function checkInvariants(store: Store, ops: readonly OperationEnd[]): { reports: Record<string, number>; violations: Violation[] } {
   const violations: Violation[] = [];
   const reports: Record<string, number> = {};
-  const opByRun = new Map(ops.map((o) => [o.runId, o]));
   for (const op of ops) {
     // Ids only: a checker needs which reports exist, not their contents.
-    const ids = store.reportIdsForRun(op.runId);
+    const ids = store.reportIdsForRun(op.runId, op.tenant);
     reports[op.id] = ids.length;
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one report: never two, and not zero once the client saw success.
@@ -46,16 +45,13 @@ export function checkInvariants(store: Store, ops: readonly OperationEnd[]): { r
     // 2 and 4. Every report id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
       if (a.reportId === undefined || ids.includes(a.reportId)) continue; // exists, and is this operation's
-      const runId = store.runIdOfReport(a.reportId);
-      if (runId === undefined) {
+      const owner = store.ownerOfReport(a.reportId);
+      if (owner === undefined) {
         violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report_id ${a.reportId}, which does not exist` });
-        continue;
-      }
-      const owner = opByRun.get(runId);
-      if (owner !== undefined && owner.tenant !== op.tenant) {
+      } else if (owner.tenant !== op.tenant) {
         violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received report ${a.reportId} of tenant '${owner.tenant}'` });
       } else {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${runId}', not '${op.runId}'` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${owner.run_id}', not '${op.runId}'` });
       }
     }
     // 3. Within one tool call, every attempt carried the same key.

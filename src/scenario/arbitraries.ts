@@ -16,7 +16,9 @@ export type FaultKind =
   | 'instances'
   | 'loseAllAnswers'
   | 'modelNewId'
-  | 'modelReword';
+  | 'modelReword'
+  /** Operations of two tenants whose runs, tool calls and keys coincide. */
+  | 'tenants';
 
 /** What to generate. */
 export interface ScenarioGenOptions {
@@ -70,9 +72,20 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       workers: has('concurrency') ? fc.integer({ min: 1, max: o.workersMax ?? 2 }) : fc.constant(1),
       startMs: fc.nat({ max: 300 }),
       staggerMs: has('concurrency') ? fc.nat({ max: 3000 }) : fc.constant(0),
+      // Shrinks toward the default tenant.
+      tenant: has('tenants') ? fc.constantFrom('default', 'globex') : fc.constant('default'),
     }),
     { minLength: 1, maxLength: o.opsMax ?? 2 },
-  ).map((xs) => xs.map((x, i) => ({ id: `op${i + 1}`, runId: `run-${i + 1}`, module: 'checkout', title: `Bug ${i + 1}: pay fails`, steps: 'press Pay', ...x })));
+  ).map((xs) => {
+    // Runs are numbered per tenant, so two tenants' first runs are both
+    // `run-1` with the same title and tool-call ids: the same raw keys.
+    const perTenant = new Map<string, number>();
+    return xs.map(({ tenant, ...x }, i) => {
+      const n = (perTenant.get(tenant) ?? 0) + 1;
+      perTenant.set(tenant, n);
+      return { id: `op${i + 1}`, runId: `run-${n}`, module: 'checkout', title: `Bug ${n}: pay fails`, steps: 'press Pay', ...x, ...(tenant === 'default' ? {} : { tenant }) };
+    });
+  });
   const instances = has('instances') ? fc.integer({ min: 1, max: 2 }) : fc.constant(1);
   return fc.record({
     seed: fc.nat({ max: 1_000_000 }),

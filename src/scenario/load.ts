@@ -63,9 +63,11 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
   const runIds = new Set<string>();
   s.operations.forEach((op, i) => {
     if (ids.has(op.id)) out.push({ path: `operations[${i}].id`, message: `duplicate operation id '${op.id}'` });
-    if (runIds.has(op.runId)) out.push({ path: `operations[${i}].runId`, message: `duplicate runId '${op.runId}' (each operation needs its own)` });
+    // The checkers find an operation's reports by (tenant, runId).
+    const run = JSON.stringify([op.tenant ?? 'default', op.runId]);
+    if (runIds.has(run)) out.push({ path: `operations[${i}].runId`, message: `duplicate runId '${op.runId}' in tenant '${op.tenant ?? 'default'}' (each operation needs its own)` });
     ids.add(op.id);
-    runIds.add(op.runId);
+    runIds.add(run);
   });
   for (const k of Object.keys(s.expect.reports ?? {})) {
     if (!ids.has(k)) out.push({ path: `expect.reports.${k}`, message: `no operation with id '${k}'` });

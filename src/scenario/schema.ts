@@ -19,7 +19,7 @@ const choiceRecord = z.strictObject({
 const operation = z.strictObject({
   /** Name used in `expect.reports` and in the trace. */
   id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'ids are 1–32 letters, digits, _ or -'),
-  /** Unique per operation: the checkers find an operation's reports by run_id. */
+  /** Unique per tenant: the checkers find an operation's reports by (tenant, run_id). */
   runId: z.string().min(1).max(200),
   module: z.string().min(1).max(200),
   title: z.string().min(1).max(500),

@@ -48,8 +48,10 @@ export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: Worke
           const log: AttemptRecord[] = [];
           const res = await runOperation(
             intent,
-            // Workers of one operation run the same tool call, so they share ids.
-            () => `toolu_${op.id}_${round++}`,
+            // Workers of one operation run the same tool call, so they share
+            // ids. Ids are numbered per run, as an agent framework numbers its
+            // tool calls, so two tenants' runs can send the same raw key.
+            () => `toolu_${op.runId}_${round++}`,
             transport,
             env,
             { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },

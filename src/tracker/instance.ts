@@ -143,7 +143,8 @@ export class TrackerInstance {
     return {
       tenant: tenant.value,
       key: key.value,
-      scopedKey: key.value === null ? null : scopeKey(tenant.value, 'POST', key.value),
+      // key_atomic_unscoped keys its table by the raw key: the tenant-leak canary.
+      scopedKey: key.value === null ? null : this.variant === 'key_atomic_unscoped' ? key.value : scopeKey(tenant.value, 'POST', key.value),
       report: body.value,
       fingerprint: body.fingerprint,
     };

@@ -15,7 +15,7 @@ describe('store', () => {
   it('creates the SPEC schema', () => {
     store = openStore();
     const cols = (t: string) => (store!.db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
-    expect(cols('reports')).toEqual(['id', 'run_id', 'module', 'title', 'steps', 'idem_key', 'created_at']);
+    expect(cols('reports')).toEqual(['id', 'run_id', 'tenant', 'module', 'title', 'steps', 'idem_key', 'created_at']);
     expect(cols('idempotency_keys')).toEqual([
       'key', 'fingerprint', 'status', 'locked_at', 'response_code', 'response_body', 'fence',
     ]);

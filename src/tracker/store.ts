@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ReportInput } from './validate.js';
+import { DEFAULT_TENANT, type ReportInput } from './validate.js';
 
 /**
  * SQLite storage for the tracker (schema of SPEC §3). Statements are
@@ -13,6 +13,7 @@ import type { ReportInput } from './validate.js';
 export interface ReportRow {
   id: number;
   run_id: string;
+  tenant: string;
   module: string;
   title: string;
   steps: string;
@@ -41,6 +42,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS reports (
   id INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL,
+  tenant TEXT NOT NULL DEFAULT 'default',
   module TEXT NOT NULL,
   title TEXT NOT NULL,
   steps TEXT NOT NULL,
@@ -67,14 +69,14 @@ export interface ReportFilter {
 
 function prepareAll(db: Database.Database) {
   return {
-    insertReport: db.prepare<[string, string, string, string, string | null, number], void>(
-      'INSERT INTO reports (run_id, module, title, steps, idem_key, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    insertReport: db.prepare<[string, string, string, string, string, string | null, number], void>(
+      'INSERT INTO reports (run_id, tenant, module, title, steps, idem_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     getReport: db.prepare<[number], ReportRow>('SELECT * FROM reports WHERE id = ?'),
     // Narrow, plucked reads for the checkers: building a seven-column row
     // object costs several times the lookup itself.
-    runIdOf: db.prepare<[number], string>('SELECT run_id FROM reports WHERE id = ?').pluck(),
-    idsForRun: db.prepare<[string], number>('SELECT id FROM reports WHERE run_id = ? ORDER BY id').pluck(),
+    ownerOf: db.prepare<[number], { run_id: string; tenant: string }>('SELECT run_id, tenant FROM reports WHERE id = ?'),
+    idsForRun: db.prepare<[string, string], number>('SELECT id FROM reports WHERE run_id = ? AND tenant = ? ORDER BY id').pluck(),
     totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
     reportsForRun: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE run_id = ? ORDER BY id'),
     allReports: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
@@ -201,9 +203,9 @@ export class Store {
     };
   }
 
-  /** Inserts a report and returns its id. */
-  insertReport(r: ReportInput, idemKey: string | null, createdAtMs: number): number {
-    const info = this.s.insertReport.run(r.run_id, r.module, r.title, r.steps, idemKey, createdAtMs);
+  /** Inserts a report for `tenant` and returns its id. */
+  insertReport(r: ReportInput, idemKey: string | null, createdAtMs: number, tenant: string = DEFAULT_TENANT): number {
+    const info = this.s.insertReport.run(r.run_id, tenant, r.module, r.title, r.steps, idemKey, createdAtMs);
     this.wrote(info.changes);
     this.reportsClean = false;
     if (this.reportCount >= 0) {
@@ -229,14 +231,14 @@ export class Store {
     return this.s.allReports.all();
   }
 
-  /** Ids of one run's reports, oldest first (cheaper than {@link Store.reportsForRun}). */
-  reportIdsForRun(runId: string): number[] {
-    return this.s.idsForRun.all(runId);
+  /** Ids of one tenant's run's reports, oldest first (cheaper than {@link Store.reportsForRun}). */
+  reportIdsForRun(runId: string, tenant: string = DEFAULT_TENANT): number[] {
+    return this.s.idsForRun.all(runId, tenant);
   }
 
-  /** The run a report belongs to, or undefined when no report has this id. */
-  runIdOfReport(id: number): string | undefined {
-    return this.s.runIdOf.get(id);
+  /** The run and tenant a report belongs to, or undefined when no report has this id. */
+  ownerOfReport(id: number): { run_id: string; tenant: string } | undefined {
+    return this.s.ownerOf.get(id);
   }
 
   /** How many reports match the filter (all reports when it is empty). */

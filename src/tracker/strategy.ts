@@ -4,7 +4,12 @@ import type { Store } from './store.js';
 import type { ReportInput } from './validate.js';
 
 /** The write strategies of SPEC §3. */
-export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'memory_singleflight';
+/**
+ * `key_atomic_unscoped` is key_atomic whose key table is keyed by the raw
+ * Idempotency-Key, not scoped by tenant: the known-wrong variant for SPEC §5
+ * invariant 4 (no request receives another tenant's result).
+ */
+export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | 'memory_singleflight';
 
 /** Every variant, in the order the matrix shows them. */
 export const VARIANTS: readonly Variant[] = [
@@ -12,6 +17,7 @@ export const VARIANTS: readonly Variant[] = [
   'key_split',
   'key_atomic',
   'key_atomic_nofence',
+  'key_atomic_unscoped',
   'memory_singleflight',
 ];
 

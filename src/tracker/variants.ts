@@ -21,6 +21,9 @@ export function createStrategy(variant: Variant, opts: StrategyOptions = {}): Wr
       return new KeyAtomicStrategy(true);
     case 'key_atomic_nofence':
       return new KeyAtomicStrategy(false);
+    case 'key_atomic_unscoped':
+      // The strategy is key_atomic's; the instance skips the tenant scope.
+      return new KeyAtomicStrategy(true, 'key_atomic_unscoped');
     case 'memory_singleflight':
       return new MemorySingleflightStrategy(opts.completedTtlMs);
     default:
@@ -38,10 +41,11 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
   key_split: ['check', 'process', 'insert', 'register', 'respond'],
   key_atomic: ['claim', 'process', 'finish', 'respond'],
   key_atomic_nofence: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_unscoped: ['claim', 'process', 'finish', 'respond'],
   memory_singleflight: ['check', 'process', 'insert', 'respond'],
 };
 
 /** True for the variants whose correctness depends on a lease. */
 export function usesLease(variant: Variant): boolean {
-  return variant === 'key_atomic' || variant === 'key_atomic_nofence';
+  return variant === 'key_atomic' || variant === 'key_atomic_nofence' || variant === 'key_atomic_unscoped';
 }

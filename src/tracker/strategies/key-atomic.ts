@@ -8,7 +8,7 @@ import {
 } from '../messages.js';
 import type { KeyRow, Store } from '../store.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
-import type { ReportInput } from '../validate.js';
+import { DEFAULT_TENANT, type ReportInput } from '../validate.js';
 
 /** Outcome of the claim transaction, as a value. */
 export type ClaimResult =
@@ -46,12 +46,12 @@ class RollBack extends Error {}
  * placeholder stays until the lease expires (no `finally` is used for that).
  */
 export class KeyAtomicStrategy implements WriteStrategy {
-  readonly variant: 'key_atomic' | 'key_atomic_nofence';
   readonly stepLabels = ['claim', 'process', 'finish', 'respond'] as const;
 
-  constructor(readonly fencing: boolean) {
-    this.variant = fencing ? 'key_atomic' : 'key_atomic_nofence';
-  }
+  constructor(
+    readonly fencing: boolean,
+    readonly variant: 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' = fencing ? 'key_atomic' : 'key_atomic_nofence',
+  ) {}
 
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
     const { store } = ctx;
@@ -76,11 +76,11 @@ export class KeyAtomicStrategy implements WriteStrategy {
     }
     await ctx.step('finish');
     if (scoped === null) {
-      const id = store.insertReport(req.report, null, ctx.nowMs());
+      const id = store.insertReport(req.report, null, ctx.nowMs(), req.tenant);
       await ctx.step('respond');
       return createdResponse(id);
     }
-    const fin = finishKey(store, scoped, req.report, ctx.nowMs(), this.fencing ? fence : null);
+    const fin = finishKey(store, scoped, req.report, ctx.nowMs(), this.fencing ? fence : null, req.tenant);
     if (fin.kind === 'lost') {
       return fin.row?.status === 'done' ? replayOf(fin.row) : inProgressResponse();
     }
@@ -100,7 +100,7 @@ function replayOf(row: KeyRow): TrackerResponse {
 /** The two transactions, built once per Store: creating a better-sqlite3 transaction costs microseconds. */
 interface AtomicTxs {
   claim(scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult;
-  finish(scoped: string, report: ReportInput, nowMs: number, fence: number | null): FinishResult;
+  finish(scoped: string, report: ReportInput, nowMs: number, fence: number | null, tenant: string): FinishResult;
 }
 
 const txCache = new WeakMap<Store, AtomicTxs>();
@@ -122,8 +122,8 @@ function txsFor(store: Store): AtomicTxs {
     return { kind: 'claimed', fence };
   });
   const finish = store.transaction(
-    (scoped: string, report: ReportInput, nowMs: number, fence: number | null): FinishResult => {
-      const reportId = store.insertReport(report, scoped, nowMs);
+    (scoped: string, report: ReportInput, nowMs: number, fence: number | null, tenant: string): FinishResult => {
+      const reportId = store.insertReport(report, scoped, nowMs, tenant);
       const touched = store.finishKey(scoped, 201, createdBody(reportId), fence);
       if (touched !== 1) throw new RollBack();
       return { kind: 'committed', reportId };
@@ -152,9 +152,10 @@ export function finishKey(
   report: ReportInput,
   nowMs: number,
   fence: number | null,
+  tenant: string = DEFAULT_TENANT,
 ): FinishResult {
   try {
-    return txsFor(store).finish(scoped, report, nowMs, fence);
+    return txsFor(store).finish(scoped, report, nowMs, fence, tenant);
   } catch (e) {
     if (!(e instanceof RollBack)) throw e;
     return { kind: 'lost', row: store.getKeyRow(scoped) };

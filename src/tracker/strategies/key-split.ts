@@ -36,7 +36,7 @@ export class KeySplitStrategy implements WriteStrategy {
     await ctx.step('process');
     await ctx.process();
     await ctx.step('insert');
-    const id = store.insertReport(req.report, req.scopedKey, ctx.nowMs()); // commit 1
+    const id = store.insertReport(req.report, req.scopedKey, ctx.nowMs(), req.tenant); // commit 1
     ctx.crashPoint('key_split: after report commit, before key registration');
     if (req.scopedKey !== null) {
       await ctx.step('register');

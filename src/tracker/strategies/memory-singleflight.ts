@@ -84,7 +84,7 @@ export class MemorySingleflightStrategy implements WriteStrategy {
       await ctx.process();
       ctx.crashPoint('memory_singleflight: after processing, before report write');
       await ctx.step('insert');
-      const id = ctx.store.insertReport(req.report, scoped, ctx.nowMs());
+      const id = ctx.store.insertReport(req.report, scoped, ctx.nowMs(), req.tenant);
       if (scoped !== null && mine) {
         const result = { status: 201, body: createdBody(id) };
         completed.set(scoped, { fingerprint: req.fingerprint, result, expiresAtMs: ctx.nowMs() + this.completedTtlMs });

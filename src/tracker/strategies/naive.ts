@@ -17,7 +17,7 @@ export class NaiveStrategy implements WriteStrategy {
     await ctx.process();
     await ctx.step('insert');
     // A single INSERT is its own (autocommit) transaction; the key is ignored on purpose.
-    const id = ctx.store.insertReport(req.report, null, ctx.nowMs());
+    const id = ctx.store.insertReport(req.report, null, ctx.nowMs(), req.tenant);
     ctx.crashPoint('naive: after report commit');
     await ctx.step('respond');
     return createdResponse(id);
