@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Variant } from '../tracker/strategy.js';
+import type { ServeOptions } from './server.js';
 import { httpJson } from './http-transport.js';
 
 /**
@@ -13,17 +13,8 @@ import { httpJson } from './http-transport.js';
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'retrysim.js');
 const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** Options of a server child. */
-export interface ChildServerOptions {
-  variant: Variant;
-  dbPath: string;
-  leaseMs?: number;
-  clientTimeoutMs?: number;
-  slowMs?: number;
-  allowUnsafeLease?: boolean;
-  completedTtlMs?: number;
-  clockOffsetMs?: number;
-  name?: string;
+/** Options of a server child: those of {@link ServeOptions} (which `retrysim serve` takes as flags), plus how to start it. */
+export interface ChildServeOptions extends Omit<ServeOptions, 'port' | 'host' | 'admin'> {
   /** Enable the admin fault routes. Default true (that is what a child is for). */
   admin?: boolean;
   /** Extra arguments, appended as they are. */
@@ -39,7 +30,7 @@ export interface ChildExit {
 }
 
 /** Arguments of `retrysim serve` for these options. */
-export function serveArgs(o: ChildServerOptions, port: number): string[] {
+export function serveArgs(o: ChildServeOptions, port: number): string[] {
   const a = ['serve', '--variant', o.variant, '--db', o.dbPath, '--port', String(port)];
   if (o.leaseMs !== undefined) a.push('--lease-ms', String(o.leaseMs));
   if (o.clientTimeoutMs !== undefined) a.push('--client-timeout-ms', String(o.clientTimeoutMs));
@@ -90,7 +81,7 @@ export class ServerProcess {
   kills = 0;
   starts = 0;
 
-  constructor(readonly opts: ChildServerOptions) {}
+  constructor(readonly opts: ChildServeOptions) {}
 
   /** The bound port (0 before the first start). */
   get port(): number {
