@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** A bad flag or argument: printed with the command's help, exit code 2. */
 export class UsageError extends Error {}
@@ -33,6 +35,34 @@ export function intFlag(name: string, raw: string | undefined, def: number, min 
     throw new UsageError(`--${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` >= ${min}` : ''}, got '${raw}'`);
   }
   return n;
+}
+
+/**
+ * Checks before any work that output can go to `dir` (created if missing),
+ * so a bad path fails at once with a clear message instead of after a long
+ * run. A {@link UsageError} names the flag and the reason.
+ */
+export function writableDir(flag: string, dir: string): string {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`--${flag} '${dir}' is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return dir;
+}
+
+/** Checks before any work that `file` can be written (its directory exists and is writable). */
+export function writableFile(flag: string, file: string): string {
+  const dir = dirname(file);
+  try {
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    accessSync(dir, constants.W_OK);
+    if (existsSync(file) && statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (e) {
+    throw new UsageError(`--${flag} '${file}' cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return file;
 }
 
 /** Runs a command body, turning a {@link UsageError} into its message and exit code 2. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAIMS } from '../campaign/claims.js';
@@ -24,8 +24,10 @@ describe('retrysim check', () => {
     expect(a.stderr).toMatch(/seed 11/);
   });
 
-  it('rejects bad flags with a message and exit 2', () => {
-    for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--workers', 'x'], ['--bogus']]) {
+  it('rejects bad flags with a message and exit 2, before doing any work', () => {
+    const aFile = join(mkdtempSync(join(tmpdir(), 'rs-check-')), 'file');
+    writeFileSync(aFile, '');
+    for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--workers', 'x'], ['--bogus'], ['--found', join(aFile, 'sub')]]) {
       const r = cli('check', ...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/retrysim check: /);
@@ -49,6 +51,17 @@ describe('retrysim replay and matrix', () => {
     expect(bad.stderr).toMatch(/at format/);
     expect(cli('replay').status).toBe(2);
     expect(cli('replay', 'nope.json').stderr).toMatch(/cannot read file: ENOENT/);
+  });
+
+  it('an unwritable output path is refused up front, naming the flag', () => {
+    const aFile = join(mkdtempSync(join(tmpdir(), 'rs-out-')), 'file');
+    writeFileSync(aFile, '');
+    const m = cli('matrix', '--write-scenarios', join(aFile, 'dir'));
+    expect(m.status).toBe(2);
+    expect(m.stderr).toMatch(/--write-scenarios .* is not a writable directory \(ENOTDIR\)/);
+    const h = cli('herd', '--runs', '1', '--svg', join(aFile, 'x.svg'));
+    expect(h.status).toBe(2);
+    expect(h.stderr).toMatch(/--svg .* cannot be written/);
   });
 
   it('matrix --json has the documented shape', () => {

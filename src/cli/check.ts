@@ -1,4 +1,4 @@
-import { flags, intFlag, usage, UsageError } from './args.js';
+import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +70,7 @@ function parse(argv: string[]): Parsed | number {
     seed: intFlag('seed', v.seed, 1),
     explore: explore as Parsed['explore'],
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
-    found: v.found ?? 'scenarios/found',
+    found: writableDir('found', v.found ?? 'scenarios/found'),
     json: v.json === true,
   };
 }

@@ -9,6 +9,7 @@ import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 import { runGrid, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
+import { UsageError, writableFile } from './args.js';
 
 const HELP = `Usage: retrysim herd [options]
 
@@ -25,8 +26,6 @@ Options:
   --json              print one JSON array of cells instead of the table
   --svg FILE          write write-arrival-time histograms per strategy to FILE
   -h, --help          this text`;
-
-class UsageError extends Error {}
 
 interface Opts {
   clients: number[];
@@ -75,6 +74,7 @@ function parse(argv: string[]): Opts | 'help' {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   const workers = values.workers === undefined || values.workers === 'auto' ? 'auto' : int('workers', values.workers, 0);
   if (values.svg === '') throw new UsageError('--svg needs a file name');
+  if (values.svg !== undefined) writableFile('svg', values.svg);
   return { clients, strategies: strategies as StrategyName[], runs, seed, workers, json: values.json ?? false, svg: values.svg };
 }
 

@@ -1,4 +1,4 @@
-import { flags, intFlag, usage } from './args.js';
+import { flags, intFlag, usage, writableDir } from './args.js';
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
 import { runScenario } from '../scenario/run.js';
 import { openStore } from '../tracker/store.js';
@@ -61,6 +61,7 @@ export async function run(argv: string[]): Promise<number> {
 
 async function matrix(values: { json?: boolean; 'write-scenarios'?: string }, seed: number): Promise<number> {
   if (values['write-scenarios'] !== undefined) {
+    writableDir('write-scenarios', values['write-scenarios']);
     const files = await writeCanonical(values['write-scenarios'], seed);
     console.error(`wrote ${files.length} scenario files under ${values['write-scenarios']}`);
   }
