@@ -55,6 +55,20 @@ describe('routes', () => {
     expect((await get('/reports')).status).toBe(400);
   });
 
+  it("reads are tenant-scoped: another tenant's report is not found, by id or by run", async () => {
+    const other = (path: string) => inst.handle({ method: 'GET', path, headers: { 'x-tenant': 'globex' }, body: '' }, new TestEnv());
+    expect((await get('/reports/1')).status).toBe(200);
+    const byId = await other('/reports/1');
+    expect(byId.status).toBe(404);
+    expect(json(byId).error).toBe('report 1 not found');
+    expect(json(await other('/reports?run_id=run-1'))).toEqual({ reports: [] });
+    expect((await inst.handle({ method: 'GET', path: '/reports/1', headers: { 'x-tenant': '' }, body: '' }, new TestEnv())).status).toBe(400);
+  });
+
+  it('a malformed percent-escape in a report id is a 400, not a crash', async () => {
+    expect((await get('/reports/%E0%A4%A')).status).toBe(400);
+  });
+
   it('unknown paths → 404, wrong methods → 405 with Allow, all as JSON errors', async () => {
     const nf = await get('/nope');
     expect(nf.status).toBe(404);

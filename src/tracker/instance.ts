@@ -101,14 +101,28 @@ export class TrackerInstance {
     const q = req.path.indexOf('?');
     const pathname = q < 0 ? req.path : req.path.slice(0, q);
     const method = req.method.toUpperCase();
+    if (method === 'GET') {
+      // Reads are scoped by tenant like writes (SPEC §5 invariant 4).
+      const tenant = validateTenant(lowerCaseHeaders(req.headers)['x-tenant']);
+      if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
+      if (pathname === '/reports') return listReports(this.store, new URLSearchParams(q < 0 ? '' : req.path.slice(q + 1)), tenant.value);
+      const id = /^\/reports\/([^/]+)$/.exec(pathname);
+      if (id) {
+        let idText: string;
+        try {
+          idText = decodeURIComponent(id[1]!);
+        } catch {
+          return errorResponse(400, `malformed escape in report id '${id[1]}'`);
+        }
+        return getReport(this.store, idText, tenant.value);
+      }
+    }
     if (pathname === '/reports') {
       if (method === 'POST') return this.post(req, env);
-      if (method === 'GET') return listReports(this.store, new URLSearchParams(q < 0 ? '' : req.path.slice(q + 1)));
       return errorResponse(405, `method ${method} not allowed on /reports`, { allow: 'GET, POST' });
     }
     const m = /^\/reports\/([^/]+)$/.exec(pathname);
     if (m) {
-      if (method === 'GET') return getReport(this.store, decodeURIComponent(m[1]!));
       return errorResponse(405, `method ${method} not allowed on ${pathname}`, { allow: 'GET' });
     }
     return errorResponse(404, `no route for ${method} ${pathname}`);

@@ -4,7 +4,8 @@ import type { ReportRow, Store } from './store.js';
 /**
  * The read side: `GET /reports/:id` and `GET /reports?run_id=...` (the model
  * layer's "query before resubmitting"). One read each, no interleaving
- * points. Reads are not tenant-scoped: the reports table has no tenant.
+ * points. Reads are tenant-scoped like writes: another tenant's report is
+ * "not found" (its existence is not revealed either).
  */
 
 /** The public shape of a report. */
@@ -22,16 +23,16 @@ function view(r: ReportRow): ReportView {
 }
 
 /** `GET /reports/:id` → 200 with the report, 404, or 400 for a bad id. */
-export function getReport(store: Store, idText: string): TrackerResponse {
+export function getReport(store: Store, idText: string, tenant: string): TrackerResponse {
   if (!/^[1-9][0-9]{0,15}$/.test(idText)) return errorResponse(400, `report id must be a positive integer, got '${idText}'`);
   const row = store.getReport(Number(idText));
-  if (!row) return errorResponse(404, `report ${idText} not found`);
+  if (!row || row.tenant !== tenant) return errorResponse(404, `report ${idText} not found`);
   return jsonResponse(200, view(row));
 }
 
 /** `GET /reports?run_id=...` → 200 `{"reports": [...]}` oldest first; 400 without run_id. */
-export function listReports(store: Store, query: URLSearchParams): TrackerResponse {
+export function listReports(store: Store, query: URLSearchParams, tenant: string): TrackerResponse {
   const runId = query.get('run_id');
   if (runId === null || runId === '') return errorResponse(400, "query parameter 'run_id' is required");
-  return jsonResponse(200, { reports: store.reportsForRun(runId).map(view) });
+  return jsonResponse(200, { reports: store.reportsForRun(runId, tenant).map(view) });
 }

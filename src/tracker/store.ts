@@ -79,6 +79,7 @@ function prepareAll(db: Database.Database) {
     idsForRun: db.prepare<[string, string], number>('SELECT id FROM reports WHERE run_id = ? AND tenant = ? ORDER BY id').pluck(),
     totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
     reportsForRun: db.prepare<[string], ReportRow>('SELECT * FROM reports WHERE run_id = ? ORDER BY id'),
+    tenantReportsForRun: db.prepare<[string, string], ReportRow>('SELECT * FROM reports WHERE run_id = ? AND tenant = ? ORDER BY id'),
     allReports: db.prepare<[], ReportRow>('SELECT * FROM reports ORDER BY id'),
     countAll: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM reports'),
     countRun: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM reports WHERE run_id = ?'),
@@ -221,9 +222,9 @@ export class Store {
     return this.s.getReport.get(id);
   }
 
-  /** Reports of one run, oldest first. */
-  reportsForRun(runId: string): ReportRow[] {
-    return this.s.reportsForRun.all(runId);
+  /** Reports of one run (of one tenant, when given), oldest first. */
+  reportsForRun(runId: string, tenant?: string): ReportRow[] {
+    return tenant === undefined ? this.s.reportsForRun.all(runId) : this.s.tenantReportsForRun.all(runId, tenant);
   }
 
   /** Every report, oldest first. */
