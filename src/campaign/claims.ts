@@ -37,6 +37,7 @@ export interface Claim {
   minimal?: MinimalShape;
 }
 
+/** Every claim `retrysim check` runs: the fixes expected to hold and their canaries expected to fail. */
 export const CLAIMS: readonly Claim[] = [
   {
     id: 'key_atomic-tool_call-holds',
@@ -101,6 +102,7 @@ export const CLAIMS: readonly Claim[] = [
   },
 ];
 
+/** The claim with this id; throws, listing the ids, for an unknown one. */
 export function claimById(id: string): Claim {
   const c = CLAIMS.find((x) => x.id === id);
   if (c === undefined) throw new Error(`unknown claim '${id}'; claims: ${CLAIMS.map((x) => x.id).join(', ')}`);

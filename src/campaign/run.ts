@@ -43,6 +43,7 @@ export interface Counterexample {
   notMinimal: string[];
 }
 
+/** What one claim's campaign found: verdict, runs, time to first failure and the shrunk counterexample. */
 export interface CampaignResult {
   claim: Claim;
   seed: number;

@@ -113,6 +113,7 @@ function sizeText(r: CampaignResult): string {
   return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   return usage('check', async () => {
     const p = parse(argv);

@@ -33,6 +33,7 @@ export function conformanceTable(cells: readonly ConformanceCell[]): string {
   })]));
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const parsed = flags('conformance', argv, {
       json: { type: 'boolean' }, seed: { type: 'string' }, rows: { type: 'string' }, columns: { type: 'string' },

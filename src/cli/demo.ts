@@ -11,6 +11,7 @@ read–yield–write window; the seeded choice source picks the interleaving, th
 run is replayed from its recorded choices (same trace hash), and a retry loop
 written with plain setTimeout/Date.now runs 31 s of "time" in milliseconds.`;
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const a = flags('demo', argv, { seed: { type: 'string' }, trace: { type: 'boolean' } }, HELP);
   if (typeof a === 'number') return a;

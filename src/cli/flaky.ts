@@ -67,6 +67,7 @@ function print(r: FlakyReport): void {
   }
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const parsed = flags('flaky', argv, {
       runs: { type: 'string' }, variant: { type: 'string' }, 'slow-ms': { type: 'string' }, 'stagger-max-ms': { type: 'string' },

@@ -78,6 +78,7 @@ function parse(argv: string[]): Opts | 'help' {
   return { clients, strategies: strategies as StrategyName[], runs, seed, workers, json: values.json ?? false, svg: values.svg };
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   let opts: Opts | 'help';
   try {

@@ -31,6 +31,7 @@ export function usage(): string {
   ].join('\n');
 }
 
+/** Runs the CLI with these arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

@@ -53,6 +53,7 @@ export async function computeMatrix(seed = 1): Promise<Record<string, Record<str
   return rows;
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' } }, HELP);
   if (typeof a === 'number') return a;

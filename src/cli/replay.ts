@@ -10,6 +10,7 @@ Runs a scenario file exactly as recorded and checks its 'expect'.
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
 Exit: 0 when the outcome matches expect, 1 when not, 2 for a bad file or bad flags.`;
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' } }, HELP, true);
   if (typeof a === 'number') return a;

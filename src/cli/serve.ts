@@ -37,6 +37,7 @@ function num(name: string, v: string | undefined, min = 0): number | undefined {
   return n;
 }
 
+/** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const parsed = flags('serve', argv, {
     variant: { type: 'string' },

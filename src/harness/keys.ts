@@ -4,6 +4,7 @@ import type { Prng } from '../random/prng.js';
 /** Where the harness gets the Idempotency-Key of an attempt (SPEC §4). */
 export type KeySource = 'none' | 'per_attempt' | 'tool_call' | 'business';
 
+/** Every key source, in the order the docs list them. */
 export const KEY_SOURCES: readonly KeySource[] = ['none', 'per_attempt', 'tool_call', 'business'];
 
 /** Key sources that give every attempt of one tool call the same key. */

@@ -9,7 +9,9 @@ import type { HerdTask, HerdTaskResult } from './task.js';
 
 /** The default grid of SPEC §2. */
 export const DEFAULT_STRATEGIES: readonly StrategyName[] = ['none', 'expo', 'codex', 'equal', 'full', 'decorrelated'];
+/** Client counts of the default grid. */
 export const DEFAULT_CLIENTS: readonly number[] = [10, 50, 100];
+/** Runs per cell by default (R of SPEC §2). */
 export const DEFAULT_RUNS = 100;
 
 /** Options of {@link runGrid}. */

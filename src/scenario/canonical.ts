@@ -11,6 +11,7 @@ export const MATRIX_COLUMNS = [
   'model_rewrite_title',
   'slow_takeover',
 ] as const;
+/** One canonical scenario (a matrix column). */
 export type MatrixColumn = (typeof MATRIX_COLUMNS)[number];
 
 /** A matrix row: a write strategy and a key source. */
@@ -30,6 +31,7 @@ export const MATRIX_ROWS: readonly MatrixRow[] = [
   { variant: 'memory_singleflight', keySource: 'tool_call' },
 ];
 
+/** `variant/keySource`, the row's name in tables and JSON. */
 export function rowName(r: MatrixRow): string {
   return `${r.variant}/${r.keySource}`;
 }

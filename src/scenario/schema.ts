@@ -97,7 +97,11 @@ export const scenarioSchema = z.strictObject({
   }),
 });
 
+/** A validated scenario, defaults filled in. */
 export type Scenario = z.output<typeof scenarioSchema>;
+/** A scenario as written in a file (defaults may be omitted). */
 export type ScenarioInput = z.input<typeof scenarioSchema>;
+/** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
+/** Every invariant name, in SPEC order. */
 export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation'];

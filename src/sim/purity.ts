@@ -20,6 +20,7 @@ export const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
   [/\bgetRandomValues\b/, 'getRandomValues'],
 ];
 
+/** One read of real time or randomness found in simulated code. */
 export interface PurityViolation {
   file: string;
   line: number;
@@ -39,6 +40,7 @@ function stripComments(src: string): string {
     .replace(/(^|[^:])\/\/(?! real-time: allowed).*$/gm, '$1');
 }
 
+/** Scans one file's text for forbidden APIs (comments ignored; `real-time: allowed` lines skipped). */
 export function scanSource(file: string, src: string): PurityViolation[] {
   const out: PurityViolation[] = [];
   const lines = stripComments(src).split('\n');

@@ -72,6 +72,7 @@ export class Trace {
   }
 }
 
+/** One trace entry as a line: time, actor, event, details. */
 export function formatEntry(e: TraceEntry): string {
   const t = e.t.toFixed(3).padStart(10);
   const d = e.data === undefined ? '' : ' ' + canonicalJson(e.data);
