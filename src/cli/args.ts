@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** A bad flag or argument: printed with the command's help, exit code 2. */
 export class UsageError extends Error {}
@@ -44,12 +44,23 @@ export function intFlag(name: string, raw: string | undefined, def: number, min 
  */
 export function writableDir(flag: string, dir: string): string {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new UsageError(`--${flag} '${dir}' is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   return dir;
+}
+
+/**
+ * `mkdir -p`, one level at a time: Node's own recursive mkdirSync spins
+ * forever under /proc (where mkdir fails with ENOENT at every level).
+ */
+function makeDirs(dir: string): void {
+  const abs = resolve(dir);
+  if (existsSync(abs)) return;
+  makeDirs(dirname(abs));
+  mkdirSync(abs);
 }
 
 /** Checks before any work that `file` can be written (its directory exists and is writable). */
