@@ -4,7 +4,7 @@ import type { Claim } from './claims.js';
 
 /**
  * Small scenarios for bounded exhaustive exploration: two workers on one key
- * with at most one fault (or, for model-layer claims, one worker whose first
+ * with at most one fault, or two tenants whose raw keys coincide (or, for model-layer claims, one worker whose first
  * tool call loses every answer). Small enough that every schedule can be run.
  */
 export function smallScenarios(claim: Claim): Scenario[] {
@@ -34,6 +34,11 @@ export function smallScenarios(claim: Claim): Scenario[] {
         }],
         ['kill after the check/claim', { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
         ['two instances, one lost response', { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
+        // Two tenants whose runs coincide send the same raw key (tenant isolation).
+        ['two tenants, same raw key', { operations: [
+          { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
+          { id: 'op2', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1, tenant: 'globex' },
+        ] }],
       ];
   return variants.map(([name, over]) => parseScenario(JSON.stringify({ ...base, name: `${claim.variant}/${claim.keySource}: ${name}`, ...over })));
 }
