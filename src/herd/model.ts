@@ -1,6 +1,5 @@
 import { Kernel } from '../sim/kernel.js';
 import { EventQueue } from '../sim/queue.js';
-import type { CalendarQueue } from '../sim/calendar-queue.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { standardNormal } from '../random/normal.js';
 import { Prng } from '../random/prng.js';
@@ -122,7 +121,7 @@ const enum Msg {
  * so a run does not allocate and grow its own. Deterministic: same params
  * and seed, same result, whatever the queue.
  */
-export async function runHerd(params: HerdParams, seed: number, hist?: WriteHistogram, queue?: EventQueue | CalendarQueue): Promise<HerdRunResult> {
+export async function runHerd(params: HerdParams, seed: number, hist?: WriteHistogram, queue?: EventQueue): Promise<HerdRunResult> {
   const clients = params.clients;
   if (!(Number.isInteger(clients) && clients >= 1)) throw new RangeError(`herd: clients must be an integer >= 1, got ${clients}`);
   const code: StrategyCode = strategyCode(params.strategy);
@@ -208,7 +207,7 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
 }
 
 /** An event queue sized for runs of `params` (reusable across runs, see {@link runHerd}). */
-export function herdQueue(params: HerdParams): EventQueue | CalendarQueue {
+export function herdQueue(params: HerdParams): EventQueue {
   return new EventQueue(params.clients);
 }
 

@@ -1,6 +1,5 @@
 import { Prng } from '../random/prng.js';
 import { EventQueue } from './queue.js';
-import type { CalendarQueue } from './calendar-queue.js';
 import { Trace } from './trace.js';
 import { Future } from './future.js';
 import { DeadlockError, SimLimitError } from './errors.js';
@@ -22,14 +21,11 @@ export interface KernelOptions {
   /** Printed in limit and deadlock errors: the command that replays this run. */
   replayHint?: string;
   /**
-   * The event queue to use (default: a new {@link EventQueue}, the general
-   * choice). Both kinds pop in the same (timeMs, seq) order, so results never
-   * depend on this; a {@link CalendarQueue} is faster when pending events sit
-   * in a window of bounded width ahead of the clock. The kernel clears the
-   * queue it is given; one queue may serve many kernels in turn (reusing its
-   * buffers), never two at once.
+   * The event queue to use (default: a new {@link EventQueue}). The kernel
+   * clears the queue it is given; one queue may serve many kernels in turn
+   * (reusing its buffers), never two at once.
    */
-  queue?: EventQueue | CalendarQueue;
+  queue?: EventQueue;
 }
 
 /** What a finished run reports. */
@@ -149,7 +145,7 @@ export class Kernel {
   events = 0;
   steps = 0;
 
-  private readonly queue: EventQueue | CalendarQueue;
+  private readonly queue: EventQueue;
   private readonly handlers: Array<(a: number, b: number) => void> = [];
   private readonly tasks: Task<any>[] = [];
   private runnable: Task<any>[] = [];
