@@ -157,7 +157,7 @@ function chooseWorkers(w: number | 'auto', tasks: HerdTask[], runs: number): num
   return Math.max(0, Math.min(availableParallelism() - 1, tasks.length - 1));
 }
 
-type WorkerMsg = { ready: true } | { ok: true; result: HerdTaskResult } | { ok: false; id: number; error: string };
+type WorkerMsg = { ok: true; result: HerdTaskResult } | { ok: false; id: number; error: string };
 
 /** Tasks each worker holds at once, so it never idles while the main thread is busy computing. */
 const IN_FLIGHT = 2;
@@ -191,8 +191,11 @@ async function runOnWorkers(order: HerdTask[], n: number, done: (r: HerdTaskResu
             }
             if (inFlight === 0) resolve();
           };
+          // Tasks posted now wait in the worker's port until its code has
+          // loaded, so it starts computing the moment it is up — not when
+          // this thread, busy computing, next gets round to its messages.
+          feed();
           w.on('message', (m: WorkerMsg) => {
-            if ('ready' in m) return feed();
             if (!m.ok) return reject(new Error(`herd worker failed on task ${m.id}: ${m.error}`));
             inFlight--;
             done(m.result);

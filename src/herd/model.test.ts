@@ -122,4 +122,10 @@ describe('herd model', () => {
     expect(a).toEqual(b);
     await expect(runHerd({ clients: 0, strategy: 'full' }, 1)).rejects.toThrow(/clients/);
   });
+
+  test('runs started together do not share state (model objects are reused only when idle)', async () => {
+    const one = [await runHerd({ clients: 30, strategy: 'decorrelated' }, 7), await runHerd({ clients: 5, strategy: 'expo' }, 8)];
+    const together = await Promise.all([runHerd({ clients: 30, strategy: 'decorrelated' }, 7), runHerd({ clients: 5, strategy: 'expo' }, 8)]);
+    expect(together).toEqual(one);
+  });
 });

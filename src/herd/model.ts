@@ -126,39 +126,86 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   if (!(Number.isInteger(clients) && clients >= 1)) throw new RangeError(`herd: clients must be an integer >= 1, got ${clients}`);
   const code: StrategyCode = strategyCode(params.strategy);
   if (!primed) primeStrategies();
-  const baseMs = params.baseMs ?? 5;
-  const capMs = params.capMs ?? 2000;
-  const mean = params.latencyMeanMs ?? 10;
-  const sd = params.latencySdMs ?? 2;
-
   const k = new Kernel({ seed, trace: false, eventsMax: params.eventsMax ?? 50_000_000, replayHint: `retrysim herd (seed ${seed})`, choices: NO_CHOICES, ...(queue ? { queue } : {}) });
-  // ref: one random stream serves both the network and the backoff draws.
-  const rng = k.fork('herd');
-  // Per-client state as views on one buffer (one allocation per run).
-  const buf = new ArrayBuffer(8 * clients + 8 + 4 * clients);
-  const prevSleep = new Float64Array(buf, 0, clients).fill(baseMs); // ref: ExpoBackoffDecorr.sleep starts at base
-  const sleep = new Float64Array(buf, 8 * clients, 1); // the backoff's result, see below
-  const attempt = new Int32Array(buf, 8 * clients + 8, clients); // ref: OccClient.attempt
-  let version = 0; // ref: OccServer.version
-  let calls = 0;
-  const record = hist !== undefined;
+  // Model objects are reused run after run (see HerdModel); one taken from
+  // the pool is this run's alone until it is put back.
+  const m = pool.pop() ?? new HerdModel();
+  m.reset(k, code, clients, params, hist);
+  const h = k.on(m.handler);
+  m.h = h;
+  // ref: setup_sim — every client's first read leaves at t = 0, in client order.
+  const rng = m.rng;
+  for (let c = 0; c < clients; c++) k.at(Math.abs(m.mean + m.sd * standardNormal(rng)), h, c << 2, 0);
+  let r;
+  let calls;
+  try {
+    r = await k.run();
+    calls = m.calls;
+  } finally {
+    m.release();
+    pool.push(m);
+  }
+  // ref: run_sim returns the time of the last event, which is the last
+  // successful write's reply (a failed reply always schedules another read).
+  return { calls, ms: r.timeMs, events: r.events };
+}
 
-  // ref: Net.delay() = abs(random.normalvariate(mean, sd)), one draw per
-  // message hop (written out at each use rather than as a closure, to keep
-  // the handler's bytecode small; see below).
+/** Idle model objects; in a thread that runs the herd run after run, just one. */
+const pool: HerdModel[] = [];
 
-  // ref: OccClient.write_rsp on failure — increment attempt first (so the
-  // first backoff uses n = 1); the sleep is then added to the next read's
-  // hop. The delay goes out through `sleep[0]` rather than as a return
-  // value, and the function holds nothing but the strategy, so the JIT
-  // inlines the whole strategy into it and no double is ever boxed.
-  const backoff = (c: number): void => {
-    const d = strategyDelayMs(code, ++attempt[c]!, baseMs, capMs, rng, prevSleep[c]!);
-    // Only decorrelated reads prevSleep; storing for every strategy keeps
-    // this function's code the same for all six (no deopt per strategy).
-    prevSleep[c] = d;
-    sleep[0] = d;
-  };
+/**
+ * The model's state and its one message handler. Why a reusable object
+ * rather than a closure per run: the kernel's callback loop inlines the
+ * handler, and V8 guards an inlined call on the exact function object, so a
+ * fresh closure every run deoptimised the loop and recompiled it (each
+ * compile of the fused loop costs ~20 ms, several times per thread). With
+ * one handler per thread the loop is compiled once and stays compiled.
+ */
+class HerdModel {
+  k!: Kernel;
+  /** ref: one random stream serves both the network and the backoff draws. */
+  rng: Prng = new Prng(0);
+  code: StrategyCode = 0;
+  baseMs = 5;
+  capMs = 2000;
+  mean = 10;
+  sd = 2;
+  /** Handler id in the current kernel. */
+  h = 0;
+  /** ref: OccServer.version */
+  version = 0;
+  calls = 0;
+  record = false;
+  hist: WriteHistogram = new WriteHistogram(1);
+  /** ref: ExpoBackoffDecorr.sleep, per client (starts at base). */
+  prevSleep = new Float64Array(0);
+  /** ref: OccClient.attempt, per client. */
+  attempt = new Int32Array(0);
+
+  reset(k: Kernel, code: StrategyCode, clients: number, params: HerdParams, hist: WriteHistogram | undefined): void {
+    this.k = k;
+    this.rng = k.fork('herd');
+    this.code = code;
+    this.baseMs = params.baseMs ?? 5;
+    this.capMs = params.capMs ?? 2000;
+    this.mean = params.latencyMeanMs ?? 10;
+    this.sd = params.latencySdMs ?? 2;
+    this.version = 0;
+    this.calls = 0;
+    this.record = hist !== undefined;
+    if (hist !== undefined) this.hist = hist;
+    if (this.attempt.length < clients) {
+      this.prevSleep = new Float64Array(clients);
+      this.attempt = new Int32Array(clients);
+    }
+    this.prevSleep.fill(this.baseMs, 0, clients);
+    this.attempt.fill(0, 0, clients);
+  }
+
+  /** Drops the references to the run's kernel and histogram. */
+  release(): void {
+    this.hist = NO_HIST;
+  }
 
   // Every message but a successful write's reply sends exactly one message
   // after one hop draw: forwarding kinds go to kind + 1 of the same client
@@ -166,22 +213,22 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   // read (a − 3) after hop + backoff. One draw site and one `k.at` call
   // keep the handler small enough for the JIT to inline it, with the
   // queue's push, into the kernel's callback loop.
-  const h = k.on((a: number, b: number): void => {
+  readonly handler = (a: number, b: number): void => {
     const kind = a & 3;
     let payload = 0;
     let next = a + 1;
     if (kind === Msg.Read) {
       // ref: OccServer.read — reply with the current version; no processing time.
-      payload = version;
+      payload = this.version;
     } else if (kind === Msg.ReadRsp) {
       // ref: OccClient.read_rsp — write carrying the version just read.
       payload = b;
     } else if (kind === Msg.Write) {
       // ref: OccServer.write — counts every write; accepts iff the version matches.
-      calls++;
-      if (record) hist.add(k.now);
-      if (b === version) {
-        version++;
+      this.calls++;
+      if (this.record) this.hist.add(this.k.now);
+      if (b === this.version) {
+        this.version++;
         payload = 1;
       }
     } else {
@@ -189,22 +236,25 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
       if (b !== 0) return;
       next = a - 3;
     }
-    // ref: tm + net.delay(), plus the backoff (drawn after the hop) for a retry.
-    let t = k.now + Math.abs(mean + sd * standardNormal(rng));
+    // ref: Net.delay() = abs(random.normalvariate(mean, sd)), one draw per
+    // message hop; for a retry the backoff is drawn after the hop and added.
+    const rng = this.rng;
+    let t = this.k.now + Math.abs(this.mean + this.sd * standardNormal(rng));
     if (next < a) {
-      backoff(a >> 2);
-      t += sleep[0]!;
+      // ref: OccClient.write_rsp on failure — increment attempt first (so the
+      // first backoff uses n = 1); the sleep is added to the next read's hop.
+      const c = a >> 2;
+      const d = strategyDelayMs(this.code, ++this.attempt[c]!, this.baseMs, this.capMs, rng, this.prevSleep[c]!);
+      // Only decorrelated reads prevSleep; storing for every strategy keeps
+      // the code the same for all six (no deopt per strategy).
+      this.prevSleep[c] = d;
+      t += d;
     }
-    k.at(t, h, next, payload);
-  });
-
-  // ref: setup_sim — every client's first read leaves at t = 0, in client order.
-  for (let c = 0; c < clients; c++) k.at(Math.abs(mean + sd * standardNormal(rng)), h, c << 2, 0);
-  const r = await k.run();
-  // ref: run_sim returns the time of the last event, which is the last
-  // successful write's reply (a failed reply always schedules another read).
-  return { calls, ms: r.timeMs, events: r.events };
+    this.k.at(t, this.h, next, payload);
+  };
 }
+
+const NO_HIST = new WriteHistogram(1);
 
 /** An event queue sized for runs of `params` (reusable across runs, see {@link runHerd}). */
 export function herdQueue(params: HerdParams): EventQueue {
@@ -235,6 +285,7 @@ function primeStrategies(): void {
   primed = true;
   const rng = new Prng(0);
   // V8 allocates a function's feedback only after its first few calls, so
-  // go round all six several times.
-  for (let i = 0; i < 16; i++) for (let code = 0; code <= 5; code++) strategyDelayMs(code as StrategyCode, 1 + (i & 3), 5, 2000, rng, 5);
+  // go round all six several times; prevMs takes fractional values too, as
+  // decorrelated's state does (an integer-only feedback deoptimised later).
+  for (let i = 0; i < 16; i++) for (let code = 0; code <= 5; code++) strategyDelayMs(code as StrategyCode, 1 + (i & 3), 5, 2000, rng, 5 + 0.5 * (i & 1));
 }

@@ -14,4 +14,3 @@ port.on('message', (task: HerdTask) => {
     (e: unknown) => port.postMessage({ ok: false, id: task.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });
-port.postMessage({ ready: true });
