@@ -44,14 +44,25 @@ const fn = new Float64Array(128);
  * wedges and the tail are in {@link normalSlow}. Same draws either way.
  */
 export function standardNormal(rng: Prng): number {
-  const hz = rng.nextU32() | 0;
+  const hz = rng.nextI32();
   const iz = hz & 127;
   if (Math.abs(hz) < kn[iz]!) return hz * wn[iz]!;
-  return normalSlow(rng, hz, iz);
+  // The slow path's result comes back through memory, not as a return
+  // value: a call that is not inlined returns a tagged value, and merging
+  // it with the fast path's raw double made V8 box *every* draw (a 16-byte
+  // heap number per call — the herd's main source of garbage).
+  normalSlow(rng, hz, iz);
+  return slowOut[0]!;
 }
 
-/** The rejection part of the ziggurat: `hz` missed the rectangle of layer `iz`. */
-function normalSlow(rng: Prng, hz: number, iz: number): number {
+const slowOut = new Float64Array(1);
+
+/** The rejection part of the ziggurat: `hz` missed the rectangle of layer `iz`. Result in `slowOut[0]`. */
+function normalSlow(rng: Prng, hz: number, iz: number): void {
+  slowOut[0] = normalReject(rng, hz, iz);
+}
+
+function normalReject(rng: Prng, hz: number, iz: number): number {
   for (;;) {
     const x = hz * wn[iz]!;
     if (iz === 0) {
@@ -65,7 +76,7 @@ function normalSlow(rng: Prng, hz: number, iz: number): number {
       return hz > 0 ? R + tx : -R - tx;
     }
     if (fn[iz]! + rng.next32() * (fn[iz - 1]! - fn[iz]!) < Math.exp(-0.5 * x * x)) return x;
-    hz = rng.nextU32() | 0;
+    hz = rng.nextI32();
     iz = hz & 127;
     if (Math.abs(hz) < kn[iz]!) return hz * wn[iz]!;
   }

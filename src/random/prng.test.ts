@@ -76,4 +76,10 @@ describe('ziggurat normal', () => {
     }
     expect(Math.abs(s / 50_000 - 10)).toBeLessThan(0.05);
   });
+
+  it('nextI32 is the same stream as nextU32, as int32', () => {
+    const a = new Prng(123);
+    const b = new Prng(123);
+    for (let i = 0; i < 10_000; i++) expect(a.nextI32()).toBe(b.nextU32() | 0);
+  });
 });

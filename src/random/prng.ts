@@ -80,6 +80,26 @@ export class Prng {
     return r;
   }
 
+  /**
+   * The same draw as {@link nextU32}, as a signed int32 (`nextU32() | 0`).
+   * For hot callers that want the bits: an int32 return value is a small
+   * integer to V8 even when the call is not inlined, where a uint32 above
+   * 2^31 comes back as a heap-allocated number.
+   */
+  nextI32(): number {
+    const s0 = this.s0;
+    const s1 = this.s1;
+    const s2 = this.s2 ^ s0;
+    const s3 = this.s3 ^ s1;
+    const m = imul(s1, 5);
+    const r = imul((m << 7) | (m >>> 25), 9) | 0;
+    this.s0 = s0 ^ s3;
+    this.s1 = s1 ^ s2;
+    this.s2 = s2 ^ (s1 << 9);
+    this.s3 = (s3 << 11) | (s3 >>> 21);
+    return r;
+  }
+
   /** Uniform double in [0, 1) with 32 bits of resolution (fast path). */
   next32(): number {
     return this.nextU32() * TWO_NEG_32;
