@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runGrid, DEFAULT_CLIENTS, DEFAULT_STRATEGIES } from '../src/herd/grid.js';
+import { runHerd } from '../src/herd/model.js';
+import { strategyCode } from '../src/backoff/strategies.js';
+import { fusedHerd } from './herd-fused.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,6 +22,26 @@ export default async function herdBench(): Promise<void> {
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     console.log(JSON.stringify({ bench: `herd.grid.${workers === 0 ? 'mainThread' : 'workers'}`, threads: r.workers + 1, events: r.events, seconds: +s.toFixed(3), eventsPerSec: Math.round(r.events / s), vsPython: +(r.events / s / 0.6e6).toFixed(1) }));
   }
+  // The ceiling: the same model hand-fused into one function (see
+  // herd-fused.ts), checked against runHerd first so it is the same work.
+  for (const strategy of DEFAULT_STRATEGIES) {
+    for (const clients of DEFAULT_CLIENTS) {
+      for (const seed of [1, 2]) {
+        const a = await runHerd({ clients, strategy }, seed);
+        const b = fusedHerd(clients, strategyCode(strategy), seed);
+        if (a.calls !== b.calls || a.ms !== b.ms || a.events !== b.events) throw new Error(`fused herd differs from runHerd at ${strategy}/${clients}/seed ${seed}`);
+      }
+    }
+  }
+  let bestFused = Infinity;
+  let fusedEvents = 0;
+  for (let rep = 0; rep < 3; rep++) {
+    fusedEvents = 0;
+    const t0 = process.hrtime.bigint();
+    for (const strategy of DEFAULT_STRATEGIES) for (const clients of DEFAULT_CLIENTS) for (let r = 0; r < 100; r++) fusedEvents += fusedHerd(clients, strategyCode(strategy), 1000 + r).events;
+    bestFused = Math.min(bestFused, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  console.log(JSON.stringify({ bench: 'herd.fusedCeiling', note: 'same model hand-fused into one JS function, one thread, warm', events: fusedEvents, seconds: +bestFused.toFixed(3), eventsPerSec: Math.round(fusedEvents / bestFused), vsPython: +(fusedEvents / bestFused / 0.6e6).toFixed(1) }));
   // The whole command, as a user runs it: process start (cached CLI bundle,
   // see bin/retrysim.js), workers, output. Other processes may share the
   // cores, so it runs several times and reports the best and the median.
