@@ -65,6 +65,17 @@ describe('retrysim serve: bad input writes nothing', () => {
     ['the admin route is not /reports', 'POST', '/_admin/faults', '{"slowMs": -1}', {}, 400, /slowMs/],
   ];
 
+  it('the admin route refuses a slowMs the lease no longer covers, and applies nothing of that request', async () => {
+    const before = (await send('GET', '/_admin/faults')).json;
+    const r = await send('POST', '/_admin/faults', JSON.stringify({ slowMs: 3000, dropResponses: 2 }));
+    expect(r.status).toBe(422);
+    expect(String(r.json.error)).toMatch(/lease 5000 ms must exceed client timeout 2000 ms \+ longest processing 3000 ms = 5000 ms/);
+    expect((await send('GET', '/_admin/faults')).json).toEqual(before);
+    // Just inside the rule is accepted, then put back.
+    expect((await send('POST', '/_admin/faults', JSON.stringify({ slowMs: 2999 }))).status).toBe(200);
+    expect((await send('POST', '/_admin/faults', JSON.stringify({ slowMs: before.slowMs }))).status).toBe(200);
+  });
+
   it.each(bad)('%s → the right 4xx, nothing written', async (_name, method, path, body, headers, status, message) => {
     const before = counts();
     const r = await send(method, path, body, headers);

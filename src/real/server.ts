@@ -195,6 +195,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const p = adminFaultsSchema.safeParse(data);
       if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
       const { dropResponses, killAtStep, pause, ...tracker } = p.data;
+      // The lease check ran at start-up against the slowMs given then; a
+      // slower processing time armed now must pass it too (nothing is applied otherwise).
+      const problem = tracker.slowMs === undefined ? null : instance.slowMsProblem(tracker.slowMs);
+      if (problem !== null) return errorResponse(422, `slowMs ${tracker.slowMs} refused: ${problem}`);
       Object.assign(instance.faults, tracker);
       if (pause !== undefined) instance.faults.pause = pause === null ? undefined : { ...pause };
       if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;

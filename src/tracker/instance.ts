@@ -1,7 +1,7 @@
 import type { StepEnv } from './env.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from './faults.js';
 import { fingerprint } from './fingerprint.js';
-import { assertLease, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS } from './lease.js';
+import { assertLease, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, leaseProblem } from './lease.js';
 import { errorResponse, type TrackerRequest, type TrackerResponse } from './messages.js';
 import { getReport, listReports } from './reads.js';
 import { scopeKey } from './scope.js';
@@ -58,6 +58,8 @@ export class TrackerInstance {
   /** Number of restarts so far. */
   restarts = 0;
   private readonly strategy: WriteStrategy;
+  private readonly allowUnsafeLease: boolean;
+  private readonly maxProcessingMs: number;
 
   constructor(opts: TrackerInstanceOptions) {
     this.name = opts.name ?? 'tracker';
@@ -67,6 +69,8 @@ export class TrackerInstance {
     this.clientTimeoutMs = opts.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
     this.faults = resolveFaults(opts.faults);
     this.strategy = createStrategy(opts.variant, { completedTtlMs: opts.completedTtlMs });
+    this.allowUnsafeLease = opts.allowUnsafeLease ?? false;
+    this.maxProcessingMs = opts.maxProcessingMs ?? 0;
     const pause = this.faults.pause;
     if (pause && !this.strategy.stepLabels.includes(pause.atStep)) {
       throw new Error(
@@ -82,6 +86,19 @@ export class TrackerInstance {
         throw new Error(`${this.name} (${opts.variant}): ${(e as Error).message}`);
       }
     }
+  }
+
+  /**
+   * Why re-arming the slow-processing fault at `slowMs` would break the
+   * lease rule this instance was built under, or null when it would not
+   * (always null for variants without a lease, or with allowUnsafeLease).
+   * Whoever changes `faults.slowMs` on a live instance asks this first — the
+   * constructor's check only saw the value it was given.
+   */
+  slowMsProblem(slowMs: number): string | null {
+    if (!usesLease(this.variant) || this.allowUnsafeLease) return null;
+    const problem = leaseProblem({ leaseMs: this.leaseMs, clientTimeoutMs: this.clientTimeoutMs, processingMs: Math.max(slowMs, this.maxProcessingMs) });
+    return problem === null ? null : `${this.name} (${this.variant}): ${problem}`;
   }
 
   /** Serves one request. Never rejects for expected failures; those are responses. */
