@@ -150,6 +150,9 @@ export async function runHerd(params: HerdParams, seed: number, hist?: WriteHist
   return { calls, ms: r.timeMs, events: r.events };
 }
 
+/** The histogram of runs that record none (never written: `record` is false). */
+const NO_HIST = new WriteHistogram(1);
+
 /** Idle model objects; in a thread that runs the herd run after run, just one. */
 const pool: HerdModel[] = [];
 
@@ -176,7 +179,7 @@ class HerdModel {
   version = 0;
   calls = 0;
   record = false;
-  hist: WriteHistogram = new WriteHistogram(1);
+  hist: WriteHistogram = NO_HIST;
   /** ref: ExpoBackoffDecorr.sleep, per client (starts at base). */
   prevSleep = new Float64Array(0);
   /** ref: OccClient.attempt, per client. */
@@ -193,7 +196,7 @@ class HerdModel {
     this.version = 0;
     this.calls = 0;
     this.record = hist !== undefined;
-    if (hist !== undefined) this.hist = hist;
+    this.hist = hist ?? NO_HIST;
     if (this.attempt.length < clients) {
       this.prevSleep = new Float64Array(clients);
       this.attempt = new Int32Array(clients);
@@ -202,7 +205,7 @@ class HerdModel {
     this.attempt.fill(0, 0, clients);
   }
 
-  /** Drops the references to the run's kernel and histogram. */
+  /** Drops the reference to the caller's histogram once the run is over. */
   release(): void {
     this.hist = NO_HIST;
   }
@@ -269,7 +272,6 @@ class HerdModel {
   }
 }
 
-const NO_HIST = new WriteHistogram(1);
 
 /** An event queue sized for runs of `params` (reusable across runs, see {@link runHerd}). */
 export function herdQueue(params: HerdParams): EventQueue {

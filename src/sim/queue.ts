@@ -27,16 +27,16 @@
  */
 export class EventQueue {
   /** By slot: time, seq, kind and the two arguments. */
-  private t: Float64Array;
-  private seqs: Float64Array;
-  private kinds: Int32Array;
-  private a: Float64Array;
-  private b: Float64Array;
+  private t!: Float64Array;
+  private seqs!: Float64Array;
+  private kinds!: Int32Array;
+  private a!: Float64Array;
+  private b!: Float64Array;
   /** Winner tree: node i (1 ≤ i < cap) holds its subtree's earliest slot; leaf cap + s holds s. */
-  private win: Int32Array;
-  private cap: number;
+  private win!: Int32Array;
+  private cap!: number;
   /** Free slots below nSlots (a stack), and the slots' high-water mark. */
-  private free: Int32Array;
+  private free!: Int32Array;
   private nFree = 0;
   private nSlots = 0;
   /**
@@ -64,16 +64,7 @@ export class EventQueue {
   ) {
     let cap = 2;
     while (cap < capacity) cap *= 2;
-    this.cap = cap;
-    const f = views(cap);
-    this.t = f.t;
-    this.seqs = f.seqs;
-    this.kinds = f.kinds;
-    this.a = f.a;
-    this.b = f.b;
-    this.free = f.free;
-    this.win = f.win;
-    this.rebuild();
+    this.adopt(views(cap), cap);
   }
 
   /** Pending events. */
@@ -199,6 +190,11 @@ export class EventQueue {
     f.a.set(this.a);
     f.b.set(this.b);
     f.free.set(this.free);
+    this.adopt(f, cap);
+  }
+
+  /** Switches to the arrays `f` of `cap` slots and rebuilds the tree over them. */
+  private adopt(f: ReturnType<typeof views>, cap: number): void {
     this.t = f.t;
     this.seqs = f.seqs;
     this.kinds = f.kinds;
