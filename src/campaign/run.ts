@@ -137,7 +137,7 @@ export async function saveCounterexample(
     ...c.scenario,
     name: `${o.claim.id}: shrunk counterexample`,
     description: `Found by retrysim check (claim ${claim.id}, claim seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
-    schedule: run.result.choices.map((x) => ({ t: x.t, chosen: x.chosen, of: [...x.of] })),
+    schedule: run.result.choices.map((x) => ({ t: x.t, chosen: x.chosen, of: [...x.of], preempted: x.preempted })),
     expect: { reports: run.reports, violations: invariants },
   };
   const attempts = run.operations.reduce((n, op) => n + op.attempts.length, 0);

@@ -1,5 +1,5 @@
 import { parseScenario } from '../scenario/load.js';
-import type { Scenario } from '../scenario/schema.js';
+import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
 import type { Claim } from './claims.js';
 
 /**
@@ -10,7 +10,7 @@ import type { Claim } from './claims.js';
 export function smallScenarios(claim: Claim): Scenario[] {
   const model = claim.faults.includes('modelNewId') || claim.faults.includes('modelReword');
   const base = {
-    format: 'retrysim.scenario/1',
+    format: SCENARIO_FORMAT,
     seed: 1,
     service: { variant: claim.variant, leaseMs: 5000 },
     client: { keySource: claim.keySource, maxAttempts: 2 },

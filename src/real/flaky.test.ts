@@ -30,8 +30,8 @@ describe('flakiness lab', () => {
 
   it('stepPattern keeps only server steps', () => {
     expect(stepPattern([
-      { t: 0, chosen: 1, of: ['op1.w0:start', 'op1.w1:start'] },
-      { t: 1, chosen: 0, of: ['s0/op1.w1#2:check', 's0/op1.w0#1:check'] },
+      { t: 0, chosen: 1, of: ['op1.w0:start', 'op1.w1:start'], preempted: false },
+      { t: 1, chosen: 0, of: ['s0/op1.w1#2:check', 's0/op1.w0#1:check'], preempted: false },
     ])).toBe('w1#2:check');
   });
 

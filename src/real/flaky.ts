@@ -177,7 +177,7 @@ export async function runVirtualTime(o: Required<FlakyOptions>): Promise<Approac
 /** The scenario the simulation enumerates: the test with a fixed stagger. */
 export function labScenario(o: Required<FlakyOptions>, staggerMs: number): Scenario {
   return scenarioSchema.parse({
-    format: 'retrysim.scenario/1',
+    format: 'retrysim.scenario/2',
     name: `flaky lab · ${o.variant} · stagger ${staggerMs} ms`,
     description: 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
     seed: o.seed,

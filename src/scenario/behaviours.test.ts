@@ -16,7 +16,7 @@ import type { StepEnv } from '../tracker/env.js';
 
 function scenario(over: Record<string, unknown>) {
   return parseScenario(JSON.stringify({
-    format: 'retrysim.scenario/1',
+    format: 'retrysim.scenario/2',
     name: 'behaviour',
     seed: 3,
     service: { variant: 'key_atomic' },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario, ScenarioError } from './load.js';
 
 const ok = {
-  format: 'retrysim.scenario/1',
+  format: 'retrysim.scenario/2',
   name: 't',
   seed: 1,
   service: { variant: 'key_atomic' },
@@ -71,6 +71,6 @@ describe('scenario loader', () => {
   });
 
   it('refuses a schedule decision that does not index its candidates', () => {
-    expect(issuesOf({ ...ok, schedule: [{ t: 0, chosen: 2, of: ['a', 'b'] }] })[0]!.path).toBe('schedule[0]');
+    expect(issuesOf({ ...ok, schedule: [{ t: 0, chosen: 2, preempted: true, of: ['a', 'b'] }] })[0]!.path).toBe('schedule[0]');
   });
 });

@@ -45,7 +45,7 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
     throw new ScenarioError(source, [{
       path: 'format',
       message: typeof fmt === 'string' && fmt.startsWith('retrysim.scenario/')
-        ? `unsupported version '${fmt}'; this build reads '${SCENARIO_FORMAT}'`
+        ? `unsupported version '${fmt}'; this build reads '${SCENARIO_FORMAT}'${fmt === 'retrysim.scenario/1' ? ' (run `retrysim migrate FILE` to convert it)' : ''}`
         : `expected '${SCENARIO_FORMAT}', got ${JSON.stringify(fmt)}`,
     }]);
   }

@@ -10,5 +10,5 @@ import type { Scenario } from './schema.js';
  */
 export async function recordScenario(s: Scenario, choices?: ChoiceSource): Promise<{ scenario: Scenario; run: ScenarioRun }> {
   const run = await runScenario(s, { choices: choices ?? new RandomChoice(s.seed) });
-  return { scenario: { ...s, schedule: run.result.choices.map((c) => ({ t: c.t, chosen: c.chosen, of: [...c.of] })) }, run };
+  return { scenario: { ...s, schedule: run.result.choices.map((c) => ({ t: c.t, chosen: c.chosen, of: [...c.of], preempted: c.preempted })) }, run };
 }

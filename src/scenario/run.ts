@@ -1,6 +1,6 @@
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
-import { ReplayChoice } from '../sim/choice/replay.js';
+import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import { RandomChoice } from '../sim/choice/random.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { openStore, type Store } from '../tracker/store.js';
@@ -21,6 +21,12 @@ export interface RunOptions {
   store?: Store;
   /** Shown in limit/deadlock errors. */
   replayHint?: string;
+  /**
+   * Replay the file's schedule as a contract even when it is empty (then the
+   * run must make no decision at all). Default: an empty schedule means
+   * "decisions come from the seed", for scenarios built in code.
+   */
+  strictReplay?: boolean;
 }
 
 /** Everything a run produced. */
@@ -53,7 +59,7 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
  * the checkers' verdicts, the schedule that was taken and the trace hash.
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
-  const choices = opts.choices ?? (s.schedule.length > 0 ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+  const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
   const kernel = new Kernel({
     seed: s.seed,
     choices,
@@ -96,7 +102,15 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
           : { error: f.error, toolCalls: res.toolCalls.length });
       });
     }
-    const result = await kernel.run();
+    let result: RunResult;
+    try {
+      result = await kernel.run();
+      if (choices instanceof ReplayChoice) choices.finish(result.choices);
+    } catch (e) {
+      // The run up to the divergence is what a reader needs to see why.
+      if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      throw e;
+    }
     const verdict = checkInvariants(store, ends);
     return {
       reports: verdict.reports,

@@ -3,8 +3,13 @@ import { VARIANTS } from '../tracker/strategy.js';
 import { KEY_SOURCES } from '../harness/keys.js';
 import { NAMED_POLICIES } from '../backoff/policies.js';
 
-/** The one format version this build reads and writes. */
-export const SCENARIO_FORMAT = 'retrysim.scenario/1';
+/**
+ * The one format version this build reads and writes. Version 2 changed what
+ * a decision's `chosen` means: candidate 0 is the task that just ran (when it
+ * can continue), so 0 is "no preemption"; every decision also records
+ * `preempted`. `retrysim migrate` rewrites version-1 files.
+ */
+export const SCENARIO_FORMAT = 'retrysim.scenario/2';
 
 const ms = z.number().finite().nonnegative();
 const count = z.number().int().nonnegative();
@@ -14,7 +19,10 @@ const choiceRecord = z.strictObject({
   t: ms,
   chosen: count,
   of: z.array(z.string()).min(2),
-}).refine((c) => c.chosen < c.of.length, { message: 'chosen must index into of' });
+  /** True when `chosen` switched away from `of[0]`, the task that could have continued. */
+  preempted: z.boolean(),
+}).refine((c) => c.chosen < c.of.length, { message: 'chosen must index into of' })
+  .refine((c) => !c.preempted || c.chosen !== 0, { message: 'a decision that chose candidate 0 (continue) cannot be a preemption' });
 
 const operation = z.strictObject({
   /** Name used in `expect.reports` and in the trace. */

@@ -150,6 +150,8 @@ export class Kernel {
   private readonly tasks: Task<any>[] = [];
   private runnable: Task<any>[] = [];
   private current: Task<any> | undefined;
+  /** The task that took the last step: a choice that passes it over while it can run is a preemption. */
+  private last: Task<any> | undefined;
   private parkedSignal: (() => void) | undefined;
   private failure: { error: unknown } | undefined;
   private stopped = false;
@@ -393,17 +395,32 @@ export class Kernel {
     this.runnable.push(task);
   }
 
+  /**
+   * Chooses the next task. Candidates are offered with the task that took the
+   * last step first, when it can run, then the others in the order they
+   * became runnable: choice 0 (every source's default) lets the running task
+   * continue, and any other choice while it can run is a preemption. So a
+   * schedule that shrinks toward zeros loses preemptions, and "simpler" means
+   * "fewer context switches" (CHESS's preemption bounding rests on the same
+   * definition).
+   */
   private pick(): Task<any> {
     const r = this.runnable;
     let i = 0;
     if (r.length > 1) {
+      const lastAt = this.last === undefined ? -1 : r.indexOf(this.last);
+      if (lastAt > 0) {
+        r.splice(lastAt, 1);
+        r.unshift(this.last!);
+      }
       const labels = r.map((t) => t.choiceLabel);
       i = this.choices.choose(labels, this.choiceLog.length, this.now);
       if (!(Number.isInteger(i) && i >= 0 && i < r.length)) {
         throw new Error(`choice source ${this.choices.name} returned ${i} for ${r.length} candidates`);
       }
-      this.choiceLog.push({ t: this.now, chosen: i, of: labels });
-      this.log('kernel', 'choose', { chosen: labels[i], of: labels });
+      const preempted = lastAt >= 0 && i !== 0;
+      this.choiceLog.push({ t: this.now, chosen: i, of: labels, preempted });
+      this.log('kernel', 'choose', preempted ? { chosen: labels[i], of: labels, preempted } : { chosen: labels[i], of: labels });
     }
     const task = r[i]!;
     r.splice(i, 1);
@@ -414,6 +431,7 @@ export class Kernel {
   private step(task: Task<any>): Promise<void> {
     if (++this.steps + this.events > this.eventsMax) this.limit('eventsMax', this.eventsMax);
     this.current = task;
+    this.last = task;
     task.state = 'running';
     const parked = new Promise<void>((resolve) => (this.parkedSignal = resolve));
     const resume = task.resumeFn;

@@ -1,7 +1,8 @@
 /**
  * Where the kernel's decisions come from. Whenever more than one task could
  * run next, the kernel calls {@link ChoiceSource.choose} with the candidates'
- * labels (in the order they became runnable) and runs the one whose index is
+ * labels (the task that just ran first, when it can continue; then the others
+ * in the order they became runnable) and runs the one whose index is
  * returned. Sources are interchangeable: seeded random, an explicit list,
  * a fast-check generated list, PCT, or an exhaustive enumerator.
  */
@@ -22,6 +23,12 @@ export interface ChoiceRecord {
   t: number;
   /** index of the chosen candidate */
   chosen: number;
-  /** labels of all candidates, so a person can follow the schedule */
+  /**
+   * Labels of all candidates, so a person can follow the schedule. When the
+   * task that took the last step can still run, it is `of[0]`: choosing 0
+   * lets it continue.
+   */
   of: string[];
+  /** True when the choice switched away from a task that could have continued (a preemption). */
+  preempted: boolean;
 }

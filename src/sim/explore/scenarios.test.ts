@@ -24,7 +24,7 @@ function explore(s: Scenario, schedulesMax: number) {
 /** Two workers on one key, the second 1 ms later; slow processing (5 ms), fixed 1 ms latency. */
 function twoWorkers(variant: string): Scenario {
   return parseScenario(JSON.stringify({
-    format: 'retrysim.scenario/1',
+    format: 'retrysim.scenario/2',
     name: `two workers, one key · ${variant}`,
     seed: 1,
     service: { variant },
