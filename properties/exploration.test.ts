@@ -18,12 +18,13 @@ describe('bounded exhaustive exploration', () => {
     expect(r.runs).toBeGreaterThan(1000); // distinct schedules explored (13,623 at the time of writing)
   });
 
-  it.each(['naive-none-fails', 'key_split-tool_call-fails', 'key_atomic_nofence-tool_call-fails', 'key_atomic-per_attempt-fails', 'memory_singleflight-tool_call-fails', 'key_atomic_unscoped-tool_call-fails'])(
-    '%s fails inside the enumeration',
+  it.each(CLAIMS.filter((c) => c.expected === 'fails').map((c) => c.id))(
+    '%s fails inside the enumeration, on its named invariant, with a minimal counterexample',
     async (id) => {
       const r = await runExhaustive({ claim: claimById(id), seed: 1, schedulesMax: 20_000 });
       expect(r.verdict).toBe('fails');
       expect(r.counterexample!.violations.map((v) => v.invariant)).toContain(claimById(id).violation ?? 'exactly-one');
+      expect(r.counterexample!.notMinimal).toEqual([]);
     },
   );
 });

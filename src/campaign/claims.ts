@@ -17,6 +17,8 @@ export interface MinimalShape {
   faultsMax: number;
   /** Exact number of attempts on the wire, if the claim pins it. */
   attempts?: number;
+  /** Exact number of preemptions in the minimised schedule, if the claim pins it. */
+  preemptions?: number;
 }
 
 /**
@@ -53,13 +55,19 @@ export const CLAIMS: readonly Claim[] = [
     id: 'naive-none-fails',
     title: 'naive without keys duplicates a report after one lost response',
     variant: 'naive', keySource: 'none', faults: LOST_RESPONSES, expected: 'fails',
-    minimal: { operations: 1, workers: 1, faultsMax: 1, attempts: 2 },
+    minimal: { operations: 1, workers: 1, faultsMax: 1, attempts: 2, preemptions: 0 },
   },
   {
-    id: 'key_split-tool_call-fails',
-    title: "key_split duplicates when it crashes between its two commits (or two requests race past the lookup)",
-    variant: 'key_split', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails',
-    minimal: { operations: 1, faultsMax: 1 },
+    id: 'key_split-tool_call-race-fails',
+    title: 'key_split: two requests with one key both pass the lookup before either registers it (no fault, one preemption)',
+    variant: 'key_split', keySource: 'tool_call', faults: ['concurrency'], expected: 'fails',
+    minimal: { operations: 1, workers: 2, faultsMax: 0, attempts: 2, preemptions: 1 },
+  },
+  {
+    id: 'key_split-tool_call-crash-fails',
+    title: 'key_split: a crash between its two commits leaves a report without its key, and the retry files a second',
+    variant: 'key_split', keySource: 'tool_call', faults: ['crash'], expected: 'fails',
+    minimal: { operations: 1, workers: 1, faultsMax: 1, attempts: 2, preemptions: 0 },
   },
   {
     id: 'key_atomic_nofence-tool_call-fails',
@@ -69,6 +77,14 @@ export const CLAIMS: readonly Claim[] = [
     // local minimum where two delays (slow processing plus a short pause)
     // together outlast the lease; one timing fault is the usual result.
     minimal: { operations: 1, faultsMax: 2 },
+  },
+  {
+    id: 'key_atomic_racy_claim-tool_call-fails',
+    title: 'a claim that reads the key in one step and writes it in the next lets a request re-claim a finished key: a second report',
+    variant: 'key_atomic_racy_claim', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails',
+    // Pure concurrency (one preemption after the read) or one fault that
+    // lets the read go stale (e.g. a take-over): whichever the search meets first.
+    minimal: { operations: 1, faultsMax: 1 },
   },
   {
     id: 'key_atomic-per_attempt-fails',

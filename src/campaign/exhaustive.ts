@@ -4,7 +4,7 @@ import { runScenario } from '../scenario/run.js';
 import { openStore } from '../tracker/store.js';
 import type { Claim } from './claims.js';
 import { smallScenarios } from './small.js';
-import { saveCounterexample, type CampaignResult } from './run.js';
+import { failsFor, minimiseAndSave, type CampaignResult } from './run.js';
 
 /**
  * Bounded exhaustive exploration of a claim: every schedule of each of its
@@ -18,26 +18,29 @@ export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMa
   const store = openStore(':memory:');
   let schedules = 0;
   let complete = true;
+  const fails = failsFor(o.claim);
   try {
     for (const s of smallScenarios(o.claim)) {
       const scenario = { ...s, seed: o.seed };
       const e = await exploreAll((choices) => runScenario(scenario, { choices, store }), {
         schedulesMax: o.schedulesMax ?? 20_000,
-        keep: (r) => r.violations.length > 0,
+        keep: fails,
         onSchedule: (x) => {
           o.onProgress?.(schedules + x.index + 1);
-          return x.result.violations.length === 0; // stop at the first failing schedule
+          return !fails(x.result); // stop at the first failing schedule
         },
       });
       schedules += e.schedules;
-      complete &&= e.complete || e.results.length > 0;
+      // Complete only when every schedule of every small scenario ran: a
+      // failure stops the enumeration early, and so does the schedule limit.
+      complete &&= e.complete;
       const failing = e.results[0];
       if (failing) {
         const firstFailureMs = clock() - t0;
-        const counterexample = await saveCounterexample({ scenario, choices: failing.choices }, o.claim, o.seed, () => new ListChoice(failing.choices), store, o.foundDir);
-        // Enumeration does not shrink: the first failing schedule of the
-        // smallest scenario is reported as found, so minimal shapes are not judged.
-        counterexample.notMinimal = [];
+        // The first failing leaf in depth-first order is arbitrary; the
+        // minimiser turns it into the failing schedule with the fewest
+        // preemptions (and drops what the failure does not need).
+        const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), store, o.foundDir);
         return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, fastCheck: { seed: o.seed }, complete };
       }
     }

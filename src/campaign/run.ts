@@ -10,6 +10,8 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
 import { openStore, type Store } from '../tracker/store.js';
 import type { Claim, MinimalShape } from './claims.js';
+import { minimiseCounterexample, type Minimised } from './minimise.js';
+import type { Invariant } from '../checkers/invariants.js';
 
 /** How schedules are chosen in a campaign. */
 export type ExploreMode = 'random' | 'pct';
@@ -28,6 +30,10 @@ export interface CampaignOptions {
   clockMs?: () => number;
   /** Builds the PCT choice source for one case (injected to keep this file free of the PCT module's options). */
   pct?: (seed: number) => ChoiceSource;
+  /** How a generated choice list drives the kernel (default {@link ListChoice}); tests swap it to show what the default buys. */
+  listSource?: (list: readonly number[]) => ChoiceSource;
+  /** Run {@link minimiseCounterexample} after fast-check's shrinking (default true). */
+  minimise?: boolean;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -41,6 +47,8 @@ export interface Counterexample {
   replay: string;
   /** Problems with the minimal shape the claim demands (empty: minimal). */
   notMinimal: string[];
+  /** What the post-shrink pass did (undefined when it did not run, e.g. exhaustive mode before its own search). */
+  minimised?: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'runs'>;
 }
 
 /** What one claim's campaign found: verdict, runs, time to first failure and the shrunk counterexample. */
@@ -61,12 +69,22 @@ export interface CampaignResult {
   complete?: boolean;
 }
 
-function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource): ChoiceSource {
+/** Scenario runs fast-check may spend shrinking a failure before {@link minimiseCounterexample} takes over. */
+export const SHRINK_RUNS_MAX = 40;
+
+/** What counts as a failure of this claim: its named invariant for a canary, any violation for a claim that should hold. */
+export function failsFor(claim: Claim): (r: ScenarioRun) => boolean {
+  if (claim.expected === 'holds') return (r) => r.violations.length > 0;
+  const named = claim.violation ?? 'exactly-one';
+  return (r) => r.violations.some((v) => v.invariant === named);
+}
+
+function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource, list?: (l: readonly number[]) => ChoiceSource): ChoiceSource {
   if (explore === 'pct') {
     if (!pct) throw new Error('explore=pct needs a pct factory');
     return pct(c.scenario.seed);
   }
-  return new ListChoice(c.choices);
+  return list ? list(c.choices) : new ListChoice(c.choices);
 }
 
 /** Checks a shrunk counterexample against the claim's minimal shape. */
@@ -74,6 +92,7 @@ export function minimalityProblems(shape: MinimalShape | undefined, size: Counte
   if (!shape) return [];
   const p: string[] = [];
   if (size.operations !== shape.operations) p.push(`operations ${size.operations}, expected ${shape.operations}`);
+  if (shape.preemptions !== undefined && size.preemptions !== shape.preemptions) p.push(`preemptions ${size.preemptions}, expected ${shape.preemptions}`);
   if (shape.workers !== undefined && size.workers !== shape.workers) p.push(`workers ${size.workers}, expected ${shape.workers}`);
   if (size.faults > shape.faultsMax) p.push(`faults ${size.faults}, expected at most ${shape.faultsMax}`);
   if (shape.attempts !== undefined && size.attempts !== shape.attempts) p.push(`attempts ${size.attempts}, expected ${shape.attempts}`);
@@ -95,10 +114,19 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   let firstFailureMs: number | undefined;
   try {
     const arb = scenarioArbitrary({ variant: o.claim.variant, keySource: o.claim.keySource, faults: o.claim.faults });
+    // A canary looks for the invariant it names (SPEC §5: it counts only when
+    // it breaks that one); a claim that should hold fails on any violation.
+    const fails = failsFor(o.claim);
+    let shrinkRuns = 0;
     const prop = fc.asyncProperty(arb, async (c) => {
-      const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct), store });
+      // fast-check shrinks greedily over every field, one run per candidate;
+      // past a fixed budget (a count, so results never depend on machine
+      // speed) candidates are passed over unrun and minimiseCounterexample
+      // finishes the job in the dimensions that matter.
+      if (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX) return true;
+      const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store });
       if (firstFailureMs === undefined) o.onProgress?.(++done);
-      if (r.violations.length > 0) {
+      if (fails(r)) {
         firstFailureMs ??= clock() - t0;
         return false;
       }
@@ -111,11 +139,41 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
       return { ...base, verdict: 'fails', firstFailureMs, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
     }
-    const counterexample = await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct), store, o.foundDir);
+    const counterexample = o.minimise === false
+      ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
+      : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
     return { ...base, verdict: 'fails', firstFailureMs, counterexample };
   } finally {
     store.close();
   }
+}
+
+/**
+ * The invariant a claim's counterexample should keep breaking while it is
+ * minimised: the claim's named one when this failure breaks it, otherwise
+ * whichever it breaks (an unexpected failure of a holding claim).
+ */
+export function targetInvariant(claim: Claim, run: ScenarioRun): Invariant | undefined {
+  const named = claim.violation ?? 'exactly-one';
+  return run.violations.some((v) => v.invariant === named) ? named : undefined;
+}
+
+/**
+ * Takes a failing case (as fast-check shrank it, or as exhaustive or PCT
+ * exploration found it), records the schedule it actually ran, minimises it
+ * ({@link minimiseCounterexample}: fewest preemptions, then no removable
+ * operation, worker, fault, instance or attempt) and saves it.
+ */
+export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: number, choices: ChoiceSource, store: Store, foundDir: string | undefined): Promise<Counterexample> {
+  const first = await runScenario(c.scenario, { choices, store });
+  const target = targetInvariant(claim, first);
+  const isHit = (r: ScenarioRun) => (target === undefined ? r.violations.length > 0 : r.violations.some((v) => v.invariant === target));
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, store });
+  const cx = await saveCounterexample({ scenario: m.scenario, choices: m.choices }, claim, seed, () => new ListChoice(m.choices), store, foundDir);
+  cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, runs: m.runs };
+  if (!m.preemptionsMinimal) cx.notMinimal.push(`preemptions ${m.preemptions}: the schedule search ran out of runs before it could show fewer do not fail`);
+  for (const u of m.undecided) cx.notMinimal.push(`not shown necessary (search ran out of runs): ${u}`);
+  return cx;
 }
 
 /**

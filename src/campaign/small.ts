@@ -1,44 +1,52 @@
 import { parseScenario } from '../scenario/load.js';
 import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
 import type { Claim } from './claims.js';
+import type { FaultKind } from '../scenario/arbitraries.js';
 
 /**
- * Small scenarios for bounded exhaustive exploration: two workers on one key
- * with at most one fault, or two tenants whose raw keys coincide (or, for model-layer claims, one worker whose first
- * tool call loses every answer). Small enough that every schedule can be run.
+ * Small scenarios for bounded exhaustive exploration, drawn from the claim's
+ * own fault space: one operation (two workers on its key when the claim has
+ * concurrency) with at most one fault, or two tenants whose raw keys
+ * coincide (or, for model-layer claims, one worker whose first tool call
+ * loses every answer). Small enough that every schedule can be run.
  */
 export function smallScenarios(claim: Claim): Scenario[] {
-  const model = claim.faults.includes('modelNewId') || claim.faults.includes('modelReword');
+  const has = (k: FaultKind) => claim.faults.includes(k);
+  const model = has('modelNewId') || has('modelReword');
+  // Two workers on one key only where the claim's fault space has concurrency,
+  // so an exhaustive counterexample uses the claim's own faults.
+  const workers = !model && has('concurrency') ? 2 : 1;
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,
     service: { variant: claim.variant, leaseMs: 5000 },
     client: { keySource: claim.keySource, maxAttempts: 2 },
-    operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: model ? 1 : 2 }],
+    operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers }],
     expect: {},
   };
-  const variants: Array<[string, Record<string, unknown>]> = model
-    ? [['model resubmits after every answer is lost', {
-        client: { ...base.client, model: { resubmits: 1, reword: claim.faults.includes('modelReword') } },
+  const variants: Array<[string, boolean, Record<string, unknown>]> = model
+    ? [['model resubmits after every answer is lost', true, {
+        client: { ...base.client, model: { resubmits: 1, reword: has('modelReword') } },
         network: { loseResponses: 2 },
       }]]
     : [
-        ['no fault', {}],
-        ['one lost response', { faults: { loseResponseAfterCommit: 1 } }],
-        ['one crash', { faults: { crashMidRequest: 1 } }],
-        ['slow processing', { faults: { slowMs: 50 } }],
-        ['one request stalls past a short lease', {
+        ['no fault', true, {}],
+        ['one lost response', has('loseResponse'), { faults: { loseResponseAfterCommit: 1 } }],
+        ['one answer lost on the way back', has('loseAllAnswers'), { network: { loseResponses: 1 } }],
+        ['one crash', has('crash'), { faults: { crashMidRequest: 1 } }],
+        ['slow processing', has('slow'), { faults: { slowMs: 50 } }],
+        ['one request stalls past a short lease', has('pause'), {
           service: { ...base.service, leaseMs: 30, allowUnsafeLease: true },
           faults: { pause: { atStep: 'process', ms: 60, count: 1 } },
           operations: [{ ...base.operations[0], staggerMs: 40 }],
         }],
-        ['kill after the check/claim', { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
-        ['two instances, one lost response', { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
+        ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
+        ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
         // Two tenants whose runs coincide send the same raw key (tenant isolation).
-        ['two tenants, same raw key', { operations: [
+        ['two tenants, same raw key', has('tenants'), { operations: [
           { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
           { id: 'op2', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1, tenant: 'globex' },
         ] }],
       ];
-  return variants.map(([name, over]) => parseScenario(JSON.stringify({ ...base, name: `${claim.variant}/${claim.keySource}: ${name}`, ...over })));
+  return variants.filter(([, on]) => on).map(([name, , over]) => parseScenario(JSON.stringify({ ...base, name: `${claim.variant}/${claim.keySource}: ${name}`, ...over })));
 }

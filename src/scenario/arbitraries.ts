@@ -40,6 +40,13 @@ export interface GeneratedCase {
   choices: number[];
 }
 
+/** Worker start offsets: exactly together, within a round trip, or anywhere up to 3 s; shrinks toward 0. */
+const nearCoincident: fc.Arbitrary<number> = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 5 },
+  { arbitrary: fc.nat({ max: 4 }), weight: 2 },
+  { arbitrary: fc.nat({ max: 3000 }), weight: 1 },
+);
+
 /** A nat that shrinks to 0 ("off") and is 0 unless the fault kind is enabled. */
 function knob(enabled: boolean, max: number): fc.Arbitrary<number> {
   return enabled ? fc.nat({ max }) : fc.constant(0);
@@ -69,9 +76,15 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
   // An array (not a chained count) so fast-check shrinks by dropping operations.
   const ops = fc.array(
     fc.record({
-      workers: has('concurrency') ? fc.integer({ min: 1, max: o.workersMax ?? 2 }) : fc.constant(1),
+      // Concurrency means several workers on one operation (one key) most of
+      // the time; the minimiser still drops a worker that is not needed.
+      workers: has('concurrency') ? fc.oneof({ arbitrary: fc.constant(Math.min(2, o.workersMax ?? 2)), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: o.workersMax ?? 2 }), weight: 1 }) : fc.constant(1),
       startMs: fc.nat({ max: 300 }),
-      staggerMs: has('concurrency') ? fc.nat({ max: 3000 }) : fc.constant(0),
+      // Same-key requests only race when they are inside each other's
+      // window (a round trip is a few ms), so most of the weight sits on
+      // near-coincident starts; the long tail still reaches "the second
+      // worker arrives while the first is slow or paused".
+      staggerMs: has('concurrency') ? nearCoincident : fc.constant(0),
       // Shrinks toward the default tenant.
       tenant: has('tenants') ? fc.constantFrom('default', 'globex') : fc.constant('default'),
     }),
@@ -96,7 +109,9 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     timeoutMs: fc.integer({ min: 100, max: 3000 }),
     maxAttempts: fc.integer({ min: 1, max: 5 }),
     latencyMeanMs: fc.integer({ min: 1, max: 30 }),
-    latencySdMs: fc.nat({ max: 10 }),
+    // A fixed latency (sd 0) is common: then same-time sends arrive together
+    // and only the schedule decides their order, which is where races live.
+    latencySdMs: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.nat({ max: 10 }), weight: 1 }),
     loseResponses: knob(has('loseAllAnswers'), 6),
     loseResponseAfterCommit: knob(has('loseResponse'), 2),
     crashMidRequest: knob(has('crash'), 2),
@@ -149,9 +164,15 @@ export function scenarioSize(s: Scenario, attempts: number): {
   faults: number;
   instances: number;
   attempts: number;
+  /** Decisions of the recorded schedule that switched away from a task that could continue. */
+  preemptions: number;
+  /** Non-default choices of the recorded schedule (preemptions plus free choices). */
+  decisions: number;
 } {
   const f = s.faults;
   return {
+    preemptions: s.schedule.filter((c) => c.preempted).length,
+    decisions: s.schedule.filter((c) => c.chosen !== 0).length,
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? 1 : 0) + (f.kill ? 1 : 0) +

@@ -414,7 +414,7 @@ export class Kernel {
         r.unshift(this.last!);
       }
       const labels = r.map((t) => t.choiceLabel);
-      i = this.choices.choose(labels, this.choiceLog.length, this.now);
+      i = this.choices.choose(labels, this.choiceLog.length, this.now, lastAt >= 0);
       if (!(Number.isInteger(i) && i >= 0 && i < r.length)) {
         throw new Error(`choice source ${this.choices.name} returned ${i} for ${r.length} candidates`);
       }

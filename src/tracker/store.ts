@@ -93,6 +93,11 @@ function prepareAll(db: Database.Database) {
       `INSERT INTO idempotency_keys (key, fingerprint, status, locked_at, response_code, response_body, fence)
        VALUES (?, ?, 'in_progress', ?, NULL, NULL, ?)`,
     ),
+    // Only the check-then-act canary (key_atomic_racy_claim) writes this way.
+    upsertPlaceholder: db.prepare<[string, string, number, number], void>(
+      `INSERT OR REPLACE INTO idempotency_keys (key, fingerprint, status, locked_at, response_code, response_body, fence)
+       VALUES (?, ?, 'in_progress', ?, NULL, NULL, ?)`,
+    ),
     takeOver: db.prepare<[number, number, string], void>(
       'UPDATE idempotency_keys SET locked_at = ?, fence = ? WHERE key = ?',
     ),
@@ -274,6 +279,15 @@ export class Store {
   /** Writes a new `in_progress` placeholder (key_atomic claim). */
   insertPlaceholder(scopedKey: string, fp: string, lockedAtMs: number, fence: number): void {
     this.wrote(this.s.insertPlaceholder.run(scopedKey, fp, lockedAtMs, fence).changes, true);
+  }
+
+  /**
+   * Writes an `in_progress` placeholder whatever the key's row holds now
+   * (`INSERT OR REPLACE`): the write of a check-then-act claim that decided
+   * on an earlier read. Only the known-wrong `key_atomic_racy_claim` uses it.
+   */
+  upsertPlaceholder(scopedKey: string, fp: string, lockedAtMs: number, fence: number): void {
+    this.wrote(this.s.upsertPlaceholder.run(scopedKey, fp, lockedAtMs, fence).changes, true);
   }
 
   /** Takes over an expired placeholder with a new lock time and fence. */

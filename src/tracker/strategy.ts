@@ -8,8 +8,10 @@ import type { ReportInput } from './validate.js';
  * `key_atomic_unscoped` is key_atomic whose key table is keyed by the raw
  * Idempotency-Key, not scoped by tenant: the known-wrong variant for SPEC §5
  * invariant 4 (no request receives another tenant's result).
+ * `key_atomic_racy_claim` reads the key in one step and writes its claim in
+ * a later one: the known-wrong variant for the claim's atomicity.
  */
-export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | 'memory_singleflight';
+export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | 'key_atomic_racy_claim' | 'memory_singleflight';
 
 /** Every variant, in the order the matrix shows them. */
 export const VARIANTS: readonly Variant[] = [
@@ -18,6 +20,7 @@ export const VARIANTS: readonly Variant[] = [
   'key_atomic',
   'key_atomic_nofence',
   'key_atomic_unscoped',
+  'key_atomic_racy_claim',
   'memory_singleflight',
 ];
 

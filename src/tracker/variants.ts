@@ -1,5 +1,6 @@
 import type { Variant, WriteStrategy } from './strategy.js';
 import { KeyAtomicStrategy } from './strategies/key-atomic.js';
+import { KeyAtomicRacyClaimStrategy } from './strategies/key-atomic-racy.js';
 import { KeySplitStrategy } from './strategies/key-split.js';
 import { MemorySingleflightStrategy } from './strategies/memory-singleflight.js';
 import { NaiveStrategy } from './strategies/naive.js';
@@ -24,6 +25,8 @@ export function createStrategy(variant: Variant, opts: StrategyOptions = {}): Wr
     case 'key_atomic_unscoped':
       // The strategy is key_atomic's; the instance skips the tenant scope.
       return new KeyAtomicStrategy(true, 'key_atomic_unscoped');
+    case 'key_atomic_racy_claim':
+      return new KeyAtomicRacyClaimStrategy();
     case 'memory_singleflight':
       return new MemorySingleflightStrategy(opts.completedTtlMs);
     default:
@@ -42,10 +45,11 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
   key_atomic: ['claim', 'process', 'finish', 'respond'],
   key_atomic_nofence: ['claim', 'process', 'finish', 'respond'],
   key_atomic_unscoped: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_racy_claim: ['claim', 'claim-write', 'process', 'finish', 'respond'],
   memory_singleflight: ['check', 'process', 'insert', 'respond'],
 };
 
 /** True for the variants whose correctness depends on a lease. */
 export function usesLease(variant: Variant): boolean {
-  return variant === 'key_atomic' || variant === 'key_atomic_nofence' || variant === 'key_atomic_unscoped';
+  return variant === 'key_atomic' || variant === 'key_atomic_nofence' || variant === 'key_atomic_unscoped' || variant === 'key_atomic_racy_claim';
 }

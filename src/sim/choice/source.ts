@@ -12,9 +12,12 @@ export interface ChoiceSource {
   /**
    * @param labels candidate labels, length >= 2
    * @param index how many choices were made before this one in this run
+   * @param timeMs virtual time of the decision
+   * @param continuing true when `labels[0]` is the task that took the last
+   *   step and can continue: then any choice but 0 is a preemption
    * @returns an integer in [0, labels.length)
    */
-  choose(labels: readonly string[], index: number, timeMs: number): number;
+  choose(labels: readonly string[], index: number, timeMs: number, continuing: boolean): number;
 }
 
 /** A decision as recorded in the trace and in scenario files. */

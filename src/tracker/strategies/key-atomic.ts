@@ -65,6 +65,16 @@ export class KeyAtomicStrategy implements WriteStrategy {
       if (claim.kind === 'replay') return replayOf(claim.row);
       fence = claim.fence;
     }
+    return this.afterClaim(req, ctx, fence);
+  }
+
+  /**
+   * Process and finish, once the key is claimed with `fence` (0 without a
+   * key). Public so that a variant with another claim can reuse the rest.
+   */
+  async afterClaim(req: WriteRequest, ctx: StrategyContext, fence: number): Promise<TrackerResponse> {
+    const { store } = ctx;
+    const scoped = req.scopedKey;
     try {
       await ctx.step('process');
       await ctx.process();
