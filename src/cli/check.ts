@@ -8,6 +8,7 @@ import { runJob, type CampaignJob } from '../campaign/job.js';
 import type { CampaignResult } from '../campaign/run.js';
 import { VARIANTS } from '../tracker/strategy.js';
 import { textTable } from '../report/table.js';
+import { judge } from '../campaign/judge.js';
 
 const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute when busy
 const DEFAULT_SCHEDULES = 20_000;
@@ -34,9 +35,14 @@ and written as a replayable file.
                   exhaustive: every schedule of small two-worker scenarios
   --workers N     worker threads (default: CPU count); verdicts do not depend on N
   --found DIR     where shrunk counterexamples go (default scenarios/found)
-  --json          [{claim, variant, keySource, expected, runs, verdict, firstFailureMs, counterexample}]
+  --json          [{claim, variant, keySource, expected, invariant, ok, why, runs, verdict,
+                   firstFailureMs, counterexample, shrunkSize, violations, minimised}]
 
-Exit 0 when every claim's verdict is the expected one, 1 otherwise, 2 for bad flags.`;
+A row is ✓ (JSON ok: true) when the verdict is the expected one, a canary
+broke the invariant it names, and its counterexample is minimal (fewest
+preemptions for its scenario, no removable operation, worker, fault or
+attempt, and the shape the claim pins); otherwise ✗ with the reasons (JSON why).
+Exit 0 when every row is ✓, 1 otherwise, 2 for bad flags.`;
 
 interface Parsed {
   claims: Claim[];
@@ -110,7 +116,7 @@ async function runJobs(jobs: CampaignJob[], workers: number, onProgress: (claimI
 function sizeText(r: CampaignResult): string {
   const s = r.counterexample?.size;
   if (!s) return '-';
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
@@ -137,26 +143,32 @@ async function check(p: Parsed): Promise<number> {
   const wallMs = performance.now() - t0;
   // Worker threads share this process, so these cover the whole campaign.
   console.error(`memory: rss ${rssStartMb} MB at start, ${Math.round(process.memoryUsage().rss / 1e6)} MB at end, peak ${Math.round(process.resourceUsage().maxRSS / 1e3)} MB`);
-  const ok = results.every((r) => r.verdict === r.claim.expected && !r.error && (r.counterexample?.notMinimal.length ?? 0) === 0);
+  const judged = results.map((r) => ({ r, j: judge(r) }));
+  const ok = judged.every((x) => x.j.ok);
   if (p.json) {
-    console.log(JSON.stringify(results.map((r) => ({
+    console.log(JSON.stringify(judged.map(({ r, j }) => ({
       claim: r.claim.id,
       variant: r.claim.variant,
       keySource: r.claim.keySource,
       expected: r.claim.expected,
+      invariant: r.claim.expected === 'fails' ? (r.claim.violation ?? 'exactly-one') : null,
+      ok: j.ok,
+      why: j.why,
       runs: r.runs,
       ...(r.complete !== undefined ? { complete: r.complete } : {}),
       verdict: r.verdict,
       firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: r.counterexample?.file ?? null,
       shrunkSize: r.counterexample?.size ?? null,
+      violations: r.counterexample ? [...new Set(r.counterexample.violations.map((v) => v.invariant))] : [],
+      minimised: r.counterexample?.minimised ?? null,
       ...(r.error ? { error: r.error } : {}),
     }))));
     return ok ? 0 : 1;
   }
   console.log('');
-  console.log(textTable(['', 'variant / key source', 'claim', 'runs', 'verdict', 'first failure', p.explore === 'random' ? 'shrunk to' : 'counterexample size', 'counterexample'], results.map((r) => [
-    r.verdict === r.claim.expected && !r.error ? '✓' : '✗',
+  console.log(textTable(['', 'variant / key source', 'claim', 'runs', 'verdict', 'first failure', p.explore === 'random' ? 'shrunk to' : 'counterexample size', 'counterexample'], judged.map(({ r, j }) => [
+    j.ok ? '✓' : '✗',
     `${r.claim.variant} / ${r.claim.keySource}`,
     r.claim.id.replace(`${r.claim.variant}-${r.claim.keySource}-`, '').replace(`${r.claim.variant}-`, ''),
     r.complete === true && r.verdict === 'holds' ? `${r.runs} (all)` : r.runs,
@@ -165,15 +177,12 @@ async function check(p: Parsed): Promise<number> {
     sizeText(r),
     r.counterexample?.file ?? '-',
   ])));
-  console.log(`\n${results.length} claims in ${(wallMs / 1000).toFixed(1)} s. "fails" is expected of the known-wrong variants: their canaries show the faults fire.`);
-  for (const r of results) {
-    const bad = r.verdict !== r.claim.expected || r.error || (r.counterexample?.notMinimal.length ?? 0) > 0;
-    if (!bad) continue;
+  console.log(`\n${results.length} claims in ${(wallMs / 1000).toFixed(1)} s. ✓: as expected — "holds" for the fixes; "fails" for the known-wrong variants, on the invariant each names, with a minimal counterexample (their canaries show the faults fire).`);
+  for (const { r, j } of judged) {
+    if (j.ok) continue;
     console.log(`\n✗ ${r.claim.id}: ${r.claim.title}`);
-    if (r.error) console.log(`  an exception escaped a run: ${r.error}`);
-    if (r.verdict !== r.claim.expected) console.log(`  expected it to ${r.claim.expected === 'holds' ? 'hold' : 'fail'}, but it ${r.verdict === 'holds' ? 'held' : 'failed'}`);
+    for (const w of j.why) console.log(`  ${w}`);
     for (const v of r.counterexample?.violations ?? []) console.log(`  ${v.invariant} (${v.op}): ${v.detail}`);
-    if (r.counterexample?.notMinimal.length) console.log(`  shrunk counterexample is not minimal: ${r.counterexample.notMinimal.join('; ')}`);
     console.log(`  seed ${p.seed} (claim seed ${r.seed}), fast-check path ${r.fastCheck.path ?? '-'}`);
     if (r.counterexample) console.log(`  replay: ${r.counterexample.replay}`);
   }
