@@ -1,3 +1,4 @@
+import { scheduleOf } from '../scenario/record.js';
 import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,6 +60,8 @@ export interface CampaignResult {
   verdict: 'holds' | 'fails';
   /** Wall time until the first failing scenario was found (before shrinking). */
   firstFailureMs?: number;
+  /** 1-based number of the first failing generated scenario (schedule, in exhaustive mode). */
+  firstFailureRun?: number;
   shrinks: number;
   counterexample?: Counterexample;
   /** fast-check's own replay line: seed and path. */
@@ -112,6 +115,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const t0 = clock();
   let done = 0;
   let firstFailureMs: number | undefined;
+  let firstFailureRun: number | undefined;
   try {
     const arb = scenarioArbitrary({ variant: o.claim.variant, keySource: o.claim.keySource, faults: o.claim.faults });
     // A canary looks for the invariant it names (SPEC §5: it counts only when
@@ -125,9 +129,15 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       // finishes the job in the dimensions that matter.
       if (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX) return true;
       const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store });
-      if (firstFailureMs === undefined) o.onProgress?.(++done);
+      if (firstFailureMs === undefined) {
+        done++;
+        o.onProgress?.(done);
+      }
       if (fails(r)) {
-        firstFailureMs ??= clock() - t0;
+        if (firstFailureMs === undefined) {
+          firstFailureMs = clock() - t0;
+          firstFailureRun = done;
+        }
         return false;
       }
       return true;
@@ -137,12 +147,12 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     if (!details.failed) return { ...base, verdict: 'holds' };
     const [c] = details.counterexample as [GeneratedCase];
     if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
-      return { ...base, verdict: 'fails', firstFailureMs, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
+      return { ...base, verdict: 'fails', firstFailureMs, firstFailureRun, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
     }
     const counterexample = o.minimise === false
       ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
       : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
-    return { ...base, verdict: 'fails', firstFailureMs, counterexample };
+    return { ...base, verdict: 'fails', firstFailureMs, firstFailureRun, counterexample };
   } finally {
     store.close();
   }
@@ -195,7 +205,7 @@ export async function saveCounterexample(
     ...c.scenario,
     name: `${o.claim.id}: shrunk counterexample`,
     description: `Found by retrysim check (claim ${claim.id}, claim seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
-    schedule: run.result.choices.map((x) => ({ t: x.t, chosen: x.chosen, of: [...x.of], preempted: x.preempted })),
+    schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },
   };
   const attempts = run.operations.reduce((n, op) => n + op.attempts.length, 0);

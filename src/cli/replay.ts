@@ -5,10 +5,37 @@ import { ReplayDivergenceError } from '../sim/choice/replay.js';
 
 const HELP = `retrysim replay FILE [--trace] [--json]
 
-Runs a scenario file exactly as recorded and checks its 'expect'.
+Runs a scenario file exactly as recorded and checks its 'expect'. The
+recorded schedule is a contract: a decision at another time or among other
+candidates, a decision the file does not record (an empty schedule allows
+none), a recorded decision the run never reaches, or a changed preemption
+flag is divergence — the run is stopped there, never continued on another
+interleaving.
   --trace   one line per event: time, actor, what happened, DB effect
+            (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
-Exit: 0 when the outcome matches expect, 1 when not, 2 for a bad file or bad flags.`;
+            or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
+Exit: 0 the outcome matches expect, 1 it does not, 2 a bad file or bad flags,
+3 the run diverged from the recorded schedule.`;
+
+/**
+ * The timeline as a reader wants it: a decision that lets the running task
+ * continue is the default and says nothing (the file's schedule lists every
+ * decision), while a preemption is the moment that matters and is spelled out.
+ */
+export function readableTimeline(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = /^(\s*[\d.]+ ms  )kernel\s+choose (\{.*\})$/.exec(l);
+    if (m === null) {
+      out.push(l);
+      continue;
+    }
+    const d = JSON.parse(m[2]!) as { chosen: string; of: string[]; preempted?: boolean };
+    if (d.preempted) out.push(`${m[1]}${'kernel'.padEnd(14)} PREEMPTION: ${d.of[0]} could continue; ${d.chosen} runs instead`);
+  }
+  return out;
+}
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -32,11 +59,20 @@ export async function run(argv: string[]): Promise<number> {
   }
   let r;
   try {
-    r = await runScenario(scenario, { keepTrace: values.trace === true, replayHint: `retrysim replay ${file}` });
+    r = await runScenario(scenario, { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${file}` });
   } catch (e) {
     if (e instanceof ReplayDivergenceError) {
+      if (values.json) {
+        console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
+        return 3;
+      }
+      if (values.trace) {
+        console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
+        for (const l of readableTimeline(e.trace)) console.log('  ' + l);
+        console.log('');
+      }
       console.error(`retrysim replay: ${file}: ${e.message}`);
-      return 1;
+      return 3;
     }
     throw e;
   }
@@ -50,7 +86,7 @@ export async function run(argv: string[]): Promise<number> {
   if (scenario.description) console.log(`  ${scenario.description}`);
   if (values.trace) {
     console.log('\ntimeline:');
-    for (const l of r.trace) console.log('  ' + l);
+    for (const l of readableTimeline(r.trace)) console.log('  ' + l);
   }
   console.log('\nattempts:');
   for (const op of r.operations) {
@@ -62,7 +98,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(`\nreports held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
-  console.log(`schedule: ${r.result.choices.length} choices; trace ${r.result.traceHash}`);
+  const preemptions = r.result.choices.filter((c) => c.preempted).length;
+  console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
 }

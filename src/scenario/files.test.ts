@@ -24,11 +24,11 @@ describe('every scenario file under scenarios/ replays to its expect', () => {
 
   it.each(files.map((f) => relative(root, f)))('%s', async (file) => {
     const s = loadScenario(join(root, file));
-    const a = await runScenario(s);
+    const a = await runScenario(s, { strictReplay: true });
     const m = matchesExpect(s, a);
     expect(m.problems).toEqual([]);
     // A second replay checks for hidden nondeterminism.
-    const b = await runScenario(s);
+    const b = await runScenario(s, { strictReplay: true });
     expect(b.result.traceHash).toBe(a.result.traceHash);
     // The file is in canonical print form (load ∘ save is the identity).
     expect(printScenario(s)).toBe(readFileSync(join(root, file), 'utf8'));

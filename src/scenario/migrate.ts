@@ -1,3 +1,4 @@
+import { scheduleOf } from './record.js';
 import { SCENARIO_FORMAT, type Scenario } from './schema.js';
 import { parseScenario, ScenarioError } from './load.js';
 import { matchesExpect, runScenario } from './run.js';
@@ -47,7 +48,7 @@ export async function migrateScenario(text: string, source: string): Promise<{ s
   if (run.result.choices.length !== old.length) {
     throw new ScenarioError(source, [{ path: 'schedule', message: `cannot migrate: the file records ${old.length} decisions, the run made ${run.result.choices.length}` }]);
   }
-  const scenario: Scenario = { ...base, schedule: run.result.choices.map((c) => ({ t: c.t, chosen: c.chosen, of: [...c.of], preempted: c.preempted })) };
+  const scenario: Scenario = { ...base, schedule: scheduleOf(run.result.choices) };
   const m = matchesExpect(scenario, run);
   if (!m.ok) throw new ScenarioError(source, [{ path: 'expect', message: `cannot migrate: the re-run no longer meets expect (${m.problems.join('; ')})` }]);
   return { scenario, migrated: true };
