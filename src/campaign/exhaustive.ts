@@ -41,10 +41,10 @@ export async function runExhaustive(o: { claim: Claim; seed: number; schedulesMa
         // minimiser turns it into the failing schedule with the fewest
         // preemptions (and drops what the failure does not need).
         const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), store, o.foundDir);
-        return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, fastCheck: { seed: o.seed }, complete };
+        return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete };
       }
     }
-    return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, fastCheck: { seed: o.seed }, complete };
+    return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, complete };
   } finally {
     store.close();
   }

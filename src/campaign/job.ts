@@ -1,8 +1,10 @@
 import { Prng } from '../random/prng.js';
 import { PctChoice } from '../sim/choice/pct.js';
 import { claimById } from './claims.js';
-import { runCampaign, type CampaignResult, type ExploreMode } from './run.js';
+import { runCampaign, scanRuns, type CampaignOptions, type CampaignResult, type ExploreMode, type ScanResult } from './run.js';
 import { runExhaustive } from './exhaustive.js';
+import { WHOLE, type Slice } from './runs.js';
+import { openStore } from '../tracker/store.js';
 
 /** One claim's campaign, as sent to a worker thread (plain data only). */
 export interface CampaignJob {
@@ -12,6 +14,10 @@ export interface CampaignJob {
   seed: number;
   explore: ExploreMode | 'exhaustive';
   foundDir?: string;
+  /** The run indices of this job (a shard of the campaign); default all. */
+  slice?: Slice;
+  /** Run until this much wall time has passed (then `runs` is ignored). */
+  timeBudgetMs?: number;
 }
 
 /**
@@ -23,21 +29,70 @@ export function claimSeed(seed: number, claimId: string): number {
   return new Prng(seed).fork(claimId).nextU32();
 }
 
-/** Runs one job; `clockMs` is the caller's wall clock (for time-to-first-failure). */
-export async function runJob(job: CampaignJob, clockMs: () => number, onProgress?: (done: number) => void): Promise<CampaignResult> {
-  const claim = claimById(job.claimId);
-  const seed = claimSeed(job.seed, job.claimId);
-  if (job.explore === 'exhaustive') {
-    return runExhaustive({ claim, seed, schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress });
-  }
-  return runCampaign({
-    claim,
+/** The campaign options of a job (plain data in, the claim and its seed resolved). */
+export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: (done: number) => void): CampaignOptions {
+  if (job.explore === 'exhaustive') throw new Error('optionsOf: exhaustive jobs are not generated campaigns');
+  return {
+    claim: claimById(job.claimId),
     runs: job.runs,
-    seed,
+    seed: claimSeed(job.seed, job.claimId),
     explore: job.explore,
-    foundDir: job.foundDir,
+    ...(job.foundDir !== undefined ? { foundDir: job.foundDir } : {}),
+    ...(job.slice !== undefined ? { slice: job.slice } : {}),
+    ...(job.timeBudgetMs !== undefined ? { timeBudgetMs: job.timeBudgetMs } : {}),
     clockMs,
-    onProgress,
+    ...(onProgress ? { onProgress } : {}),
     pct: (s) => new PctChoice({ seed: s, depth: 3, stepsEstimate: 40 }),
-  });
+  };
+}
+
+/** Runs one job in this thread; `clockMs` is the caller's wall clock (for time-to-first-failure). */
+export async function runJob(job: CampaignJob, clockMs: () => number, onProgress?: (done: number) => void): Promise<CampaignResult> {
+  if (job.explore === 'exhaustive') {
+    const claim = claimById(job.claimId);
+    return runExhaustive({ claim, seed: claimSeed(job.seed, job.claimId), schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress });
+  }
+  return runCampaign(optionsOf(job, clockMs, onProgress));
+}
+
+/**
+ * One thread's share of a job: the job's slice cut again into `workers`
+ * parts, scanned in order. `best` is shared by all threads of the job (an
+ * Int32Array over a SharedArrayBuffer holding the lowest failing index found
+ * so far): a thread stops before any index above it, since a lower failure
+ * decides the claim. Returns what this share found.
+ */
+export async function scanShare(job: CampaignJob, worker: number, workers: number, best: Int32Array, clockMs: () => number, onProgress?: (done: number) => void): Promise<ScanResult> {
+  const o = optionsOf(job, clockMs, onProgress);
+  const base = job.slice ?? WHOLE;
+  const store = openStore(':memory:');
+  try {
+    const r = await scanRuns({
+      ...o,
+      store,
+      slice: { ...base, worker, workers },
+      stopBefore: (i) => i > Atomics.load(best, 0),
+      ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, runs: Infinity } : {}),
+    });
+    if (r.firstFailure !== undefined) lowerTo(best, r.firstFailure);
+    return r;
+  } finally {
+    store.close();
+  }
+}
+
+/** Atomically lowers `best[0]` to `v` if `v` is lower (there is no Atomics.min). */
+export function lowerTo(best: Int32Array, v: number): void {
+  for (let cur = Atomics.load(best, 0); v < cur; cur = Atomics.load(best, 0)) {
+    if (Atomics.compareExchange(best, 0, cur, v) === cur) return;
+  }
+}
+
+/** Combines the scans of a job's threads: the lowest failure decides; evaluated runs add up. */
+export function mergeScans(scans: readonly ScanResult[]): ScanResult {
+  let first: ScanResult | undefined;
+  for (const s of scans) if (s.firstFailure !== undefined && (first === undefined || s.firstFailure < first.firstFailure!)) first = s;
+  const evaluated = scans.reduce((n, s) => n + s.evaluated, 0);
+  if (first === undefined) return { evaluated };
+  return { evaluated, firstFailure: first.firstFailure!, ...(first.firstFailureMs !== undefined ? { firstFailureMs: first.firstFailureMs } : {}), ...(first.error !== undefined ? { error: first.error } : {}) };
 }

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioArbitrary, scenarioSize, type GeneratedCase } from '../scenario/arbitraries.js';
+import { caseAt, nextOwned, WHOLE, type Slice } from './runs.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { printScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -35,6 +36,10 @@ export interface CampaignOptions {
   listSource?: (list: readonly number[]) => ChoiceSource;
   /** Run {@link minimiseCounterexample} after fast-check's shrinking (default true). */
   minimise?: boolean;
+  /** Only these run indices (a shard or a thread's share); default all. */
+  slice?: Slice;
+  /** Run until this much wall time has passed instead of `runs` runs. */
+  timeBudgetMs?: number;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -60,19 +65,18 @@ export interface CampaignResult {
   verdict: 'holds' | 'fails';
   /** Wall time until the first failing scenario was found (before shrinking). */
   firstFailureMs?: number;
-  /** 1-based number of the first failing generated scenario (schedule, in exhaustive mode). */
+  /** 1-based number of the first failing run: generated scenario i is run i + 1 (a schedule, in exhaustive mode). */
   firstFailureRun?: number;
+  /** Shrink steps fast-check's shrinker took (within its budget). */
   shrinks: number;
   counterexample?: Counterexample;
-  /** fast-check's own replay line: seed and path. */
-  fastCheck: { seed: number; path?: string };
   /** An exception escaped a run (a model bug or a limit), with its message. */
   error?: string;
   /** Exhaustive mode: every schedule of every small scenario was run. */
   complete?: boolean;
 }
 
-/** Scenario runs fast-check may spend shrinking a failure before {@link minimiseCounterexample} takes over. */
+/** Scenario runs fast-check's shrinker may spend on a failure before {@link minimiseCounterexample} takes over. */
 export const SHRINK_RUNS_MAX = 40;
 
 /** What counts as a failure of this claim: its named invariant for a canary, any violation for a claim that should hold. */
@@ -102,60 +106,148 @@ export function minimalityProblems(shape: MinimalShape | undefined, size: Counte
   return p;
 }
 
+/** What one slice of a claim's runs found. */
+export interface ScanResult {
+  /** Run indices evaluated. */
+  evaluated: number;
+  /** Lowest failing run index in the slice (0-based), if any. */
+  firstFailure?: number;
+  /** Wall ms from the start of the scan to that failure. */
+  firstFailureMs?: number;
+  /** An exception escaped that run (a model bug or a limit). */
+  error?: string;
+}
+
+/** Options of {@link scanRuns}: a slice of one claim's run indices. */
+export interface ScanOptions {
+  claim: Claim;
+  /** The claim's seed (already forked from the campaign seed). */
+  seed: number;
+  /** Run indices 0..runs-1 (Infinity with a deadline). */
+  runs: number;
+  slice?: Slice;
+  explore?: ExploreMode;
+  pct?: (seed: number) => ChoiceSource;
+  listSource?: (list: readonly number[]) => ChoiceSource;
+  /** Stop before index i when this says so (another slice found a failure below i). */
+  stopBefore?: (i: number) => boolean;
+  /** Stop once clockMs() passes this. */
+  deadlineMs?: number;
+  clockMs?: () => number;
+  onProgress?: (evaluated: number) => void;
+  store: Store;
+}
+
 /**
- * Runs one claim as a fast-check property over generated scenarios and
- * schedules. A failure is shrunk (scenario and schedule together), re-run to
- * record its exact schedule, and written as a scenario file whose `expect`
- * is the violation, replayable with `retrysim replay`.
+ * Evaluates a slice's run indices in ascending order until one fails, the
+ * slice is done, `stopBefore` says a lower failure is already known, or the
+ * deadline passes. Run i is {@link caseAt}(claim seed, i), so any split of
+ * the indices evaluates exactly the cases the whole campaign would.
  */
-export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
   const explore = o.explore ?? 'random';
   const clock = o.clockMs ?? (() => 0);
-  const store: Store = openStore(':memory:');
+  const slice = o.slice ?? WHOLE;
+  const arb = arbitraryFor(o.claim);
+  const fails = failsFor(o.claim);
   const t0 = clock();
-  let done = 0;
-  let firstFailureMs: number | undefined;
-  let firstFailureRun: number | undefined;
-  try {
-    const arb = scenarioArbitrary({ variant: o.claim.variant, keySource: o.claim.keySource, faults: o.claim.faults });
-    // A canary looks for the invariant it names (SPEC §5: it counts only when
-    // it breaks that one); a claim that should hold fails on any violation.
-    const fails = failsFor(o.claim);
-    let shrinkRuns = 0;
-    const prop = fc.asyncProperty(arb, async (c) => {
-      // fast-check shrinks greedily over every field, one run per candidate;
-      // past a fixed budget (a count, so results never depend on machine
-      // speed) candidates are passed over unrun and minimiseCounterexample
-      // finishes the job in the dimensions that matter.
-      if (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX) return true;
-      const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store });
-      if (firstFailureMs === undefined) {
-        done++;
-        o.onProgress?.(done);
-      }
-      if (fails(r)) {
-        if (firstFailureMs === undefined) {
-          firstFailureMs = clock() - t0;
-          firstFailureRun = done;
-        }
-        return false;
-      }
-      return true;
-    });
-    const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
-    const base = { claim: o.claim, seed: o.seed, runs: details.numRuns, shrinks: details.numShrinks, fastCheck: { seed: details.seed, path: details.counterexamplePath ?? undefined } };
-    if (!details.failed) return { ...base, verdict: 'holds' };
-    const [c] = details.counterexample as [GeneratedCase];
-    if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
-      return { ...base, verdict: 'fails', firstFailureMs, firstFailureRun, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
+  let evaluated = 0;
+  for (let i = nextOwned(slice, 0); i < o.runs; i = nextOwned(slice, i + 1)) {
+    if (o.stopBefore?.(i)) break;
+    if (o.deadlineMs !== undefined && clock() >= o.deadlineMs) break;
+    const c = caseAt(arb, o.seed, i).value;
+    let r: ScenarioRun;
+    try {
+      r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store: o.store });
+    } catch (e) {
+      evaluated++;
+      return { evaluated, firstFailure: i, firstFailureMs: clock() - t0, error: e instanceof Error ? e.message : String(e) };
     }
-    const counterexample = o.minimise === false
-      ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
-      : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
-    return { ...base, verdict: 'fails', firstFailureMs, firstFailureRun, counterexample };
+    evaluated++;
+    o.onProgress?.(evaluated);
+    if (fails(r)) return { evaluated, firstFailure: i, firstFailureMs: clock() - t0 };
+  }
+  return { evaluated };
+}
+
+/** The scenario generator of a claim. */
+export function arbitraryFor(claim: Claim): fc.Arbitrary<GeneratedCase> {
+  return scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+}
+
+/**
+ * fast-check's shrinking, run greedily (as its own runner does: the first
+ * failing candidate of the current value's shrink stream becomes the new
+ * value) within a fixed number of scenario runs. The budget is a count, so
+ * the result never depends on machine speed; {@link minimiseCounterexample}
+ * then finishes the job in the dimensions that matter.
+ */
+export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Value<GeneratedCase>, fails: (c: GeneratedCase) => Promise<boolean>, runsMax = SHRINK_RUNS_MAX): Promise<{ value: GeneratedCase; shrinks: number }> {
+  let cur = start;
+  let runs = 0;
+  let shrinks = 0;
+  outer: while (runs < runsMax) {
+    for (const cand of arb.shrink(cur.value_, cur.context)) {
+      if (runs >= runsMax) break outer;
+      runs++;
+      if (await fails(cand.value)) {
+        cur = cand;
+        shrinks++;
+        continue outer;
+      }
+    }
+    break; // no candidate fails: a local minimum
+  }
+  return { value: cur.value, shrinks };
+}
+
+/**
+ * Turns the lowest failing run index of a claim into its result: the case
+ * is generated again from (claim seed, index), shrunk by fast-check within
+ * {@link SHRINK_RUNS_MAX} runs, minimised and saved as a replayable file.
+ * Deterministic in (claim, seed, index): every split of the campaign that
+ * found the same first failure reports the same counterexample.
+ */
+export async function finishFailure(o: CampaignOptions, index: number, store: Store): Promise<{ counterexample: Counterexample; shrinks: number }> {
+  const explore = o.explore ?? 'random';
+  const arb = arbitraryFor(o.claim);
+  const fails = failsFor(o.claim);
+  const start = caseAt(arb, o.seed, index);
+  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: choicesFor(x, explore, o.pct, o.listSource), store })));
+  const counterexample = o.minimise === false
+    ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
+    : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
+  return { counterexample, shrinks };
+}
+
+/**
+ * Runs one claim in this thread: its run indices in order until the first
+ * failure (or all `runs` pass), then shrinks, minimises and saves that
+ * failure as a scenario file whose `expect` is the violation, replayable
+ * with `retrysim replay`. With `slice`, only that slice's indices (a shard).
+ */
+export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
+  const clock = o.clockMs ?? (() => 0);
+  const store: Store = openStore(':memory:');
+  try {
+    const scan = await scanRuns({ ...o, store, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, runs: Infinity } : {}) });
+    return await resultOf(o, scan, store);
   } finally {
     store.close();
   }
+}
+
+/** A claim's result from its scan (possibly merged from several slices): the failure finished, or the verdict that it holds. */
+export async function resultOf(o: CampaignOptions, scan: ScanResult, store: Store): Promise<CampaignResult> {
+  const base = { claim: o.claim, seed: o.seed, shrinks: 0 };
+  if (scan.firstFailure === undefined) return { ...base, runs: scan.evaluated, verdict: 'holds' };
+  const failure = { firstFailureMs: scan.firstFailureMs, firstFailureRun: scan.firstFailure + 1 };
+  // Every index below the first failure was evaluated (a deadline aside), so
+  // the campaign covered exactly first failure + 1 runs, however it was split.
+  const runs = o.timeBudgetMs === undefined ? scan.firstFailure + 1 : scan.evaluated;
+  if (scan.error !== undefined) return { ...base, runs, verdict: 'fails', ...failure, error: scan.error };
+  const { counterexample, shrinks } = await finishFailure(o, scan.firstFailure, store);
+  return { ...base, runs, shrinks, verdict: 'fails', ...failure, counterexample };
 }
 
 /**

@@ -12,6 +12,7 @@ const commands: Record<string, Command> = {
   serve: { summary: 'run the bug tracker over HTTP on loopback with a SQLite file (real mode)', load: () => import('./serve.js') },
   conformance: { summary: 'canonical scenarios against real server processes vs the simulation; exit 1 on any difference', load: () => import('./conformance.js') },
   flaky: { summary: 'flakiness lab: wall-clock runs with exact upper bounds vs exhaustive simulated interleavings', load: () => import('./flaky.js') },
+  merge: { summary: 'merge the --out files of a sharded check into the table, --json and exit code of the unsharded run', load: () => import('./merge.js') },
   migrate: { summary: 'rewrite scenario files in the current format (re-recorded, expect re-checked)', load: () => import('./migrate.js') },
   demo: { summary: 'run a small kernel demonstration (virtual time, choices, trace hash)', load: () => import('./demo.js') },
   herd: { summary: 'the OCC thundering-herd experiment: backoff strategies × clients (SPEC §2)', load: () => import('./herd.js') },

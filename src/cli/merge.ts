@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { flags } from './args.js';
+import { mergeShards, parseShardFile, ShardError, type ShardFile } from '../campaign/shard.js';
+import { printResults } from './check-report.js';
+
+const HELP = `retrysim merge FILE... [--json]
+
+Merges the --out files of a sharded campaign (retrysim check --shard I/N --out FILE)
+and prints what the unsharded run prints: the same table, the same --json and the
+same exit code. Every shard must be given once, all from one campaign (seed, runs,
+exploration, claims).
+Exit 0 when every claim is as expected, 1 otherwise, 2 for a bad, missing or foreign shard file.`;
+
+/** Runs the subcommand with its arguments; resolves to the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const a = flags('merge', argv, { json: { type: 'boolean' } }, HELP, true);
+  if (typeof a === 'number') return a;
+  if (a.positionals.length === 0) {
+    console.error(`retrysim merge: expected the shard files to merge\n\n${HELP}`);
+    return 2;
+  }
+  let merged;
+  try {
+    const files: Array<{ source: string; file: ShardFile }> = a.positionals.map((source) => {
+      let text: string;
+      try {
+        text = readFileSync(source, 'utf8');
+      } catch (e) {
+        throw new ShardError(`${source}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      return { source, file: parseShardFile(text, source) };
+    });
+    merged = mergeShards(files);
+  } catch (e) {
+    if (e instanceof ShardError) {
+      console.error(`retrysim merge: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s), seed ${merged.seed}, explore ${merged.explore}`);
+  return printResults(merged.results, { seed: merged.seed, explore: merged.explore, json: a.values.json === true, wallMs: merged.wallMs });
+}
