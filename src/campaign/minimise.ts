@@ -83,6 +83,21 @@ export function simplifications(s: Scenario): Simplification[] {
   return out;
 }
 
+/** Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave. */
+export function pairsOf(s: Scenario): Simplification[] {
+  const out: Simplification[] = [];
+  const seen = new Set<string>();
+  for (const a of simplifications(s)) {
+    for (const b of simplifications(a.scenario)) {
+      const key = [a.what, b.what].sort().join(' + ');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ what: `${a.what} + ${b.what}`, scenario: b.scenario });
+    }
+  }
+  return out;
+}
+
 function trimZeros(xs: readonly number[]): number[] {
   let n = xs.length;
   while (n > 0 && xs[n - 1] === 0) n--;
@@ -137,19 +152,25 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
   for (let improved = true; improved && runs < runsMax;) {
     improved = false;
     undecided = [];
-    for (const cand of simplifications(cur.scenario)) {
-      if (runs >= runsMax) {
-        undecided.push(cand.what);
-        continue;
+    // Single steps first; only at a local minimum, pairs of steps: two
+    // things can hold each other up (an operation that only consumes a kill
+    // plan goes with the kill), and neither alone can go.
+    for (const phase of [simplifications, pairsOf]) {
+      for (const cand of phase(cur.scenario)) {
+        if (runs >= runsMax) {
+          if (phase === simplifications) undecided.push(cand.what);
+          continue;
+        }
+        const r = await search(cand.scenario, cur.preemptions);
+        if (r.best) {
+          cur = { scenario: cand.scenario, choices: r.best.choices, preemptions: r.best.preemptions, decisions: r.best.decisions, preemptionsMinimal: r.complete || r.best.preemptions === 0 };
+          removed.push(cand.what);
+          improved = true;
+          break;
+        }
+        if (!r.complete && phase === simplifications) undecided.push(cand.what);
       }
-      const r = await search(cand.scenario, cur.preemptions);
-      if (r.best) {
-        cur = { scenario: cand.scenario, choices: r.best.choices, preemptions: r.best.preemptions, decisions: r.best.decisions, preemptionsMinimal: r.complete || r.best.preemptions === 0 };
-        removed.push(cand.what);
-        improved = true;
-        break;
-      }
-      if (!r.complete) undecided.push(cand.what);
+      if (improved) break;
     }
   }
   if (removed.length === 0) {

@@ -158,7 +158,7 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
     const c = caseAt(arb, o.seed, i).value;
     let r: ScenarioRun;
     try {
-      r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store: o.store });
+      r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store: o.store, hashTrace: false });
     } catch (e) {
       evaluated++;
       return { evaluated, firstFailure: i, firstFailureMs: clock() - t0, error: e instanceof Error ? e.message : String(e) };

@@ -15,8 +15,14 @@ import type { Scenario } from './schema.js';
 export interface RunOptions {
   /** Override the schedule: default is the file's schedule (replay) or, if empty, the seed. */
   choices?: ChoiceSource;
-  /** Keep trace entries (for `--trace`); the hash is always computed. */
+  /** Keep trace entries (for `--trace`); the hash is computed unless `hashTrace` is false. */
   keepTrace?: boolean;
+  /**
+   * Hash the trace (default true). Campaign scans turn it off: a scan only
+   * needs the verdict, and encoding and hashing every event is a tenth of a
+   * run's cost; a failure is re-run with the trace before it is saved.
+   */
+  hashTrace?: boolean;
   /** Reuse a store (it is reset first) — campaigns and benchmarks avoid reopening SQLite. */
   store?: Store;
   /** Shown in limit/deadlock errors. */
@@ -63,7 +69,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
   const kernel = new Kernel({
     seed: s.seed,
     choices,
-    trace: new Trace(opts.keepTrace ?? false),
+    trace: opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
     eventsMax: 200_000,
     timeMsMax: 3_600_000,
     replayHint: opts.replayHint ?? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})`,

@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CampaignPool } from '../src/campaign/pool.js';
+import { workerBundle } from '../src/campaign/worker-bundle.js';
+
+const clock = () => performance.now();
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'retrysim.js');
+
+/** One claim's campaign over `workers` threads: seconds and scenarios. */
+async function timed(workers: number, runs: number): Promise<{ s: number; runs: number }> {
+  const file = await workerBundle(root, 'check-worker', join(root, 'src', 'cli', 'check-worker.ts'));
+  const pool = new CampaignPool(workers > 1 && file ? { file } : undefined, workers);
+  try {
+    const t0 = clock();
+    const r = await pool.run({ claimId: 'key_atomic-tool_call-holds', runs, seed: 7, explore: 'random' }, clock, () => {});
+    return { s: (clock() - t0) / 1000, runs: r.runs };
+  } finally {
+    await pool.close();
+  }
+}
+
+function rssOf(runs: number): { seconds: number; rssEndMb: number | null; rssPeakMb: number | null } {
+  const d = mkdtempSync(join(tmpdir(), 'rs-scale-'));
+  try {
+    const t0 = clock();
+    const p = spawnSync(process.execPath, [bin, 'check', '--variant', 'key_atomic_unscoped', '--variant', 'key_atomic', '--runs', String(runs), '--workers', '2', '--json', '--found', d], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const m = /rss (\d+) MB at start, (\d+) MB at end, peak (\d+) MB/.exec(p.stderr);
+    return { seconds: +((clock() - t0) / 1000).toFixed(1), rssEndMb: m ? Number(m[2]) : null, rssPeakMb: m ? Number(m[3]) : null };
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Campaigns at scale (issue #14): generated key_atomic scenarios per second
+ * on one thread and on two, measured alternately in this run (the ratio is
+ * the speed-up of one claim from 1 to 2 workers); `npm start` (the default
+ * campaign) against another checkout when RETRYSIM_BENCH_BEFORE names one,
+ * alternating; and RSS of one long campaign at 10^5 and, with
+ * RETRYSIM_BENCH_LONG=1, 10^6 scenarios per claim.
+ */
+export default async function scaleBench(): Promise<void> {
+  const runs = 20_000;
+  await timed(1, 2000); // warm-up: JIT and the worker bundle cache
+  const one: number[] = [];
+  const two: number[] = [];
+  for (let rep = 0; rep < 3; rep++) {
+    const a = await timed(1, runs);
+    one.push(a.runs / a.s);
+    const b = await timed(2, runs);
+    two.push(b.runs / b.s);
+  }
+  const best = (xs: number[]) => Math.round(Math.max(...xs));
+  console.log(JSON.stringify({ bench: 'scale.oneClaim', claim: 'key_atomic-tool_call-holds', runs, scenariosPerSecOneThread: best(one), scenariosPerSecTwoThreads: best(two), speedup: +(Math.max(...two) / Math.max(...one)).toFixed(2), rounds: one.length, goalPerCore: 10_000, goalSpeedup: 1.8 }));
+
+  const before = process.env.RETRYSIM_BENCH_BEFORE;
+  if (before) {
+    const times = { before: [] as number[], after: [] as number[] };
+    for (let rep = 0; rep < 3; rep++) {
+      for (const [k, dir] of [['before', before], ['after', root]] as const) {
+        const t0 = clock();
+        spawnSync(process.execPath, [join(dir, 'bin', 'retrysim.js'), 'check', '--found', mkdtempSync(join(tmpdir(), 'rs-start-'))], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 24 });
+        times[k].push((clock() - t0) / 1000);
+      }
+    }
+    console.log(JSON.stringify({ bench: 'scale.npmStart', beforeSeconds: times.before.map((x) => +x.toFixed(1)), afterSeconds: times.after.map((x) => +x.toFixed(1)), before: before }));
+  } else {
+    console.log(JSON.stringify({ bench: 'scale.npmStart', skipped: 'set RETRYSIM_BENCH_BEFORE=<another checkout with node_modules> to time `npm start` there and here, alternating' }));
+  }
+
+  const r5 = rssOf(100_000);
+  const r6 = process.env.RETRYSIM_BENCH_LONG === '1' ? rssOf(1_000_000) : undefined;
+  console.log(JSON.stringify({ bench: 'scale.rss', at1e5: r5, ...(r6 ? { at1e6: r6, flatWithin: r5.rssPeakMb && r6.rssPeakMb ? +(r6.rssPeakMb / r5.rssPeakMb - 1).toFixed(2) : null } : { at1e6: 'set RETRYSIM_BENCH_LONG=1 (a few minutes)' }) }));
+}
