@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
-import { runGrid, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
+import { runGrid, herdJsonRow, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
 import { UsageError, writableFile } from './args.js';
 
@@ -117,17 +117,7 @@ export async function run(argv: string[]): Promise<number> {
   bar?.stop();
   if (o.svg !== undefined) writeFileSync(o.svg, herdSvg(result.cells));
   if (o.json) {
-    const rows = result.cells.map((c) => ({
-      strategy: c.strategy,
-      clients: c.clients,
-      runs: c.runs,
-      calls: round(c.calls),
-      callsSe: round(c.callsSe),
-      ms: round(c.ms),
-      msSe: round(c.msSe),
-      events: c.events,
-    }));
-    console.log(JSON.stringify(rows));
+    console.log(JSON.stringify(result.cells.map(herdJsonRow)));
     return 0;
   }
   const Table = (await import('cli-table3')).default;
@@ -148,8 +138,4 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (o.svg !== undefined) console.log(`wrote ${o.svg}`);
   return 0;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }
