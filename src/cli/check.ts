@@ -13,7 +13,7 @@ const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute
 const DEFAULT_SCHEDULES = 20_000;
 
 const HELP = `retrysim check [--variant V ...] [--runs N] [--seed S] [--explore random|pct|exhaustive]
-               [--workers N] [--found DIR] [--json]
+               [--workers N] [--found DIR] [--json] [--html DIR]
 
 The property campaign. fast-check generates whole scenarios — operations,
 workers, key source, faults (lost response, crash, slow processing, kill and
@@ -35,6 +35,7 @@ and written as a replayable file.
   --workers N     worker threads (default: CPU count); verdicts do not depend on N
   --found DIR     where shrunk counterexamples go (default scenarios/found)
   --json          [{claim, variant, keySource, expected, runs, verdict, firstFailureMs, counterexample}]
+  --html DIR      also write DIR/index.html and one stepper page per counterexample
 
 Exit 0 when every claim's verdict is the expected one, 1 otherwise, 2 for bad flags.`;
 
@@ -46,6 +47,7 @@ interface Parsed {
   workers: number;
   found: string;
   json: boolean;
+  html?: string;
 }
 
 function parse(argv: string[]): Parsed | number {
@@ -57,6 +59,7 @@ function parse(argv: string[]): Parsed | number {
     workers: { type: 'string' },
     found: { type: 'string' },
     json: { type: 'boolean' },
+    html: { type: 'string' },
   }, HELP);
   if (typeof a === 'number') return a;
   const v = a.values;
@@ -72,6 +75,7 @@ function parse(argv: string[]): Parsed | number {
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
     found: writableDir('found', v.found ?? 'scenarios/found'),
     json: v.json === true,
+    ...(v.html !== undefined ? { html: writableDir('html', v.html) } : {}),
   };
 }
 
@@ -138,6 +142,10 @@ async function check(p: Parsed): Promise<number> {
   // Worker threads share this process, so these cover the whole campaign.
   console.error(`memory: rss ${rssStartMb} MB at start, ${Math.round(process.memoryUsage().rss / 1e6)} MB at end, peak ${Math.round(process.resourceUsage().maxRSS / 1e3)} MB`);
   const ok = results.every((r) => r.verdict === r.claim.expected && !r.error && (r.counterexample?.notMinimal.length ?? 0) === 0);
+  if (p.html !== undefined) {
+    const pages = await (await import('../report/html/check-pages.js')).writeCheckPages(p.html, results);
+    console.error(`wrote ${pages.length - 1} counterexample page(s) and ${p.html}/index.html`);
+  }
   if (p.json) {
     console.log(JSON.stringify(results.map((r) => ({
       claim: r.claim.id,

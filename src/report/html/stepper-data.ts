@@ -240,7 +240,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST /reports → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
-      push({ ...base, kind: 'refused', from: NET, to: wl, text: `${name}: connection refused (s${req.server} is down)` });
+      push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
     } else if (e.event.startsWith('db:')) {
       push({ ...base, kind: 'db', from: srv, to: DB, text: `${name} ${e.event}` });
     } else if (e.event.startsWith('answer ')) {
@@ -286,13 +286,14 @@ function findKey(st: DbState, req: RequestInfo): KeyView | undefined {
   });
 }
 
-/** Whether the request logged another phase after entry i (it went on) rather than answering. */
+/** Whether the request went on after entry i (it logged another phase, or died) rather than answering. */
 function nextPhase(entries: TraceEntry[], i: number): boolean {
   const actor = entries[i]!.actor;
   for (let j = i + 1; j < entries.length; j++) {
     const e = entries[j]!;
     if (e.actor !== actor || e.event.startsWith('db:')) continue;
-    return !e.event.startsWith('answer ') && e.event !== 'killed' && e.event !== 'threw' && e.event !== 'done';
+    // Killed or crashed after the lookup still means it went on; only an answer means it stopped there.
+    return !e.event.startsWith('answer ') && e.event !== 'done';
   }
   return false;
 }

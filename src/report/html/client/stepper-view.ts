@@ -24,7 +24,7 @@ const TIME_W = 78;
 const ROW_H = 24;
 const HEAD_H = 34;
 /** Room on the right of the lanes for marks (violation, preemption). */
-const MARK_W = 120;
+const MARK_W = 150;
 
 /** Short label drawn on the diagram for a step; the full sentence is in the text column. */
 function shortLabel(s: Step): string {
@@ -39,7 +39,7 @@ function shortLabel(s: Step): string {
     case 'answer': return `${n} ${s.event.slice(7)}`;
     case 'lost': return `✕ ${n} lost`;
     case 'delivered': return s.text.includes('receives') ? 'answer' : s.text.includes('close') ? 'closed' : s.text.includes('refusal') ? 'refused' : 'end';
-    case 'refused': return 'refused';
+    case 'refused': return `${n} refused`;
     case 'timeout': return 'timeout';
     case 'decision': return `${s.decision?.preempted ? '⚡' : '◆'} ${taskShort(s.decision!.of[s.decision!.chosen]!)}`;
     case 'kill': return '✕ kill -9';
