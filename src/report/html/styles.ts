@@ -76,6 +76,8 @@ export const STEPPER_CSS = `
 .st-violation.active { background: var(--badbg); border: 2px solid var(--bad); color: #7f1515; }
 .st-violation.past { background: #fff; border: 1px dashed var(--bad); color: var(--bad); font-size: 12px; }
 .st-change { margin-top: 8px; font-size: 12.5px; color: #8a5200; }
+.db-table { overflow-x: auto; }
+.db-table td { max-width: 15em; overflow: hidden; text-overflow: ellipsis; }
 .db-table .empty { color: var(--muted); margin: 2px 0; font-size: 12px; }
 .db-table tr.changed td { background: #fff3c4; }
 .db-table table.reports.broken { outline: 2px solid var(--bad); }

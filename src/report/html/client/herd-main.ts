@@ -21,7 +21,7 @@ const runs = el('input', { id: 'runs', type: 'number', min: 1, max: data.runsMax
 const seed = el('input', { id: 'seed', type: 'number', step: 1, value: data.defaults.seed });
 const runOne = el('button', { id: 'run', type: 'submit', class: 'primary' }, 'Run');
 const runAll = el('button', { id: 'run-all', type: 'button' }, `Run all ${data.strategies.length} strategies`);
-const form = el('form', { class: 'herd-form' },
+const form = el('form', { class: 'herd-form', novalidate: true },
   el('label', {}, 'strategy', strategy), el('label', {}, 'clients', clients), el('label', {}, 'runs per cell', runs), el('label', {}, 'seed', seed), runOne, runAll);
 const status = el('p', { class: 'status', id: 'status' }, 'Choose the parameters and press Run.');
 const out = el('div', { class: 'herd-out', id: 'out', 'data-state': 'idle' }, status);
