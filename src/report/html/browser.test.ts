@@ -23,7 +23,8 @@ import { keySplitRace } from './race.fixture.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const SHOTS = join(ROOT, 'docs', 'screenshots');
-const CANDIDATES = [process.env.RETRYSIM_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
+// RETRYSIM_CHROMIUM, when set, is the only candidate (so the skip path can be tried too).
+const CANDIDATES = process.env.RETRYSIM_CHROMIUM ? [process.env.RETRYSIM_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const chromiumPath = CANDIDATES.find((p) => existsSync(p));
 if (chromiumPath === undefined) {
   console.log(`browser tests skipped (src/report/html/browser.test.ts): no Chromium at ${CANDIDATES.join(', ')} — install it with 'apt-get install -y chromium' or set RETRYSIM_CHROMIUM`);

@@ -91,6 +91,7 @@ export const HERD_CSS = `
 .herd-form { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-end; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; margin: 10px 0; }
 .herd-form label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 2px; }
 .herd-form input, .herd-form select { font: inherit; padding: 3px 6px; width: 9em; }
+.herd-form select { width: 11em; }
 .herd-form .primary { background: var(--accent); color: #fff; border-color: var(--accent); }
 .herd-out table td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .herd-out .status { margin: 6px 0; color: var(--muted); }
