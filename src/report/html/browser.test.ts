@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -40,13 +39,17 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
   const pages = { stepper: '', herd: '', matrix: '' };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'retrysim-pages-'));
+    // A fixed place inside this checkout, named relative to it: the file name
+    // shows on the stepper page, and the screenshots should not change from run to run.
+    dir = join('node_modules', '.cache', 'retrysim', 'pages');
+    rmSync(join(ROOT, dir), { recursive: true, force: true });
+    mkdirSync(join(ROOT, dir), { recursive: true });
     mkdirSync(SHOTS, { recursive: true });
     const race = join(dir, 'key_split-race.json');
-    writeFileSync(race, (await keySplitRace()).text);
-    pages.stepper = join(dir, 'stepper.html');
-    pages.herd = join(dir, 'herd.html');
-    pages.matrix = join(dir, 'matrix.html');
+    writeFileSync(join(ROOT, race), (await keySplitRace()).text);
+    pages.stepper = join(ROOT, dir, 'stepper.html');
+    pages.herd = join(ROOT, dir, 'herd.html');
+    pages.matrix = join(ROOT, dir, 'matrix.html');
     cli('replay', race, '--html', pages.stepper);
     cli('herd', '--html', pages.herd, '--strategies', 'full', '--clients', '50', '--runs', '100');
     cli('matrix', '--html', pages.matrix);
@@ -56,7 +59,6 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
 
   afterAll(async () => {
     await browser?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Opens a page from file:// with console errors and non-file requests counted. */
