@@ -48,6 +48,14 @@ export { SCENARIO_FORMAT, scenarioSchema, INVARIANTS, type Scenario, type Scenar
 export { parseScenario, loadScenario, printScenario, ScenarioError, type ScenarioIssue } from './scenario/load.js';
 export { runScenario, matchesExpect, type RunOptions, type ScenarioRun } from './scenario/run.js';
 export { recordScenario } from './scenario/record.js';
+/** Watching a run step by step (`RunOptions.observe`): each trace entry with the store, each request as sent. */
+export { ObservedTrace, type RunObserver } from './scenario/observe.js';
+/** The HTML pages: a run as stepper data, the stepper page and the herd explorer page. */
+export { observeScenario, type StepperSource } from './report/html/stepper-data.js';
+export type { StepperData, Step, StepKind, Lane, DbState, Decision, ViolationAt } from './report/html/stepper-types.js';
+export { stepperPage } from './report/html/stepper.js';
+export { herdPage } from './report/html/herd-page.js';
+
 export { MATRIX_COLUMNS, MATRIX_ROWS, EXPECTED_REPORTS, canonicalScenario, canonicalFileName, rowName, type MatrixColumn, type MatrixRow } from './scenario/canonical.js';
 export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type GeneratedCase, type FaultKind } from './scenario/arbitraries.js';
 

@@ -21,7 +21,7 @@ const PROGRESS_LINE_S = 5;
 
 const HELP = `retrysim check [--variant V ...] [--runs N | --time-budget DURATION] [--seed S]
                [--explore random|pct|exhaustive] [--workers N] [--found DIR]
-               [--shard I/N|auto --out FILE] [--json]
+               [--shard I/N|auto --out FILE] [--json] [--html DIR]
 
 The property campaign. fast-check generates whole scenarios — operations,
 workers, key source, faults (lost response, crash, slow processing, kill and
@@ -54,6 +54,7 @@ and written as a replayable file.
   --found DIR        where shrunk counterexamples go (default scenarios/found)
   --json             [{claim, variant, keySource, expected, invariant, ok, why, runs, verdict,
                       firstFailureRun, firstFailureMs, counterexample, shrunkSize, violations, minimised}]
+  --html DIR         also write DIR/index.html and one stepper page per counterexample
 
 A row is ✓ (JSON ok: true) when the verdict is the expected one, a canary
 broke the invariant it names, and its counterexample is minimal (fewest
@@ -73,6 +74,7 @@ interface Parsed {
   shard: { index: number; count: number } | undefined;
   out: string | undefined;
   json: boolean;
+  html?: string;
 }
 
 function parse(argv: string[]): Parsed | number {
@@ -87,6 +89,7 @@ function parse(argv: string[]): Parsed | number {
     shard: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    html: { type: 'string' },
   }, HELP);
   if (typeof a === 'number') return a;
   const v = a.values;
@@ -111,6 +114,7 @@ function parse(argv: string[]): Parsed | number {
     shard,
     out: v.out === undefined ? undefined : writableFile('out', v.out),
     json: v.json === true,
+    ...(v.html !== undefined ? { html: writableDir('html', v.html) } : {}),
   };
 }
 
@@ -216,6 +220,10 @@ async function check(p: Parsed): Promise<number> {
   const wallMs = performance.now() - t0;
   // Worker threads share this process, so these cover the whole campaign.
   console.error(`memory: rss ${rssStartMb} MB at start, ${Math.round(process.memoryUsage().rss / 1e6)} MB at end, peak ${Math.round(process.resourceUsage().maxRSS / 1e3)} MB`);
+  if (p.html !== undefined) {
+    const pages = await (await import('../report/html/check-pages.js')).writeCheckPages(p.html, results);
+    console.error(`wrote ${pages.length - 1} counterexample page(s) and ${p.html}/index.html`);
+  }
   if (p.out !== undefined) {
     const f = shardFile({
       seed: p.seed, runs: p.runs, explore: p.explore as 'random' | 'pct', timeBudgetMs: p.timeBudgetMs ?? null,

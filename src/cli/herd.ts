@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
-import { runGrid, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
+import { runGrid, herdJsonRow, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
 import { UsageError, writableFile } from './args.js';
 
@@ -25,6 +25,9 @@ Options:
   --workers N|auto    worker threads besides the main thread (default auto)
   --json              print one JSON array of cells instead of the table
   --svg FILE          write write-arrival-time histograms per strategy to FILE
+  --html FILE         write the herd explorer page instead of running the grid: the
+                      engine runs in the page, the form starts at the first
+                      strategy and client count given here, --runs and --seed
   -h, --help          this text`;
 
 interface Opts {
@@ -35,6 +38,7 @@ interface Opts {
   workers: number | 'auto';
   json: boolean;
   svg: string | undefined;
+  html: string | undefined;
 }
 
 function parse(argv: string[]): Opts | 'help' {
@@ -52,6 +56,7 @@ function parse(argv: string[]): Opts | 'help' {
         workers: { type: 'string' },
         json: { type: 'boolean' },
         svg: { type: 'string' },
+        html: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -75,7 +80,8 @@ function parse(argv: string[]): Opts | 'help' {
   const workers = values.workers === undefined || values.workers === 'auto' ? 'auto' : int('workers', values.workers, 0);
   if (values.svg === '') throw new UsageError('--svg needs a file name');
   if (values.svg !== undefined) writableFile('svg', values.svg);
-  return { clients, strategies: strategies as StrategyName[], runs, seed, workers, json: values.json ?? false, svg: values.svg };
+  if (values.html !== undefined) writableFile('html', values.html);
+  return { clients, strategies: strategies as StrategyName[], runs, seed, workers, json: values.json ?? false, svg: values.svg, html: values.html };
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
@@ -93,6 +99,12 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const o = opts;
+  if (o.html !== undefined) {
+    const { herdPage } = await import('../report/html/herd-page.js');
+    writeFileSync(o.html, await herdPage({ strategy: o.strategies[0]!, clients: o.clients[0]!, runs: o.runs, seed: o.seed }));
+    console.log(`wrote ${o.html} — the herd engine runs in the page; open it in a browser`);
+    return 0;
+  }
   const replay = `retrysim herd --seed ${o.seed} --clients ${o.clients.join(',')} --strategies ${o.strategies.join(',')} --runs ${o.runs}`;
   if (!o.json) console.log(`seed ${o.seed}   (reproduce: ${replay})`);
   const totalRuns = o.clients.length * o.strategies.length * o.runs;
@@ -117,17 +129,7 @@ export async function run(argv: string[]): Promise<number> {
   bar?.stop();
   if (o.svg !== undefined) writeFileSync(o.svg, herdSvg(result.cells));
   if (o.json) {
-    const rows = result.cells.map((c) => ({
-      strategy: c.strategy,
-      clients: c.clients,
-      runs: c.runs,
-      calls: round(c.calls),
-      callsSe: round(c.callsSe),
-      ms: round(c.ms),
-      msSe: round(c.msSe),
-      events: c.events,
-    }));
-    console.log(JSON.stringify(rows));
+    console.log(JSON.stringify(result.cells.map(herdJsonRow)));
     return 0;
   }
   const Table = (await import('cli-table3')).default;
@@ -148,8 +150,4 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (o.svg !== undefined) console.log(`wrote ${o.svg}`);
   return 0;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -1,4 +1,4 @@
-import { flags, intFlag, usage, writableDir } from './args.js';
+import { flags, intFlag, usage, writableDir, writableFile } from './args.js';
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
 import { runScenario } from '../scenario/run.js';
 import { openStore } from '../tracker/store.js';
@@ -20,7 +20,10 @@ expectation are marked with '!'.
   --seed N   seed for the runs (default 1)
   --write-scenarios DIR
              also write each cell as a replayable scenario file (with its recorded
-             schedule) to DIR/<column>/<variant>--<keySource>.json`;
+             schedule) to DIR/<column>/<variant>--<keySource>.json
+  --html FILE
+             also write the matrix as a page: every cell (and conformance's kill
+             column) clickable, each opening its run in the stepper`;
 
 /** Writes every canonical cell, with its recorded schedule, under `dir`. */
 export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {
@@ -55,18 +58,21 @@ export async function computeMatrix(seed = 1): Promise<Record<string, Record<str
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' } }, HELP);
+  const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' }, html: { type: 'string' } }, HELP);
   if (typeof a === 'number') return a;
   return usage('matrix', () => matrix(a.values, intFlag('seed', a.values.seed, 1)));
 }
 
-async function matrix(values: { json?: boolean; 'write-scenarios'?: string }, seed: number): Promise<number> {
+async function matrix(values: { json?: boolean; 'write-scenarios'?: string; html?: string }, seed: number): Promise<number> {
+  if (values.html !== undefined) writableFile('html', values.html);
   if (values['write-scenarios'] !== undefined) {
     writableDir('write-scenarios', values['write-scenarios']);
     const files = await writeCanonical(values['write-scenarios'], seed);
     console.error(`wrote ${files.length} scenario files under ${values['write-scenarios']}`);
   }
-  const rows = await computeMatrix(seed);
+  // With --html the page's runs are the ones printed: one set of runs, one truth.
+  const rows = values.html === undefined ? await computeMatrix(seed) : await (await import('../report/html/matrix-page.js')).writeMatrixPage(values.html, seed);
+  if (values.html !== undefined) console.error(`wrote ${values.html}`);
   if (values.json) {
     console.log(JSON.stringify({ columns: MATRIX_COLUMNS, rows }));
     return 0;

@@ -1,9 +1,10 @@
-import { flags } from './args.js';
+import { flags, UsageError, writableFile } from './args.js';
+import { writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
 
-const HELP = `retrysim replay FILE [--trace] [--json]
+const HELP = `retrysim replay FILE [--trace] [--json] [--html OUT.html]
 
 Runs a scenario file exactly as recorded and checks its 'expect'. The
 recorded schedule is a contract: a decision at another time or among other
@@ -15,6 +16,7 @@ interleaving.
             (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
+  --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step)
 Exit: 0 the outcome matches expect, 1 it does not, 2 a bad file or bad flags,
 3 the run diverged from the recorded schedule.`;
 
@@ -39,7 +41,7 @@ export function readableTimeline(lines: readonly string[]): string[] {
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' } }, HELP, true);
+  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' } }, HELP, true);
   if (typeof a === 'number') return a;
   const { values, positionals } = a;
   if (positionals.length !== 1) {
@@ -47,6 +49,13 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const file = positionals[0]!;
+  try {
+    if (values.html !== undefined) writableFile('html', values.html);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`retrysim replay: ${e.message}`);
+    return 2;
+  }
   let scenario;
   try {
     scenario = loadScenario(file);
@@ -59,7 +68,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   let r;
   try {
-    r = await runScenario(scenario, { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${file}` });
+    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${file}` };
+    // With --html the one run is observed: the page and this output describe the same run.
+    r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
   } catch (e) {
     if (e instanceof ReplayDivergenceError) {
       if (values.json) {
@@ -77,6 +88,7 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const m = matchesExpect(scenario, r);
+  if (values.html !== undefined) console.error(`wrote ${values.html}`);
   if (values.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;

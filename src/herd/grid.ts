@@ -1,83 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import type { StrategyName } from '../backoff/strategies.js';
-import { WriteHistogram } from './model.js';
-import type { HerdParams } from './model.js';
 import { runTask } from './task.js';
 import { herdWorkerCode } from './worker-code.js';
 import type { HerdTask, HerdTaskResult } from './task.js';
+import { aggregateCells, gridTasks, type GridOptions, type GridResult } from './cells.js';
 
-/** The default grid of SPEC §2. */
-export const DEFAULT_STRATEGIES: readonly StrategyName[] = ['none', 'expo', 'codex', 'equal', 'full', 'decorrelated'];
-/** Client counts of the default grid. */
-export const DEFAULT_CLIENTS: readonly number[] = [10, 50, 100];
-/** Runs per cell by default (R of SPEC §2). */
-export const DEFAULT_RUNS = 100;
-
-/** Options of {@link runGrid}. */
-export interface GridOptions {
-  strategies: readonly StrategyName[];
-  clients: readonly number[];
-  /** Runs per cell (R). */
-  runs: number;
-  /** The one seed; every run's seed is forked from it by (strategy, clients, run). */
-  seed: number;
-  /**
-   * Worker threads besides the main thread (which computes too): 0 runs
-   * everything in this thread; 'auto' (default) uses cores − 1 when the grid
-   * is big enough to pay for starting them (~30 ms each). The output does
-   * not depend on this.
-   */
-  workers?: number | 'auto';
-  /** Collect write-arrival histograms (for the SVG). Default false. */
-  histograms?: boolean;
-  /** Model parameters other than clients and strategy (defaults: SPEC §2). */
-  params?: Omit<HerdParams, 'clients' | 'strategy'>;
-  /** Called after each finished chunk with the runs done so far. */
-  onProgress?: (runsDone: number, runsTotal: number) => void;
-}
-
-/** One cell: means over R runs with their standard errors (sample sd / √R). */
-export interface CellResult {
-  strategy: StrategyName;
-  clients: number;
-  runs: number;
-  /** Mean write requests per run. */
-  calls: number;
-  callsSe: number;
-  /** Mean completion time per run (last successful write's reply), ms. */
-  ms: number;
-  msSe: number;
-  /** Kernel events of all R runs together. */
-  events: number;
-  /** Write arrivals at the server over all R runs, 1 ms bins (empty unless histograms were asked for). */
-  hist: Uint32Array;
-}
-
-/** What {@link runGrid} returns. */
-export interface GridResult {
-  cells: CellResult[];
-  /** Events of the whole grid. */
-  events: number;
-  /** Worker threads actually used (0 = this thread). */
-  workers: number;
-}
-
-/** Runs per task: fixed (not derived from the worker count), so chunking never changes a result. */
-const CHUNK_RUNS = 25;
-
-/** Mean and standard error, summed in run order so the bits never depend on scheduling. */
-export function meanSe(xs: ArrayLike<number>): { mean: number; se: number } {
-  const n = xs.length;
-  if (n === 0) return { mean: NaN, se: NaN };
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += xs[i]!;
-  const mean = sum / n;
-  if (n < 2) return { mean, se: 0 };
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (xs[i]! - mean) ** 2;
-  return { mean, se: Math.sqrt(ss / (n - 1) / n) };
-}
+// The grid's pure half (tasks, aggregation, defaults) lives in cells.ts so the
+// herd explorer page can run it in a browser; these names stay importable here.
+export { DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES, meanSe, runGridInline, herdJsonRow } from './cells.js';
+export type { CellResult, GridOptions, GridResult } from './cells.js';
 
 /**
  * Runs the herd over strategies × clients, R runs per cell, and returns each
@@ -85,23 +16,8 @@ export function meanSe(xs: ArrayLike<number>): { mean: number; se: number } {
  * the bit, whatever the number of workers.
  */
 export async function runGrid(opts: GridOptions): Promise<GridResult> {
-  const tasks: HerdTask[] = [];
-  const cells = opts.strategies.flatMap((strategy) => opts.clients.map((clients) => ({ strategy, clients })));
-  cells.forEach(({ strategy, clients }, cell) => {
-    for (let runStart = 0; runStart < opts.runs; runStart += CHUNK_RUNS) {
-      tasks.push({
-        id: tasks.length,
-        cell,
-        strategy,
-        clients,
-        runStart,
-        runEnd: Math.min(opts.runs, runStart + CHUNK_RUNS),
-        seed: opts.seed,
-        histogram: opts.histograms ?? false,
-        ...(opts.params ? { params: opts.params } : {}),
-      });
-    }
-  });
+  const grid = gridTasks(opts);
+  const { cells, tasks } = grid;
   const workers = chooseWorkers(opts.workers ?? 'auto', tasks, opts.runs);
   const results: HerdTaskResult[] = new Array(tasks.length);
   let runsDone = 0;
@@ -119,30 +35,7 @@ export async function runGrid(opts: GridOptions): Promise<GridResult> {
     const order = [...tasks].sort((x, y) => y.clients - x.clients || x.id - y.id);
     await runOnWorkers(order, workers, done);
   }
-  let events = 0;
-  const out: CellResult[] = cells.map(({ strategy, clients }, cell) => {
-    const mine = results.filter((_, i) => tasks[i]!.cell === cell); // task order = run order
-    const calls = concat(mine.map((r) => r.calls));
-    const ms = concat(mine.map((r) => r.ms));
-    const cellEvents = mine.reduce((s, r) => s + r.events.reduce((a, b) => a + b, 0), 0);
-    events += cellEvents;
-    const hist = new WriteHistogram(1);
-    for (const r of mine) hist.merge(r.hist);
-    const c = meanSe(calls);
-    const m = meanSe(ms);
-    return { strategy, clients, runs: opts.runs, calls: c.mean, callsSe: c.se, ms: m.mean, msSe: m.se, events: cellEvents, hist: hist.toArray() };
-  });
-  return { cells: out, events, workers };
-}
-
-function concat(parts: Float64Array[]): Float64Array {
-  const out = new Float64Array(parts.reduce((s, p) => s + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return { ...aggregateCells(opts, grid, results), workers };
 }
 
 function chooseWorkers(w: number | 'auto', tasks: HerdTask[], runs: number): number {

@@ -1,4 +1,4 @@
-import type { CellResult } from './grid.js';
+import type { CellResult } from './cells.js';
 
 /**
  * Small multiples of write-arrival-time histograms: one row per strategy,

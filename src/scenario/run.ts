@@ -10,6 +10,7 @@ import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
+import { ObservedTrace, observedTransport, type RunObserver } from './observe.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -33,6 +34,12 @@ export interface RunOptions {
    * "decisions come from the seed", for scenarios built in code.
    */
   strictReplay?: boolean;
+  /**
+   * Watch the run step by step: every trace entry with the store, every
+   * request as it is sent (the HTML stepper). Off by default; an unobserved
+   * run uses the plain trace and transports, so this costs nothing when off.
+   */
+  observe?: RunObserver;
 }
 
 /** Everything a run produced. */
@@ -66,15 +73,16 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
   const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+  const store = opts.store ?? openStore(':memory:');
+  const obs = opts.observe;
   const kernel = new Kernel({
     seed: s.seed,
     choices,
-    trace: opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
+    trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, store) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
     eventsMax: 200_000,
     timeMsMax: 3_600_000,
     replayHint: opts.replayHint ?? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})`,
   });
-  const store = opts.store ?? openStore(':memory:');
   store.reset();
   try {
     const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, new TrackerInstance({
@@ -101,7 +109,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       const rng = kernel.fork(w.rngLabel);
       kernel.spawn(w.name, async () => {
         if (w.startMs > 0) await kernel.sleep(w.startMs);
-        const res = await w.run(net.transport(w.name), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
+        const transport = net.transport(w.name);
+        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
           ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
@@ -117,6 +126,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
       throw e;
     }
+    obs?.end?.(store);
     const verdict = checkInvariants(store, ends);
     return {
       reports: verdict.reports,

@@ -1,0 +1,43 @@
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { CampaignResult } from '../../campaign/run.js';
+import { escapeHtml } from './page.js';
+import { BASE_CSS } from './styles.js';
+import { writeStepperPage } from './write.js';
+
+/**
+ * `retrysim check --html DIR`: one stepper page per counterexample (named
+ * after its scenario file) and an index of every claim linking to them.
+ * Each page replays the counterexample's recorded schedule strictly, so it
+ * shows the very run the campaign found.
+ */
+export async function writeCheckPages(dir: string, results: readonly CampaignResult[]): Promise<string[]> {
+  const written: string[] = [];
+  const rows: string[] = [];
+  for (const r of results) {
+    const cx = r.counterexample;
+    let link = '—';
+    if (cx !== undefined) {
+      const name = `${cx.file !== undefined ? basename(cx.file, '.json') : r.claim.id}.html`;
+      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { strictReplay: true });
+      written.push(join(dir, name));
+      link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
+    }
+    const ok = r.verdict === r.claim.expected && !r.error;
+    rows.push(`<tr class="${ok ? 'ok' : 'bad'}"><td>${ok ? '✓' : '✗'}</td><td>${escapeHtml(r.claim.variant)} / ${escapeHtml(r.claim.keySource)}</td><td>${escapeHtml(r.claim.title)}</td><td>${r.claim.expected}</td><td>${r.verdict}</td><td>${r.runs}</td><td>${link}</td></tr>`);
+  }
+  const index = join(dir, 'index.html');
+  writeFileSync(index, [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<title>retrysim check — counterexamples</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; }</style></head><body><div id="app">`,
+    '<p class="crumb">retrysim · check</p><h1>Claims and their counterexamples</h1>',
+    '<p>Each "fails" claim links to its shrunk counterexample, drawn step by step. A ✓ means the verdict is the expected one.</p>',
+    '<table><thead><tr><th></th><th>variant / key source</th><th>claim</th><th>expected</th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
+    ...rows,
+    '</tbody></table></div></body></html>',
+    '',
+  ].join('\n'));
+  written.push(index);
+  return written;
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { loadScenario } from '../../scenario/load.js';
+import { runScenario } from '../../scenario/run.js';
+import { observeScenario } from './stepper-data.js';
+import { keySplitRace, preemptAfterFirstLookup } from './race.fixture.js';
+import { htmlPage, jsonForScript } from './page.js';
+import { clientScript } from './bundle.js';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const bin = join(root, 'bin', 'retrysim.js');
+const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.json') ? [p] : [];
+  });
+}
+
+describe('observing a run changes nothing about it', () => {
+  it.each(walk(join(root, 'scenarios')).map((f) => relative(root, f)))('%s: same trace hash, reports and violations observed or not', async (file) => {
+    const s = loadScenario(join(root, file));
+    const plain = await runScenario(s);
+    const { data, run } = await observeScenario(s, { file });
+    expect(run.result.traceHash).toBe(plain.result.traceHash);
+    expect(run.reports).toEqual(plain.reports);
+    expect(run.violations).toEqual(plain.violations);
+    // Every decision of the schedule is a step, with its preemption flag.
+    expect(data.steps.filter((st) => st.decision).map((st) => st.decision!.preempted)).toEqual(plain.result.choices.map((c) => c.preempted));
+    // Every broken invariant is pinned to a step.
+    expect(data.violations.map((v) => v.invariant)).toEqual(plain.violations.map((v) => v.invariant));
+    for (const v of data.violations) expect(v.step).toBeLessThan(data.steps.length);
+  });
+});
+
+describe('the stepper data of the key_split race', () => {
+  it('has both requests passing the key check before either registers the key, and pins exactly-one on the second report', async () => {
+    const { scenario } = await keySplitRace();
+    expect(scenario.schedule.filter((c) => c.preempted)).toHaveLength(1);
+    const { data } = await observeScenario(scenario);
+    const passes = data.steps.flatMap((st, i) => (st.event === 'check' && st.check?.outcome === 'pass' ? [{ i, actor: st.actor }] : []));
+    expect(new Set(passes.map((p) => p.actor)).size).toBe(2);
+    const registered = data.steps.findIndex((st) => data.dbStates[st.db]!.keys.length > 0);
+    expect(Math.max(...passes.map((p) => p.i))).toBeLessThan(registered);
+    const second = data.steps.findIndex((st) => data.dbStates[st.db]!.reports.length === 2);
+    expect(data.violations).toEqual([expect.objectContaining({ invariant: 'exactly-one', step: second, why: 'the second report for op1 appears here' })]);
+    expect(data.steps[second]).toMatchObject({ kind: 'db', event: 'db: +1 report', dbChange: ['+ report 2 (run run-1)'] });
+  });
+
+  it('on key_atomic the same kind of schedule keeps one report: the second claim is refused, nothing is pinned', async () => {
+    const { scenario } = await keySplitRace();
+    const atomic = { ...scenario, service: { ...scenario.service, variant: 'key_atomic' }, schedule: [] };
+    const { data, run } = await observeScenario(atomic, {}, { choices: await preemptAfterFirstLookup(atomic) });
+    expect(run.result.choices.filter((c) => c.preempted)).toHaveLength(1);
+    expect(run.reports.op1).toBe(1);
+    expect(data.violations).toEqual([]);
+    expect(data.steps.some((st) => st.event === 'claim' && st.check?.outcome === 'stop')).toBe(true);
+  });
+});
+
+describe('leases and fences in the stepper data', () => {
+  it('slow takeover without fencing: the lease runs out before the second claim, which takes the key over with fence 2', async () => {
+    const s = loadScenario(join(root, 'scenarios/canonical/slow_takeover/key_atomic_nofence--tool_call.json'));
+    const { data } = await observeScenario(s);
+    const lease = data.steps.findIndex((st) => st.kind === 'lease');
+    const takeover = data.steps.findIndex((st) => st.dbChange?.some((c) => c.includes('taken over, fence 2')));
+    expect(lease).toBeGreaterThan(0);
+    expect(data.steps[lease]!.t).toBe(501); // locked at 1 ms, lease 500 ms
+    expect(takeover).toBeGreaterThan(lease);
+    expect(data.steps[takeover]).toMatchObject({ event: 'claim', check: { outcome: 'pass' } });
+  });
+});
+
+describe('page shell', () => {
+  it('embeds data so that no string in it can close the script element', () => {
+    const html = htmlPage({ title: '<t>', css: '', data: { evil: '</script><script>alert(1)</script>' }, script: '' });
+    expect(html).not.toContain('</script><script>alert');
+    expect(JSON.parse(jsonForScript({ a: '</script>\u2028' }))).toEqual({ a: '</script>\u2028' });
+    expect(html).toContain("default-src 'none'");
+  });
+
+  it('client bundles carry no network calls', async () => {
+    for (const entry of ['stepper', 'herd', 'matrix'] as const) {
+      const js = await clientScript(entry);
+      expect(/\bfetch\(|XMLHttpRequest|WebSocket|sendBeacon|EventSource|importScripts/.exec(js)?.[0] ?? null, entry).toBeNull();
+    }
+  });
+});
+
+describe('the --html flags', () => {
+  it('replay --html writes the page; a path that cannot be written is exit 2 and writes nothing', () => {
+    const d = mkdtempSync(join(tmpdir(), 'rs-html-'));
+    const file = 'scenarios/canonical/lost_response/naive--none.json';
+    const ok = cli('replay', join(root, file), '--html', join(d, 'p.html'), '--json');
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout).expectMet).toBe(true);
+    expect(readFileSync(join(d, 'p.html'), 'utf8')).toContain('retrysim-data');
+    const bad = cli('replay', join(root, file), '--html', join(d, 'missing', 'p.html'));
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^retrysim replay: --html '.*' cannot be written \(ENOENT\)\n$/);
+    expect(existsSync(join(d, 'missing'))).toBe(false);
+    for (const args of [['matrix', '--html', join(d, 'missing', 'm.html')], ['herd', '--html', join(d, 'missing', 'h.html')], ['check', '--html', join(bin, 'x')]]) {
+      const r = cli(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^retrysim ${args[0]}: --html`));
+    }
+  });
+});

@@ -1,0 +1,346 @@
+import { formatEntry, type TraceEntry } from '../../sim/trace.js';
+import type { ChoiceRecord } from '../../sim/choice/source.js';
+import { matchesExpect, runScenario, type RunOptions, type ScenarioRun } from '../../scenario/run.js';
+import type { RunObserver } from '../../scenario/observe.js';
+import type { Scenario } from '../../scenario/schema.js';
+import type { Store } from '../../tracker/store.js';
+import { unscopeKey } from '../../tracker/scope.js';
+import type { DbState, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
+
+/** Where the run came from, for the page's header. */
+export interface StepperSource {
+  file?: string;
+  /** The command that reproduces the run (default: `retrysim replay <file>`). */
+  replay?: string;
+}
+
+/** One request as the observer saw it leave its worker. */
+interface RequestInfo {
+  worker: string;
+  server: number;
+  n: number;
+  key: string | undefined;
+  tenant: string;
+  /** Index of its `spawn` entry. */
+  entry: number;
+}
+
+const REQUEST_ACTOR = /^s(\d+)\/(.+)#(\d+)$/;
+
+/**
+ * Runs a scenario observed (see {@link RunObserver}) and turns the run into
+ * a stepper's data: one step per trace entry (plus derived lease expiries),
+ * the database rows after each step, each decision with its candidates and
+ * whether it preempted, and each broken invariant pinned to the step that
+ * breaks it. Returns the run too, so a command prints and draws the same run.
+ */
+export async function observeScenario(s: Scenario, source: StepperSource = {}, opts: RunOptions = {}): Promise<{ data: StepperData; run: ScenarioRun }> {
+  const entries: TraceEntry[] = [];
+  const before: number[] = []; // database state index when entry i was logged
+  const states: DbState[] = [];
+  const stateIds = new Map<string, number>();
+  const pending = new Map<string, Array<{ key: string | undefined; tenant: string }>>();
+  const requests = new Map<string, RequestInfo>();
+  let final = -1;
+  const intern = (store: Store): number => {
+    const st = snapshot(store, s.service.leaseMs);
+    const text = JSON.stringify(st);
+    let id = stateIds.get(text);
+    if (id === undefined) {
+      id = states.length;
+      states.push(st);
+      stateIds.set(text, id);
+    }
+    return id;
+  };
+  const observer: RunObserver = {
+    entry(e, store) {
+      before.push(intern(store));
+      entries.push(e);
+      const m = REQUEST_ACTOR.exec(e.actor);
+      if (m && e.event === 'spawn') {
+        // The worker's transport reported the request just before the network spawned its task.
+        const sent = pending.get(m[2]!)?.shift();
+        requests.set(e.actor, { worker: m[2]!, server: Number(m[1]), n: Number(m[3]), key: sent?.key, tenant: sent?.tenant ?? 'default', entry: entries.length - 1 });
+      }
+    },
+    request(worker, req) {
+      const list = pending.get(worker) ?? [];
+      list.push({ key: req.headers['idempotency-key'], tenant: req.headers['x-tenant'] ?? 'default' });
+      pending.set(worker, list);
+    },
+    end(store) {
+      final = intern(store);
+    },
+  };
+  const run = await runScenario(s, { ...opts, observe: observer });
+  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states);
+  const m = matchesExpect(s, run);
+  const data: StepperData = {
+    name: s.name,
+    description: s.description,
+    ...(source.file !== undefined ? { file: source.file } : {}),
+    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
+    variant: s.service.variant,
+    keySource: s.client.keySource,
+    seed: s.seed,
+    leaseMs: s.service.leaseMs,
+    lanes: built.lanes,
+    steps: built.steps,
+    dbStates: states,
+    violations: pinViolations(s, run, built.steps, states, requests),
+    reports: run.reports,
+    expect: { ...(s.expect.reports ? { reports: s.expect.reports } : {}), violations: [...s.expect.violations], met: m.ok, problems: m.problems },
+    traceHash: run.result.traceHash,
+    decisions: run.result.choices.length,
+    preemptions: run.result.choices.filter((c) => c.preempted).length,
+  };
+  return { data, run };
+}
+
+function snapshot(store: Store, leaseMs: number): DbState {
+  return {
+    reports: store.allReports().map((r) => ({ id: r.id, run_id: r.run_id, tenant: r.tenant, title: r.title, idem_key: r.idem_key })),
+    keys: store.keyRows().map((k): KeyView => ({
+      key: k.key,
+      status: k.status,
+      locked_at: k.locked_at,
+      // Instance clock offsets are ignored here: locked_at is the writer's clock.
+      lease_until: k.status === 'in_progress' && k.locked_at !== null ? k.locked_at + leaseMs : null,
+      fence: k.fence,
+      response_code: k.response_code,
+      response_body: k.response_body,
+    })),
+  };
+}
+
+/** A scoped key as a person reads it: the raw key, with the tenant when it is not the default. */
+export function shortKey(scoped: string): string {
+  const k = unscopeKey(scoped);
+  if (k === undefined) return scoped;
+  return k.tenant === 'default' ? k.key : `${k.key} @${k.tenant}`;
+}
+
+function describeRow(row: KeyView | undefined): string {
+  if (row === undefined) return 'not registered';
+  if (row.status === 'done') return `done (${row.response_code})`;
+  return `in progress, fence ${row.fence}, lease until ${row.lease_until} ms`;
+}
+
+/** What changed between two database states, in words. */
+function diffStates(a: DbState, b: DbState): string[] {
+  const out: string[] = [];
+  const ids = new Set(a.reports.map((r) => r.id));
+  for (const r of b.reports) if (!ids.has(r.id)) out.push(`+ report ${r.id} (run ${r.run_id})`);
+  const still = new Set(b.reports.map((r) => r.id));
+  for (const r of a.reports) if (!still.has(r.id)) out.push(`− report ${r.id}`);
+  const keysA = new Map(a.keys.map((k) => [k.key, k]));
+  const keysB = new Map(b.keys.map((k) => [k.key, k]));
+  for (const [key, k] of keysB) {
+    const old = keysA.get(key);
+    const fence = k.fence === null ? '' : `, fence ${k.fence}`;
+    if (old === undefined) out.push(`+ key ${shortKey(key)}: ${k.status}${fence}${k.status === 'done' ? ` ${k.response_code}` : ''}`);
+    else if (old.status !== k.status || old.fence !== k.fence || old.locked_at !== k.locked_at) {
+      const how = old.status === 'in_progress' && k.status === 'in_progress' ? 'taken over' : `${old.status} → ${k.status}`;
+      out.push(`key ${shortKey(key)}: ${how}${fence}${k.status === 'done' ? ` ${k.response_code}` : ''}`);
+    }
+  }
+  for (const key of keysA.keys()) if (!keysB.has(key)) out.push(`− key ${shortKey(key)} (placeholder released)`);
+  return out;
+}
+
+function answerText(e: TraceEntry): string {
+  const body = typeof e.data?.body === 'string' ? e.data.body : '';
+  let shown = body;
+  try {
+    const v = JSON.parse(body) as { report_id?: number; error?: string };
+    if (v.report_id !== undefined) shown = `report_id ${v.report_id}`;
+    else if (v.error !== undefined) shown = v.error;
+  } catch {
+    // not JSON: show as is
+  }
+  return `${e.event.slice('answer '.length)} ${shown}${e.data?.replay ? ' (replay)' : ''}`;
+}
+
+/** Phases that look a key up in the database before deciding whether to go on. */
+const LOOKUPS = new Set(['check', 'claim']);
+
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[]): { lanes: Lane[]; steps: Step[] } {
+  const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
+  const lanes: Lane[] = [
+    ...workers.map((w): Lane => ({ id: w, label: w, kind: 'worker' })),
+    { id: 'net', label: 'network', kind: 'network' },
+    ...Array.from({ length: s.service.instances }, (_, i): Lane => ({ id: `s${i}`, label: `server s${i}`, kind: 'server' })),
+    { id: 'db', label: 'database', kind: 'db' },
+  ];
+  const laneOf = new Map(lanes.map((l, i) => [l.id, i]));
+  const NET = laneOf.get('net')!;
+  const DB = laneOf.get('db')!;
+  const lane = (task: string): number => {
+    const m = REQUEST_ACTOR.exec(task);
+    if (m) return laneOf.get(`s${m[1]}`) ?? NET;
+    return laneOf.get(task) ?? laneOf.get(task.split('/')[0]!) ?? NET;
+  };
+  // The database after entry i: what the next entry saw. A phase whose report
+  // insert is logged by a `db:` entry right after it shows its effect on that
+  // entry (the arrow to the database), so its own state is the one before.
+  const after = entries.map((_, i) => (i + 1 < entries.length ? before[i + 1]! : final));
+  entries.forEach((e, i) => {
+    const next = entries[i + 1];
+    if (next && next.actor === e.actor && next.event.startsWith('db:') && !e.event.startsWith('db:')) after[i] = before[i]!;
+  });
+  const steps: Step[] = [];
+  const state = { answered: new Map<string, 'answered' | 'lost' | 'refused'>(), timedOut: new Set<number>(), leases: new Set<string>() };
+  let decision = 0;
+  let prevDb = before[0] ?? final;
+  const push = (st: Omit<Step, 'dbChange'>): void => {
+    const change = diffStates(states[prevDb]!, states[st.db]!);
+    steps.push(change.length > 0 ? { ...st, dbChange: change } : st);
+    prevDb = st.db;
+  };
+  entries.forEach((e, i) => {
+    addLeaseExpiries(states[prevDb], e.t, prevDb, state.leases, DB, push);
+    const base = { t: e.t, actor: e.actor, event: e.event, db: after[i]!, line: formatEntry(e) };
+    const req = requests.get(e.actor);
+    if (e.actor === 'kernel' && e.event === 'choose') {
+      const c = choices[decision++]!;
+      const chosen = c.of[c.chosen]!;
+      const task = chosen.slice(0, chosen.indexOf(':'));
+      push({ ...base, kind: 'decision', from: lane(task), decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted }, text: `${c.preempted ? 'preemption: ' : ''}${chosen} runs (${c.of.length} candidates)` });
+      return;
+    }
+    if (/^s\d+$/.test(e.actor)) {
+      const k = e.event === 'kill' ? 'kill' : e.event === 'restart' ? 'restart' : 'error';
+      const text = k === 'kill' ? `kill -9 of ${e.actor} (${e.data?.inflight ?? 0} in flight; restarts after ${e.data?.restartAfterMs} ms)` : k === 'restart' ? `${e.actor} restarts (SQLite rows survive, memory is empty)` : e.event;
+      push({ ...base, kind: k, from: lane(e.actor), text });
+      return;
+    }
+    if (req === undefined) {
+      // A worker (client) task.
+      const from = lane(e.actor);
+      if (e.event === 'timeout') {
+        const n = Number(e.data?.request);
+        state.timedOut.add(n);
+        push({ ...base, kind: 'timeout', from, text: `request #${n}: no answer within ${e.data?.afterMs} ms — timeout` });
+      } else if (e.event.startsWith('result ')) {
+        const d = e.data ?? {};
+        const text = e.event === 'result success' ? `result: success, report_id ${d.reportId}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
+        push({ ...base, kind: 'worker', from, text });
+      } else if (e.event === 'threw' || e.event === 'killed') {
+        push({ ...base, kind: 'error', from, text: `${e.event} ${String(e.data?.error ?? '')}` });
+      } else {
+        push({ ...base, kind: 'worker', from, text: e.event === 'spawn' ? `${e.actor} starts` : e.event === 'done' ? `${e.actor} ends` : e.event });
+      }
+      return;
+    }
+    const srv = lane(e.actor);
+    const wl = lane(req.worker);
+    const name = `#${req.n}`;
+    if (e.event === 'spawn') {
+      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST /reports → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
+    } else if (e.event === 'refused') {
+      state.answered.set(e.actor, 'refused');
+      push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
+    } else if (e.event.startsWith('db:')) {
+      push({ ...base, kind: 'db', from: srv, to: DB, text: `${name} ${e.event}` });
+    } else if (e.event.startsWith('answer ')) {
+      state.answered.set(e.actor, 'answered');
+      push({ ...base, kind: 'answer', from: srv, to: NET, text: `${name} answers ${answerText(e)}` });
+    } else if (e.event === 'response lost') {
+      state.answered.set(e.actor, 'lost');
+      push({ ...base, kind: 'lost', from: NET, text: `${name}: the answer is lost on the way back` });
+    } else if (e.event === 'done') {
+      const how = state.answered.get(e.actor);
+      const late = state.timedOut.has(req.n) ? ' (the client had already timed out)' : '';
+      const text = how === 'answered' ? `${name}: the client receives the answer${late}` : how === 'lost' ? `${name}: the client sees the connection close${late}` : how === 'refused' ? `${name}: the client sees the refusal${late}` : `${name} ends`;
+      push({ ...base, kind: 'delivered', from: NET, to: wl, text });
+    } else if (e.event === 'killed') {
+      push({ ...base, kind: 'killed', from: srv, text: `${name} dies with its server (no response, nothing after this point runs)` });
+    } else if (e.event === 'threw') {
+      push({ ...base, kind: 'error', from: srv, text: `${name} threw ${String(e.data?.error ?? '')}` });
+    } else {
+      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
+      const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
+      if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant)) {
+        const row = scoped;
+        const found = describeRow(row);
+        const outcome = nextPhase(entries, i) ? 'pass' : 'stop';
+        step.check = { key: req.key, found, outcome };
+        step.text = `${name} ${e.event}: key ${req.key} is ${found} → ${outcome === 'pass' ? (e.event === 'check' ? 'passes the check' : 'goes on') : 'answers without writing'}`;
+      }
+      push(step);
+    }
+  });
+  addLeaseExpiries(states[prevDb], Infinity, prevDb, state.leases, DB, push);
+  return { lanes, steps };
+}
+
+function usesKeyTable(variant: string): boolean {
+  return variant.startsWith('key_');
+}
+
+function findKey(st: DbState, req: RequestInfo): KeyView | undefined {
+  return st.keys.find((k) => {
+    const u = unscopeKey(k.key);
+    return u === undefined ? k.key === req.key : u.key === req.key && u.tenant === req.tenant;
+  });
+}
+
+/** Whether the request went on after entry i (it logged another phase, or died) rather than answering. */
+function nextPhase(entries: TraceEntry[], i: number): boolean {
+  const actor = entries[i]!.actor;
+  for (let j = i + 1; j < entries.length; j++) {
+    const e = entries[j]!;
+    if (e.actor !== actor || e.event.startsWith('db:')) continue;
+    // Killed or crashed after the lookup still means it went on; only an answer means it stopped there.
+    return !e.event.startsWith('answer ') && e.event !== 'done';
+  }
+  return false;
+}
+
+/** Adds a derived step for every in-progress placeholder whose lease ran out before time `t`. */
+function addLeaseExpiries(st: DbState | undefined, t: number, db: number, seen: Set<string>, DB: number, push: (s: Omit<Step, 'dbChange'>) => void): void {
+  if (st === undefined) return;
+  const due = st.keys
+    .filter((k) => k.lease_until !== null && k.lease_until <= t && !seen.has(`${k.key}|${k.fence}|${k.locked_at}`))
+    .sort((a, b) => a.lease_until! - b.lease_until!);
+  for (const k of due) {
+    seen.add(`${k.key}|${k.fence}|${k.locked_at}`);
+    push({ t: k.lease_until!, kind: 'lease', actor: 'db', event: 'lease expired', from: DB, db, line: '', text: `lease of key ${shortKey(k.key)} (fence ${k.fence}, locked at ${k.locked_at} ms) runs out: the key can be taken over` });
+  }
+}
+
+function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>): ViolationAt[] {
+  return run.violations.map((v) => {
+    const op = s.operations.find((o) => o.id === v.op);
+    const tenant = op?.tenant ?? 'default';
+    const mine = (r: { run_id: string; tenant: string }) => op !== undefined && r.run_id === op.runId && r.tenant === tenant;
+    const isOpActor = (actor: string) => actor.startsWith(`${v.op}.w`) || requests.get(actor)?.worker.startsWith(`${v.op}.w`) === true;
+    const at = (step: number, why: string): ViolationAt => ({ ...v, step: step < 0 ? steps.length - 1 : step, why: step < 0 ? 'the end state breaks it' : why });
+    if (v.invariant === 'exactly-one') {
+      if (run.reports[v.op]! > 1) {
+        const i = steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2);
+        return at(i, `the second report for ${v.op} appears here`);
+      }
+      const i = steps.findIndex((st) => isOpActor(st.actor) && st.event === 'result success');
+      return at(i, `the client is told it succeeded, but no report for ${v.op} exists`);
+    }
+    if (v.invariant === 'id-exists' || v.invariant === 'tenant-isolation') {
+      const id = /report(?:_id)? (\d+)/.exec(v.detail)?.[1];
+      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && /report_id (\d+)/.exec(st.text)?.[1] === id);
+      return at(i, `${v.op}'s client is handed report_id ${id} here`);
+    }
+    // stable-key: the first request of the operation whose key differs from an earlier one of its worker.
+    const firstKey = new Map<string, string | undefined>();
+    const i = steps.findIndex((st) => {
+      const r = st.kind === 'request' ? requests.get(st.actor) : undefined;
+      if (r === undefined || !r.worker.startsWith(`${v.op}.w`)) return false;
+      if (!firstKey.has(r.worker)) {
+        firstKey.set(r.worker, r.key);
+        return false;
+      }
+      return firstKey.get(r.worker) !== r.key;
+    });
+    return at(i, `${v.op} sends a different key on a retry here`);
+  });
+}
