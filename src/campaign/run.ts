@@ -95,10 +95,13 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   let firstFailureMs: number | undefined;
   try {
     const arb = scenarioArbitrary({ variant: o.claim.variant, keySource: o.claim.keySource, faults: o.claim.faults });
+    const named = o.claim.violation ?? 'exactly-one';
     const prop = fc.asyncProperty(arb, async (c) => {
       const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct), store });
       if (firstFailureMs === undefined) o.onProgress?.(++done);
-      if (r.violations.length > 0) {
+      // A canary counts only when it breaks the invariant it names (SPEC §5), so a
+      // failing claim searches and shrinks for that one; a holding claim fails on any.
+      if (o.claim.expected === 'fails' ? r.violations.some((v) => v.invariant === named) : r.violations.length > 0) {
         firstFailureMs ??= clock() - t0;
         return false;
       }

@@ -9,7 +9,24 @@ import type { ReportInput } from './validate.js';
  * Idempotency-Key, not scoped by tenant: the known-wrong variant for SPEC §5
  * invariant 4 (no request receives another tenant's result).
  */
-export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | 'memory_singleflight';
+/**
+ * The other `key_atomic_*` variants are each key_atomic with one guard
+ * broken (see KeyAtomicGuards in strategies/key-atomic.ts): the canaries of
+ * SPEC §5 that each break a named invariant.
+ */
+export type Variant =
+  | 'naive'
+  | 'key_split'
+  | 'key_atomic'
+  | 'key_atomic_nofence'
+  | 'key_atomic_unscoped'
+  | 'key_atomic_no_expiry'
+  | 'key_atomic_early_takeover'
+  | 'key_atomic_unfenced_finish'
+  | 'key_atomic_unfenced_release'
+  | 'key_atomic_no_fingerprint'
+  | 'key_atomic_refuse_keyed'
+  | 'memory_singleflight';
 
 /** Every variant, in the order the matrix shows them. */
 export const VARIANTS: readonly Variant[] = [
@@ -18,6 +35,12 @@ export const VARIANTS: readonly Variant[] = [
   'key_atomic',
   'key_atomic_nofence',
   'key_atomic_unscoped',
+  'key_atomic_no_expiry',
+  'key_atomic_early_takeover',
+  'key_atomic_unfenced_finish',
+  'key_atomic_unfenced_release',
+  'key_atomic_no_fingerprint',
+  'key_atomic_refuse_keyed',
   'memory_singleflight',
 ];
 

@@ -1,5 +1,5 @@
 import type { Variant, WriteStrategy } from './strategy.js';
-import { KeyAtomicStrategy } from './strategies/key-atomic.js';
+import { KeyAtomicStrategy, BROKEN_GUARDS } from './strategies/key-atomic.js';
 import { KeySplitStrategy } from './strategies/key-split.js';
 import { MemorySingleflightStrategy } from './strategies/memory-singleflight.js';
 import { NaiveStrategy } from './strategies/naive.js';
@@ -26,6 +26,13 @@ export function createStrategy(variant: Variant, opts: StrategyOptions = {}): Wr
       return new KeyAtomicStrategy(true, 'key_atomic_unscoped');
     case 'memory_singleflight':
       return new MemorySingleflightStrategy(opts.completedTtlMs);
+    case 'key_atomic_no_expiry':
+    case 'key_atomic_early_takeover':
+    case 'key_atomic_unfenced_finish':
+    case 'key_atomic_unfenced_release':
+    case 'key_atomic_no_fingerprint':
+    case 'key_atomic_refuse_keyed':
+      return new KeyAtomicStrategy(true, variant, BROKEN_GUARDS[variant]);
     default:
       throw new Error(`unknown tracker variant '${String(variant)}'`);
   }
@@ -42,10 +49,16 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
   key_atomic: ['claim', 'process', 'finish', 'respond'],
   key_atomic_nofence: ['claim', 'process', 'finish', 'respond'],
   key_atomic_unscoped: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_no_expiry: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_early_takeover: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_unfenced_finish: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_unfenced_release: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_no_fingerprint: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_refuse_keyed: ['claim', 'process', 'finish', 'respond'],
   memory_singleflight: ['check', 'process', 'insert', 'respond'],
 };
 
 /** True for the variants whose correctness depends on a lease. */
 export function usesLease(variant: Variant): boolean {
-  return variant === 'key_atomic' || variant === 'key_atomic_nofence' || variant === 'key_atomic_unscoped';
+  return variant.startsWith('key_atomic');
 }
