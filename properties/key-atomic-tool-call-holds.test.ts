@@ -14,7 +14,7 @@ import { PROPERTY_SEED } from './support.js';
 const RUNS = Number(process.env.RETRYSIM_PROPERTY_RUNS ?? 2000);
 
 describe('key_atomic with fencing and tool_call keys holds', () => {
-  it('invariants 1–4 hold under lost responses, crashes, same-key concurrency, slow requests, kill and restart, pause past the lease, clock offset and two instances', async () => {
+  it('invariants 1–5 (progress included) hold under lost responses, crashes, same-key concurrency, slow requests, kill and restart, pause past the lease (and a crash after it), clock offset, two instances, one key with two bodies, the same title in two runs and a lease raced by slow processing', async () => {
     const r = await runCampaign({ claim: claimById('key_atomic-tool_call-holds'), runs: RUNS, seed: PROPERTY_SEED });
     expect(r.error).toBeUndefined();
     expect(r.counterexample?.violations ?? []).toEqual([]);

@@ -10,7 +10,7 @@ export const PROPERTY_SEED = 20261130;
 
 /**
  * Runs a claim that must fail and checks what a canary must show: the
- * property goes red on "exactly one", the shrunk counterexample has the
+ * property goes red on the invariant the claim names (default "exactly one"), the shrunk counterexample has the
  * claim's minimal shape, and the saved scenario replays to the same
  * violation from its recorded schedule.
  */

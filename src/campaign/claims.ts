@@ -6,6 +6,14 @@ import type { Invariant } from '../checkers/invariants.js';
 /** The harness-layer faults of SPEC §3 (everything but the model layer). */
 export const HARNESS_FAULTS: readonly FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants'];
 
+/**
+ * What key_atomic and its guard canaries are judged under: every harness-layer
+ * fault plus the generator's variety for the guards — the same title in two
+ * runs, one key sent with two bodies, a safe lease whose processing outlasts
+ * half of it, and a stalled request that crashes after it was taken over.
+ */
+export const KEY_ATOMIC_FAULTS: readonly FaultKind[] = [...HARNESS_FAULTS, 'sameTitles', 'keyReuse', 'leaseRace', 'crashTakeover'];
+
 /** Lost responses only: after the commit (the service fault) or on the way back (the network). */
 export const LOST_RESPONSES: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers'];
 
@@ -22,7 +30,7 @@ export interface MinimalShape {
 }
 
 /**
- * A claim: "invariants 1–4 hold for this variant and key source under these
+ * A claim: "invariants 1–5 hold for this variant and key source under these
  * faults" — expected to hold (the fix) or to fail (a known-wrong variant,
  * the canary that proves the faults fire).
  */
@@ -44,12 +52,12 @@ export const CLAIMS: readonly Claim[] = [
   {
     id: 'key_atomic-tool_call-holds',
     title: 'key_atomic with fencing and tool_call keys keeps exactly one report under every harness-layer fault',
-    variant: 'key_atomic', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'holds',
+    variant: 'key_atomic', keySource: 'tool_call', faults: KEY_ATOMIC_FAULTS, expected: 'holds',
   },
   {
     id: 'key_atomic-business-holds',
     title: 'key_atomic with fencing and business keys keeps exactly one report under every harness-layer fault',
-    variant: 'key_atomic', keySource: 'business', faults: HARNESS_FAULTS, expected: 'holds',
+    variant: 'key_atomic', keySource: 'business', faults: KEY_ATOMIC_FAULTS, expected: 'holds',
   },
   {
     id: 'naive-none-fails',
@@ -103,6 +111,43 @@ export const CLAIMS: readonly Claim[] = [
     title: "a key table not scoped by tenant hands one tenant another tenant's report when their keys coincide",
     variant: 'key_atomic_unscoped', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails', violation: 'tenant-isolation',
     minimal: { operations: 2, workers: 2, faultsMax: 0 },
+  },
+  // One canary per guard of key_atomic (SPEC §5), each a one-edit variant that must break the invariant it names.
+  {
+    id: 'key_atomic_no_expiry-tool_call-fails',
+    title: 'a lease that never expires leaves a killed request\'s key in progress forever: no progress once the faults stop',
+    variant: 'key_atomic_no_expiry', keySource: 'tool_call', faults: HARNESS_FAULTS, expected: 'fails', violation: 'progress',
+    // No minimal shape: one kill is the essence, but with some seeds shrinking stops at two operations.
+  },
+  {
+    id: 'key_atomic_early_takeover-tool_call-fails',
+    title: 'taking over after half the lease lets each retry take over the live request before it: with fencing, nobody finishes',
+    variant: 'key_atomic_early_takeover', keySource: 'tool_call', faults: KEY_ATOMIC_FAULTS, expected: 'fails', violation: 'progress',
+    // Slow processing, plus what left no report behind (a kill, or a crash after a pause).
+    minimal: { operations: 1, workers: 1, faultsMax: 3 },
+  },
+  {
+    id: 'key_atomic_unfenced_release-tool_call-fails',
+    title: 'a stale request that crashes and frees the key without checking its fence lets the key be claimed again: a second report',
+    variant: 'key_atomic_unfenced_release', keySource: 'tool_call', faults: KEY_ATOMIC_FAULTS, expected: 'fails', violation: 'exactly-one',
+    minimal: { operations: 1, faultsMax: 3 },
+  },
+  {
+    id: 'key_atomic_no_fingerprint-tool_call-fails',
+    title: 'without the body fingerprint, a key sent with a second body replays the first body\'s report to another operation',
+    variant: 'key_atomic_no_fingerprint', keySource: 'tool_call', faults: ['keyReuse'], expected: 'fails', violation: 'id-exists',
+    minimal: { operations: 2, workers: 2, faultsMax: 0 },
+  },
+  {
+    id: 'key_atomic_refuse_keyed-tool_call-fails',
+    title: 'a service that answers 409 to every keyed write is safe and makes no progress: safety alone is not "holds"',
+    variant: 'key_atomic_refuse_keyed', keySource: 'tool_call', faults: [], expected: 'fails', violation: 'progress',
+    minimal: { operations: 1, workers: 1, faultsMax: 0 },
+  },
+  {
+    id: 'key_atomic_unfenced_finish-tool_call-holds',
+    title: 'a finish guarded by status alone (no fence) still keeps exactly one report: the status test is itself a fence here (its canary: key_atomic_nofence)',
+    variant: 'key_atomic_unfenced_finish', keySource: 'tool_call', faults: KEY_ATOMIC_FAULTS, expected: 'holds',
   },
   {
     id: 'key_atomic-tool_call-model_new_id-fails',

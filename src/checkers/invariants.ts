@@ -2,8 +2,8 @@ import type { AttemptRecord, HarnessResult } from '../harness/client.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Store } from '../tracker/store.js';
 
-/** The invariants of SPEC §5, by name. */
-export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation';
+/** The invariants of SPEC §5, by name (`progress`, invariant 5, is judged by checkers/progress.ts). */
+export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'progress';
 
 /** One broken invariant, with the operation and a sentence saying how. */
 export interface Violation {
@@ -22,6 +22,12 @@ export interface OperationEnd {
   attempts: AttemptRecord[];
   /** Each worker's final harness result. */
   results: HarnessResult[];
+  /**
+   * This operation's key is also sent with another operation's body (the
+   * `keyReuse` fault: a client copies one key to two reports). Whichever
+   * comes second is rightly refused with 422: not a lack of progress.
+   */
+  reusesKey?: boolean;
 }
 
 /**

@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, ServerProcess } from '../real/child.js';
-import { httpSend } from '../real/http-transport.js';
+import { httpJson, httpSend } from '../real/http-transport.js';
+
+/** Polls `cond` until it holds; fails after `boundMs` (generous: a loaded machine is slow, never wrong). */
+async function waitFor(what: string, cond: () => Promise<boolean>, boundMs = 20_000): Promise<void> {
+  const until = Date.now() + boundMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error(`timed out after ${boundMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'retrysim-serve-cli-'));
 const live: ServerProcess[] = [];
@@ -57,11 +66,13 @@ describe('retrysim serve (CLI)', () => {
   });
 
   it('SIGTERM drains the in-flight request (it still gets its 201), then exits 0', async () => {
-    const s = new ServerProcess({ variant: 'naive', dbPath: join(dir, 'term.db'), slowMs: 300 });
+    const s = new ServerProcess({ variant: 'naive', dbPath: join(dir, 'term.db'), slowMs: 3000 });
     live.push(s);
     const port = await s.start();
-    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: {}, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 5000);
-    await new Promise((r) => setTimeout(r, 100));
+    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: {}, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 30_000);
+    // SIGTERM only once the server holds the request (the admin GET that asks counts itself too),
+    // instead of sleeping and hoping it arrived: under load a fixed sleep was too short.
+    await waitFor('the POST to be in flight', async () => ((await httpJson(port, 'GET', '/_admin/counts')).json as { inflight: number }).inflight >= 2);
     const exit = s.stop();
     const res = await pending;
     expect(res.kind === 'response' && res.status).toBe(201);

@@ -26,6 +26,11 @@ export interface ReportIntent {
   title: string;
   steps: string;
   tenant?: string;
+  /**
+   * Derive keys from this content instead of the report's own: a client bug
+   * that sends one key with two different bodies (the generator's `keyReuse`).
+   */
+  keyFrom?: { runId: string; module: string; title: string };
 }
 
 /** Everything recorded about one attempt on the wire. */
@@ -84,7 +89,7 @@ export async function submitReport(
   const timeoutMs = opts.timeoutMs ?? 2000;
   const body = JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   let lastError = '';
-  const keyCtx = { runId: intent.runId, module: intent.module, title: intent.title, toolUseId, rng: env.rng };
+  const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const key = attemptKey(opts.keySource, keyCtx);
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -79,6 +79,8 @@ export class SimNetwork {
     const server = this.servers[(n - 1) % this.servers.length]!;
     const reply = k.future<WireOutcome>();
     const name = `s${server.index}/${client}#${n}`;
+    // The whole request (method, path, every header — the key, the tenant — and the body) is part of the run's identity.
+    k.logHashed(name, 'request', { method: req.method, path: req.path, headers: req.headers, body: req.body });
     const task: Task<void> = k.spawn(name, async () => {
       await k.sleep(this.latency());
       if (!server.up) {
@@ -96,6 +98,7 @@ export class SimNetwork {
       const data: Record<string, unknown> = { body: res.body };
       if (res.replay) data.replay = true;
       k.log(name, `answer ${res.status}`, data);
+      k.logHashed(name, 'answer headers', { status: res.status, headers: res.headers });
       await k.sleep(this.latency());
       if (res.dropConnection || this.loseLeft > 0) {
         if (!res.dropConnection) this.loseLeft--;

@@ -18,7 +18,19 @@ export type FaultKind =
   | 'modelNewId'
   | 'modelReword'
   /** Operations of two tenants whose runs, tool calls and keys coincide. */
-  | 'tenants';
+  | 'tenants'
+  /** Every operation files the same module and title (different runs): a business key that forgets the run id collides. */
+  | 'sameTitles'
+  /** The last operation sends the first one's key with its own body (one key, two bodies: the 422 path). */
+  | 'keyReuse'
+  /**
+   * A safe lease (lease > timeout + processing) whose processing outlasts half
+   * of it, with a client timeout shorter than processing, so the client's own
+   * retries arrive while its first request is live: an early take-over shows.
+   */
+  | 'leaseRace'
+  /** A pause may end in a crash: the stale holder's clean-up runs after another request took the key over. */
+  | 'crashTakeover';
 
 /** What to generate. */
 export interface ScenarioGenOptions {
@@ -99,6 +111,12 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       return { id: `op${i + 1}`, runId: `run-${n}`, module: 'checkout', title: `Bug ${n}: pay fails`, steps: 'press Pay', ...x, ...(tenant === 'default' ? {} : { tenant }) };
     });
   });
+  const sameTitles = has('sameTitles') ? fc.boolean() : fc.constant(false);
+  const keyReuse = has('keyReuse') ? fc.boolean() : fc.constant(false);
+  // [lease, timeout as a fraction of processing, processing as a point between lease/2 and lease − timeout].
+  const leaseRace = has('leaseRace')
+    ? fc.option(fc.record({ leaseMs: fc.integer({ min: 400, max: 6000 }), timeoutPart: fc.double({ min: 0.05, max: 0.45, noNaN: true }), at: fc.double({ min: 0.1, max: 0.9, noNaN: true }) }), { nil: undefined, freq: 2 })
+    : fc.constant(undefined);
   const instances = has('instances') ? fc.integer({ min: 1, max: 2 }) : fc.constant(1);
   return fc.record({
     seed: fc.nat({ max: 1_000_000 }),
@@ -117,13 +135,43 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     crashMidRequest: knob(has('crash'), 2),
     slowMs: knob(has('slow'), 3000),
     pause: maybe(has('pause'), fc.record({ atStep: fc.constantFrom(...steps), ms: fc.integer({ min: 1, max: 12_000 }), count: fc.constant(1) })),
+    // [lease, client timeout as a fraction of it, the stall in leases]: the stalled first request outlives its lease, a retry takes over, and the stale request crashes afterwards.
+    pauseCrash: has('crashTakeover')
+      ? fc.option(fc.record({ leaseMs: fc.integer({ min: 100, max: 2000 }), timeoutPart: fc.double({ min: 0.3, max: 0.6, noNaN: true }), leases: fc.double({ min: 1.2, max: 4, noNaN: true }), late: fc.double({ min: 1.1, max: 3, noNaN: true }) }), { nil: undefined, freq: 2 })
+      : fc.constant(undefined),
     kill: maybe(has('kill'), fc.record({
       atStep: fc.constantFrom(...steps),
       restartAfterMs: fc.nat({ max: 3000 }),
     })),
     resubmits: has('modelNewId') || has('modelReword') ? fc.integer({ min: 0, max: 1 }) : fc.constant(0),
     choices: fc.array(fc.nat({ max: 7 }), { maxLength: o.choicesMax ?? 40 }),
+    extra: fc.record({ sameTitles, keyReuse, leaseRace }),
   }).map((g) => {
+    const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
+    let ops = g.ops;
+    if (same) ops = ops.map((op) => ({ ...op, title: 'Bug: pay fails' }));
+    if (reuse && ops.length >= 2) ops = ops.map((op, i) => (i === ops.length - 1 ? { ...op, keyFrom: ops[0]!.id } : op));
+    let { leaseMs, timeoutMs, slowMs, maxAttempts } = g;
+    let pause = g.pause;
+    if (g.pauseCrash) {
+      leaseMs = g.pauseCrash.leaseMs;
+      timeoutMs = Math.max(1, Math.floor(g.pauseCrash.timeoutPart * leaseMs));
+      pause = { atStep: 'process', ms: Math.round(g.pauseCrash.leases * leaseMs), count: 1 };
+      // Enough quick retries to reach past the lease while the first request stalls.
+      maxAttempts = 5;
+      slowMs = 0;
+      // A second worker of the first operation arrives after the stale request's crash: whatever that crash freed, it claims.
+      const late = Math.round(g.pauseCrash.late * pause.ms);
+      ops = ops.map((op, i) => (i === 0 ? { ...op, workers: 2, staggerMs: late } : op));
+    }
+    if (race) {
+      // lease/2 < slow < lease − timeout, timeout < slow: safe by SPEC §3's rule, yet only a full lease keeps the first request alive.
+      leaseMs = race.leaseMs;
+      const lo = leaseMs / 2 + 1;
+      timeoutMs = Math.max(1, Math.floor(race.timeoutPart * lo));
+      const hi = leaseMs - timeoutMs - 1;
+      slowMs = Math.round(lo + race.at * (hi - lo));
+    }
     const input: ScenarioInput = {
       format: SCENARIO_FORMAT,
       name: `generated ${o.variant}/${o.keySource}`,
@@ -132,25 +180,25 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       service: {
         variant: o.variant,
         instances: g.instances,
-        leaseMs: g.leaseMs,
+        leaseMs,
         allowUnsafeLease: true,
         clockOffsetMs: g.clockOffsetMs.slice(0, g.instances),
       },
       client: {
         keySource: o.keySource,
-        maxAttempts: g.maxAttempts,
-        timeoutMs: g.timeoutMs,
+        maxAttempts,
+        timeoutMs,
         model: { resubmits: g.resubmits, reword: has('modelReword') && g.resubmits > 0 },
       },
       network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses },
       faults: {
         loseResponseAfterCommit: g.loseResponseAfterCommit,
         crashMidRequest: g.crashMidRequest,
-        slowMs: g.slowMs,
-        ...(g.pause ? { pause: g.pause } : {}),
+        slowMs,
+        ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : pause } : {}),
         ...(g.kill ? { kill: { instance: 0, ...g.kill } } : {}),
       },
-      operations: g.ops,
+      operations: ops,
       expect: {},
     };
     return { scenario: scenarioSchema.parse(input), choices: g.choices };
@@ -175,7 +223,7 @@ export function scenarioSize(s: Scenario, attempts: number): {
     decisions: s.schedule.filter((c) => c.chosen !== 0).length,
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
-    faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? 1 : 0) + (f.kill ? 1 : 0) +
+    faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +
       s.network.loseResponses + s.client.model.resubmits,
     instances: s.service.instances,
     attempts,

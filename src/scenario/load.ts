@@ -69,6 +69,11 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     ids.add(op.id);
     runIds.add(run);
   });
+  s.operations.forEach((op, i) => {
+    if (op.keyFrom !== undefined && (!ids.has(op.keyFrom) || op.keyFrom === op.id)) {
+      out.push({ path: `operations[${i}].keyFrom`, message: `keyFrom '${op.keyFrom}' must name another operation` });
+    }
+  });
   for (const k of Object.keys(s.expect.reports ?? {})) {
     if (!ids.has(k)) out.push({ path: `expect.reports.${k}`, message: `no operation with id '${k}'` });
   }

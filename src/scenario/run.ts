@@ -6,6 +6,10 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { openStore, type Store } from '../tracker/store.js';
 import { TrackerInstance } from '../tracker/instance.js';
 import type { Variant } from '../tracker/strategy.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import { usesLease } from '../tracker/variants.js';
+import { checkProgress, type RecoveryOutcome } from '../checkers/progress.js';
+import { clockSkewMs, recoveryTimeoutMs, runRecovery } from './recovery.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
@@ -50,6 +54,14 @@ export interface ScenarioRun {
   operations: OperationEnd[];
   result: RunResult;
   trace: string[];
+  /**
+   * The recovery phase (invariant 5): per operation that had not succeeded,
+   * how its resubmission after the faults stopped ended. Not part of the
+   * main run's trace, schedule or hash.
+   */
+  recovery: Map<string, RecoveryOutcome>;
+  /** The recovery phase's own trace lines (with `keepTrace`). */
+  recoveryTrace: string[];
 }
 
 /** Whether a run's outcome matches the scenario's `expect`. */
@@ -85,12 +97,13 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
   });
   store.reset();
   try {
-    const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, new TrackerInstance({
+    const instances: TrackerInstance[] = [];
+    const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, instances[i] = new TrackerInstance({
       name: `s${i}`,
       variant: s.service.variant as Variant,
       db: store,
       leaseMs: s.service.leaseMs,
-      clientTimeoutMs: s.client.timeoutMs,
+      clientTimeoutMs: recoveryTimeoutMs(s),
       allowUnsafeLease: s.service.allowUnsafeLease,
       completedTtlMs: s.service.completedTtlMs,
       // Counters are per instance; the scenario's faults arm instance 0 (the
@@ -105,11 +118,15 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
     })));
     const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s);
+    // Each operation's last request, for the recovery phase to resubmit verbatim.
+    const lastRequests = new Map<string, TrackerRequest>();
     for (const w of workers) {
       const rng = kernel.fork(w.rngLabel);
+      const opId = ends[w.opIndex]!.id;
+      const wire = net.transport(w.name);
+      const transport = { send: (req: TrackerRequest, timeoutMs: number) => (lastRequests.set(opId, req), wire.send(req, timeoutMs)) };
       kernel.spawn(w.name, async () => {
         if (w.startMs > 0) await kernel.sleep(w.startMs);
-        const transport = net.transport(w.name);
         const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
@@ -127,13 +144,24 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       throw e;
     }
     obs?.end?.(store);
+    // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
     const verdict = checkInvariants(store, ends);
+    const rec = await runRecovery({ scenario: s, instances, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
+    const progress = checkProgress(store, ends, rec.outcomes, {
+      usesLease: usesLease(s.service.variant as Variant),
+      leaseMs: s.service.leaseMs,
+      clientTimeoutMs: recoveryTimeoutMs(s),
+      slowMs: s.faults.slowMs,
+      skewMs: clockSkewMs(s),
+    });
     return {
       reports: verdict.reports,
-      violations: verdict.violations,
+      violations: progress.length === 0 ? verdict.violations : [...verdict.violations, ...progress],
       operations: ends,
       result,
       trace: opts.keepTrace ? kernel.trace!.lines() : [],
+      recovery: rec.outcomes,
+      recoveryTrace: rec.trace,
     };
   } finally {
     if (opts.store === undefined) store.close();

@@ -33,6 +33,12 @@ const operation = z.strictObject({
   title: z.string().min(1).max(500),
   steps: z.string().max(2000).default(''),
   tenant: z.string().min(1).max(64).optional(),
+  /**
+   * Send the Idempotency-Key of this other operation (its run and tool calls)
+   * instead of this one's own: a client bug that sends one key with two
+   * different bodies. The service must answer 422.
+   */
+  keyFrom: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).optional(),
   /** Workers that run this same operation at once (same tool call). */
   workers: z.number().int().min(1).max(8).default(1),
   /** When the first worker starts. */
@@ -88,7 +94,8 @@ export const scenarioSchema = z.strictObject({
     loseResponseAfterCommit: count.default(0),
     crashMidRequest: count.default(0),
     slowMs: ms.default(0),
-    pause: z.strictObject({ atStep: z.string().min(1), ms, count: count.default(1) }).optional(),
+    /** `thenCrash`: the stalled request crashes at the crash point when it resumes. */
+    pause: z.strictObject({ atStep: z.string().min(1), ms, count: count.default(1), thenCrash: z.boolean().optional() }).optional(),
     kill: kill.optional(),
   }).default({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 }),
   operations: z.array(operation).min(1).max(16),
@@ -101,7 +108,7 @@ export const scenarioSchema = z.strictObject({
     /** Reports the server holds per operation id at the end. */
     reports: z.record(z.string(), count).optional(),
     /** Invariants expected to be violated (empty: all hold). */
-    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation'])).default([]),
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress'])).default([]),
   }),
 });
 
@@ -112,4 +119,4 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
 /** Every invariant name, in SPEC order. */
-export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation'];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress'];

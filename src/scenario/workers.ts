@@ -10,6 +10,8 @@ import type { Scenario } from './schema.js';
 export interface WorkerPlan {
   /** Task / actor name, e.g. `op1.w0`. */
   name: string;
+  /** Index of the worker's operation in `scenario.operations` (and in `ends`). */
+  opIndex: number;
   /** When the worker starts (operation start + worker × stagger), ms. */
   startMs: number;
   /** Label of the worker's random stream, forked from the scenario seed — the same in both worlds, so jitter and keys match draw for draw. */
@@ -33,15 +35,23 @@ export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: Worke
     keySource,
     attempts: [] as AttemptRecord[],
     results: [] as HarnessResult[],
+    ...(op.keyFrom !== undefined || s.operations.some((o) => o.keyFrom === op.id) ? { reusesKey: true } : {}),
   }));
   const workers: WorkerPlan[] = [];
   s.operations.forEach((op, i) => {
     const end = ends[i]!;
-    const intent = { runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}) };
+    // keyFrom: keys are derived from the other operation's run and title (a
+    // client that copies a key between two different reports).
+    const keyOp = op.keyFrom === undefined ? op : s.operations.find((o) => o.id === op.keyFrom)!;
+    const intent = {
+      runId: op.runId, module: op.module, title: op.title, steps: op.steps, ...(op.tenant ? { tenant: op.tenant } : {}),
+      ...(keyOp !== op ? { keyFrom: { runId: keyOp.runId, module: keyOp.module, title: keyOp.title } } : {}),
+    };
     for (let w = 0; w < op.workers; w++) {
       let round = 0;
       workers.push({
         name: `${op.id}.w${w}`,
+        opIndex: i,
         startMs: op.startMs + w * op.staggerMs,
         rngLabel: `client/${op.id}/${w}`,
         async run(transport, env) {
@@ -51,7 +61,7 @@ export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: Worke
             // Workers of one operation run the same tool call, so they share
             // ids. Ids are numbered per run, as an agent framework numbers its
             // tool calls, so two tenants' runs can send the same raw key.
-            () => `toolu_${op.runId}_${round++}`,
+            () => `toolu_${keyOp.runId}_${round++}`,
             transport,
             env,
             { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },

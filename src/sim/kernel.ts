@@ -173,6 +173,11 @@ export class Kernel {
     return this.rng.fork(label);
   }
 
+  /** Adds an event to the trace's hash only (not shown by `--trace`); see {@link Trace.addHashed}. */
+  logHashed(actor: string, event: string, data: Record<string, unknown>): void {
+    this.trace?.addHashed(this.now, actor, event, data);
+  }
+
   /** Appends a model event to the trace (no-op when tracing is off). */
   log(actor: string, event: string, data?: Record<string, unknown>): void {
     this.trace?.add(this.now, actor, event, data);

@@ -49,6 +49,18 @@ export class Trace {
     }
   }
 
+  /**
+   * Hashes an entry without keeping it for display: every field of every
+   * message (headers, keys, bodies) belongs to the run's identity, but
+   * printing each request in full would drown the timeline.
+   */
+  addHashed(t: number, actor: string, event: string, data: Record<string, unknown>): void {
+    if (this.digest !== undefined) throw new Error('trace is closed: add() after hash()');
+    const b = this.batch;
+    b.push(t, actor, event, data);
+    if (b.length >= 4 * BATCH_ENTRIES) this.flush();
+  }
+
   private flush(): void {
     (this.sha ??= createHash('sha256')).update(JSON.stringify(this.batch));
     this.batch = [];

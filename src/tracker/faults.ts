@@ -13,6 +13,12 @@ export interface PauseFault {
   ms: number;
   /** How many requests stall (each fires once and decrements). */
   count: number;
+  /**
+   * A stalled request then crashes at the variant's crash point (a stall that
+   * ends in an error): the stale holder's clean-up runs after others took
+   * over. Default false.
+   */
+  thenCrash?: boolean;
 }
 
 /** All fault knobs. */

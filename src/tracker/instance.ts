@@ -192,6 +192,9 @@ export class TrackerInstance {
  * (plus a `name` property definition each under the tsx loader).
  */
 class InstanceContext implements StrategyContext {
+  /** This request stalled in a `thenCrash` pause: it crashes at the crash point. */
+  private crashAfterPause = false;
+
   constructor(
     readonly store: Store,
     readonly env: StepEnv,
@@ -208,6 +211,7 @@ class InstanceContext implements StrategyContext {
     const p = this.faults.pause;
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
+      if (p.thenCrash) this.crashAfterPause = true;
       await this.env.sleep(p.ms);
     }
   }
@@ -217,6 +221,10 @@ class InstanceContext implements StrategyContext {
   }
 
   crashPoint(point: string): void {
+    if (this.crashAfterPause) {
+      this.crashAfterPause = false;
+      throw new CrashFault(`${point} (after a pause)`);
+    }
     if (fire(this.faults, 'crashMidRequest')) throw new CrashFault(point);
   }
 }

@@ -121,3 +121,74 @@ describe('key_atomic', () => {
     expect(store.countReports()).toBe(1);
   });
 });
+
+describe('the guard canaries: each breaks exactly its guard', () => {
+  /** A stalls before its finish past the lease, B takes over and is parked before its own finish. */
+  async function staleAndTaker(variant: Parameters<typeof setupVariant>[0]) {
+    const { store, clock, inst } = setupVariant(variant);
+    const envA = new TestEnv(clock, ['finish']);
+    const pA = post(inst, envA, { key: 'k' });
+    await envA.reached('finish');
+    clock.ms += 500;
+    const envB = new TestEnv(clock, ['finish']);
+    const pB = post(inst, envB, { key: 'k' });
+    await envB.reached('finish');
+    return { store, envA, pA, envB, pB };
+  }
+
+  it('key_atomic: the stale holder loses its finish to the fence (409), the taker files the one report', async () => {
+    const { store, envA, pA, envB, pB } = await staleAndTaker('key_atomic');
+    envA.release('finish');
+    expect((await pA).status).toBe(409);
+    envB.release('finish');
+    expect((await pB).status).toBe(201);
+    expect(store.countReports()).toBe(1);
+  });
+
+  it('key_atomic_unfenced_finish: the stale holder wins the finish instead, and the taker replays it — still one report', async () => {
+    const { store, envA, pA, envB, pB } = await staleAndTaker('key_atomic_unfenced_finish');
+    envA.release('finish');
+    expect((await pA).status).toBe(201);
+    envB.release('finish');
+    const b = await pB;
+    expect(b.status).toBe(201);
+    expect(b.replay).toBe(true);
+    expect(store.countReports()).toBe(1);
+  });
+
+  it('key_atomic_early_takeover: a request is taken over after half the lease', async () => {
+    const { store, clock, inst } = setupVariant('key_atomic_early_takeover');
+    const envA = new TestEnv(clock, ['finish']);
+    void post(inst, envA, { key: 'k' });
+    await envA.reached('finish');
+    clock.ms += 250;
+    const envB = new TestEnv(clock, ['finish']);
+    void post(inst, envB, { key: 'k' });
+    await envB.reached('finish');
+    expect(store.getKeyRow(K)?.fence).toBe(2);
+  });
+
+  it('key_atomic_no_expiry: a key in progress is never taken over', async () => {
+    const { clock, inst } = setupVariant('key_atomic_no_expiry');
+    const envA = new TestEnv(clock, ['finish']);
+    void post(inst, envA, { key: 'k' });
+    await envA.reached('finish');
+    clock.ms += 1e9;
+    expect((await post(inst, new TestEnv(clock), { key: 'k' })).status).toBe(409);
+  });
+
+  it('key_atomic_no_fingerprint: a second body under one key is answered with the first body’s result, not 422', async () => {
+    const { inst } = setupVariant('key_atomic_no_fingerprint');
+    await post(inst, new TestEnv(), { key: 'k' });
+    const other = await post(inst, new TestEnv(), { key: 'k', body: JSON.stringify({ run_id: 'run-2', module: 'auth', title: 'other', steps: '' }) });
+    expect(other.status).toBe(201);
+    expect(other.replay).toBe(true);
+  });
+});
+
+function setupVariant(variant: 'key_atomic' | 'key_atomic_unfenced_finish' | 'key_atomic_early_takeover' | 'key_atomic_no_expiry' | 'key_atomic_no_fingerprint') {
+  const store = openStore();
+  const clock = new TestClock();
+  const inst = new TrackerInstance({ variant, db: store, leaseMs: 500, allowUnsafeLease: true });
+  return { store, clock, inst };
+}

@@ -108,6 +108,13 @@ function prepareAll(db: Database.Database) {
     finishUnfenced: db.prepare<[number, string, string], void>(
       `UPDATE idempotency_keys SET status = 'done', response_code = ?, response_body = ? WHERE key = ?`,
     ),
+    // Known-wrong variants only (key_atomic_unfenced_finish / _unfenced_release): the status guard without the fence.
+    finishStatusOnly: db.prepare<[number, string, string], void>(
+      `UPDATE idempotency_keys SET status = 'done', response_code = ?, response_body = ? WHERE key = ? AND status = 'in_progress'`,
+    ),
+    // No fence and therefore no status either: `status = 'in_progress'` would itself guard a
+    // finished row, as it would in the finish (see key_atomic_nofence).
+    deleteAnyPlaceholder: db.prepare<[string], void>(`DELETE FROM idempotency_keys WHERE key = ?`),
     deletePlaceholder: db.prepare<[string, number], void>(
       `DELETE FROM idempotency_keys WHERE key = ? AND status = 'in_progress' AND fence = ?`,
     ),
@@ -305,6 +312,26 @@ export class Store {
       fence === null ? this.s.finishUnfenced.run(code, body, scopedKey) : this.s.finishFenced.run(code, body, scopedKey, fence);
     this.wrote(info.changes, true);
     return info.changes;
+  }
+
+  /**
+   * The status guard without the fence (key_atomic_unfenced_finish, a
+   * known-wrong variant): marks whatever in-progress row holds the key done.
+   */
+  finishKeyStatusOnly(scopedKey: string, code: number, body: string): number {
+    const info = this.s.finishStatusOnly.run(code, body, scopedKey);
+    this.wrote(info.changes, true);
+    return info.changes;
+  }
+
+  /**
+   * Deletes the key's row without asking whose it is (key_atomic_unfenced_release,
+   * known-wrong): a stale request that crashes frees a key another request holds or has finished.
+   */
+  deleteAnyPlaceholder(scopedKey: string): number {
+    const n = this.s.deleteAnyPlaceholder.run(scopedKey).changes;
+    this.wrote(n, true);
+    return n;
   }
 
   /** Deletes my placeholder (only if it still holds my fence). */

@@ -15,6 +15,7 @@ function setup(variant: Variant) {
 
 describe.each(VARIANTS)('%s', (variant) => {
   it('files a report: 201 {"report_id": 1}, steps labelled as documented', async () => {
+    if (variant === 'key_atomic_refuse_keyed') return; // refuses every keyed write by design (tested below)
     const { store, inst } = setup(variant);
     const env = new TestEnv();
     const res = await post(inst, env, { key: 'k1' });
@@ -106,5 +107,15 @@ describe('key_split', () => {
     expect(String(json(a).error)).toContain('registered concurrently');
     expect(store.countReports()).toBe(2);
     expect(store.keyRows()).toHaveLength(1);
+  });
+});
+
+describe('key_atomic_refuse_keyed (the progress canary)', () => {
+  it('answers 409 to every keyed write and writes nothing; unkeyed writes still work', async () => {
+    const { store, inst } = setup('key_atomic_refuse_keyed');
+    expect((await post(inst, new TestEnv(), { key: 'k1' })).status).toBe(409);
+    expect(store.countReports()).toBe(0);
+    expect(store.keyRows()).toHaveLength(0);
+    expect((await post(inst, new TestEnv())).status).toBe(201);
   });
 });

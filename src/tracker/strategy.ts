@@ -11,7 +11,25 @@ import type { ReportInput } from './validate.js';
  * `key_atomic_racy_claim` reads the key in one step and writes its claim in
  * a later one: the known-wrong variant for the claim's atomicity.
  */
-export type Variant = 'naive' | 'key_split' | 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | 'key_atomic_racy_claim' | 'memory_singleflight';
+/**
+ * The other `key_atomic_*` variants are each key_atomic with one guard
+ * broken (see KeyAtomicGuards in strategies/key-atomic.ts): the canaries of
+ * SPEC §5 that each break a named invariant.
+ */
+export type Variant =
+  | 'naive'
+  | 'key_split'
+  | 'key_atomic'
+  | 'key_atomic_nofence'
+  | 'key_atomic_unscoped'
+  | 'key_atomic_racy_claim'
+  | 'key_atomic_no_expiry'
+  | 'key_atomic_early_takeover'
+  | 'key_atomic_unfenced_finish'
+  | 'key_atomic_unfenced_release'
+  | 'key_atomic_no_fingerprint'
+  | 'key_atomic_refuse_keyed'
+  | 'memory_singleflight';
 
 /** Every variant, in the order the matrix shows them. */
 export const VARIANTS: readonly Variant[] = [
@@ -21,6 +39,12 @@ export const VARIANTS: readonly Variant[] = [
   'key_atomic_nofence',
   'key_atomic_unscoped',
   'key_atomic_racy_claim',
+  'key_atomic_no_expiry',
+  'key_atomic_early_takeover',
+  'key_atomic_unfenced_finish',
+  'key_atomic_unfenced_release',
+  'key_atomic_no_fingerprint',
+  'key_atomic_refuse_keyed',
   'memory_singleflight',
 ];
 

@@ -1,5 +1,5 @@
 import type { Variant, WriteStrategy } from './strategy.js';
-import { KeyAtomicStrategy } from './strategies/key-atomic.js';
+import { KeyAtomicStrategy, BROKEN_GUARDS } from './strategies/key-atomic.js';
 import { KeyAtomicRacyClaimStrategy } from './strategies/key-atomic-racy.js';
 import { KeySplitStrategy } from './strategies/key-split.js';
 import { MemorySingleflightStrategy } from './strategies/memory-singleflight.js';
@@ -29,6 +29,13 @@ export function createStrategy(variant: Variant, opts: StrategyOptions = {}): Wr
       return new KeyAtomicRacyClaimStrategy();
     case 'memory_singleflight':
       return new MemorySingleflightStrategy(opts.completedTtlMs);
+    case 'key_atomic_no_expiry':
+    case 'key_atomic_early_takeover':
+    case 'key_atomic_unfenced_finish':
+    case 'key_atomic_unfenced_release':
+    case 'key_atomic_no_fingerprint':
+    case 'key_atomic_refuse_keyed':
+      return new KeyAtomicStrategy(true, variant, BROKEN_GUARDS[variant]);
     default:
       throw new Error(`unknown tracker variant '${String(variant)}'`);
   }
@@ -46,10 +53,16 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
   key_atomic_nofence: ['claim', 'process', 'finish', 'respond'],
   key_atomic_unscoped: ['claim', 'process', 'finish', 'respond'],
   key_atomic_racy_claim: ['claim', 'claim-write', 'process', 'finish', 'respond'],
+  key_atomic_no_expiry: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_early_takeover: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_unfenced_finish: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_unfenced_release: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_no_fingerprint: ['claim', 'process', 'finish', 'respond'],
+  key_atomic_refuse_keyed: ['claim', 'process', 'finish', 'respond'],
   memory_singleflight: ['check', 'process', 'insert', 'respond'],
 };
 
 /** True for the variants whose correctness depends on a lease. */
 export function usesLease(variant: Variant): boolean {
-  return variant === 'key_atomic' || variant === 'key_atomic_nofence' || variant === 'key_atomic_unscoped' || variant === 'key_atomic_racy_claim';
+  return variant.startsWith('key_atomic');
 }

@@ -20,6 +20,42 @@ export type ClaimResult =
 /** Outcome of the finish transaction, as a value. */
 export type FinishResult = { kind: 'committed'; reportId: number } | { kind: 'lost'; row: KeyRow | undefined };
 
+/**
+ * Which guard of key_atomic a known-wrong variant breaks (SPEC §5: each
+ * guard has a canary that must break a named invariant). All off is
+ * key_atomic itself. Each is one small edit of the code below.
+ */
+export interface KeyAtomicGuards {
+  /** The lease never expires: an in-progress key is never taken over. */
+  noExpiry?: boolean;
+  /** Take over once half the lease has passed, not the whole lease. */
+  earlyTakeover?: boolean;
+  /** The finish UPDATE keeps `status = 'in_progress'` but drops `fence = ?`. */
+  unfencedFinish?: boolean;
+  /**
+   * A crashed request deletes the key's row without checking its fence (and so
+   * without the status test either, which would itself be a guard: a finished
+   * key is never in progress).
+   */
+  unfencedRelease?: boolean;
+  /** The claim skips the fingerprint comparison (no 422 for one key with two bodies). */
+  noFingerprint?: boolean;
+  /** Every keyed write is answered 409 "in progress": safe, and no progress at all. */
+  refuseKeyed?: boolean;
+}
+
+/** The broken guard of each known-wrong key_atomic variant. */
+export const BROKEN_GUARDS = {
+  key_atomic_no_expiry: { noExpiry: true },
+  key_atomic_early_takeover: { earlyTakeover: true },
+  key_atomic_unfenced_finish: { unfencedFinish: true },
+  key_atomic_unfenced_release: { unfencedRelease: true },
+  key_atomic_no_fingerprint: { noFingerprint: true },
+  key_atomic_refuse_keyed: { refuseKeyed: true },
+} as const satisfies Record<string, KeyAtomicGuards>;
+
+const ALL_GUARDS: KeyAtomicGuards = {};
+
 /** Thrown inside the finish transaction only to make better-sqlite3 roll it back. */
 class RollBack extends Error {}
 
@@ -50,7 +86,9 @@ export class KeyAtomicStrategy implements WriteStrategy {
 
   constructor(
     readonly fencing: boolean,
-    readonly variant: 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' = fencing ? 'key_atomic' : 'key_atomic_nofence',
+    readonly variant: 'key_atomic' | 'key_atomic_nofence' | 'key_atomic_unscoped' | keyof typeof BROKEN_GUARDS = fencing ? 'key_atomic' : 'key_atomic_nofence',
+    /** A known-wrong variant's broken guard; default: every guard intact. */
+    readonly guards: KeyAtomicGuards = ALL_GUARDS,
   ) {}
 
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
@@ -59,7 +97,7 @@ export class KeyAtomicStrategy implements WriteStrategy {
     await ctx.step('claim');
     let fence = 0;
     if (scoped !== null) {
-      const claim = claimKey(store, scoped, req.fingerprint, ctx.nowMs(), ctx.leaseMs);
+      const claim = claimKey(store, scoped, req.fingerprint, ctx.nowMs(), ctx.leaseMs, this.guards);
       if (claim.kind === 'mismatch') return keyReusedResponse();
       if (claim.kind === 'in_progress') return inProgressResponse();
       if (claim.kind === 'replay') return replayOf(claim.row);
@@ -81,7 +119,10 @@ export class KeyAtomicStrategy implements WriteStrategy {
       ctx.crashPoint('key_atomic: after claim and processing, before report write');
     } catch (e) {
       // Processing failed in a live process: free the key so a retry need not wait out the lease.
-      if (scoped !== null) store.deletePlaceholder(scoped, fence);
+      if (scoped !== null) {
+        if (this.guards.unfencedRelease) store.deleteAnyPlaceholder(scoped);
+        else store.deletePlaceholder(scoped, fence);
+      }
       throw e;
     }
     await ctx.step('finish');
@@ -90,7 +131,7 @@ export class KeyAtomicStrategy implements WriteStrategy {
       await ctx.step('respond');
       return createdResponse(id);
     }
-    const fin = finishKey(store, scoped, req.report, ctx.nowMs(), this.fencing ? fence : null, req.tenant);
+    const fin = finishKey(store, scoped, req.report, ctx.nowMs(), !this.fencing ? null : this.guards.unfencedFinish ? 'status' : fence, req.tenant);
     if (fin.kind === 'lost') {
       return fin.row?.status === 'done' ? replayOf(fin.row) : inProgressResponse();
     }
@@ -109,8 +150,8 @@ function replayOf(row: KeyRow): TrackerResponse {
 
 /** The two transactions, built once per Store: creating a better-sqlite3 transaction costs microseconds. */
 interface AtomicTxs {
-  claim(scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult;
-  finish(scoped: string, report: ReportInput, nowMs: number, fence: number | null, tenant: string): FinishResult;
+  claim(scoped: string, fp: string, nowMs: number, leaseMs: number, guards: KeyAtomicGuards): ClaimResult;
+  finish(scoped: string, report: ReportInput, nowMs: number, fence: FinishGuard, tenant: string): FinishResult;
 }
 
 const txCache = new WeakMap<Store, AtomicTxs>();
@@ -118,23 +159,25 @@ const txCache = new WeakMap<Store, AtomicTxs>();
 function txsFor(store: Store): AtomicTxs {
   let txs = txCache.get(store);
   if (txs) return txs;
-  const claim = store.transaction((scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult => {
+  const claim = store.transaction((scoped: string, fp: string, nowMs: number, leaseMs: number, g: KeyAtomicGuards): ClaimResult => {
+    if (g.refuseKeyed) return { kind: 'in_progress' };
     const row = store.getKeyRow(scoped);
     if (!row) {
       store.insertPlaceholder(scoped, fp, nowMs, 1);
       return { kind: 'claimed', fence: 1 };
     }
-    if (row.fingerprint !== fp) return { kind: 'mismatch' };
+    if (row.fingerprint !== fp && !g.noFingerprint) return { kind: 'mismatch' };
     if (row.status === 'done') return { kind: 'replay', row };
-    if (nowMs - (row.locked_at ?? 0) < leaseMs) return { kind: 'in_progress' };
+    if (g.noExpiry || nowMs - (row.locked_at ?? 0) < (g.earlyTakeover ? leaseMs / 2 : leaseMs)) return { kind: 'in_progress' };
     const fence = (row.fence ?? 0) + 1; // take over an expired lease
     store.takeOver(scoped, nowMs, fence);
     return { kind: 'claimed', fence };
   });
   const finish = store.transaction(
-    (scoped: string, report: ReportInput, nowMs: number, fence: number | null, tenant: string): FinishResult => {
+    (scoped: string, report: ReportInput, nowMs: number, fence: FinishGuard, tenant: string): FinishResult => {
       const reportId = store.insertReport(report, scoped, nowMs, tenant);
-      const touched = store.finishKey(scoped, 201, createdBody(reportId), fence);
+      const body = createdBody(reportId);
+      const touched = fence === 'status' ? store.finishKeyStatusOnly(scoped, 201, body) : store.finishKey(scoped, 201, body, fence);
       if (touched !== 1) throw new RollBack();
       return { kind: 'committed', reportId };
     },
@@ -148,9 +191,12 @@ function txsFor(store: Store): AtomicTxs {
 }
 
 /** The claim transaction (`BEGIN IMMEDIATE`). Exported for hand-built interleavings in tests. */
-export function claimKey(store: Store, scoped: string, fp: string, nowMs: number, leaseMs: number): ClaimResult {
-  return txsFor(store).claim(scoped, fp, nowMs, leaseMs);
+export function claimKey(store: Store, scoped: string, fp: string, nowMs: number, leaseMs: number, guards: KeyAtomicGuards = ALL_GUARDS): ClaimResult {
+  return txsFor(store).claim(scoped, fp, nowMs, leaseMs, guards);
 }
+
+/** The finish UPDATE's guard: my fence; `'status'` (in progress, any fence: a known-wrong variant); null (none: fencing off). */
+export type FinishGuard = number | 'status' | null;
 
 /**
  * The finish transaction: report + guarded key update, all or nothing
@@ -161,7 +207,7 @@ export function finishKey(
   scoped: string,
   report: ReportInput,
   nowMs: number,
-  fence: number | null,
+  fence: FinishGuard,
   tenant: string = DEFAULT_TENANT,
 ): FinishResult {
   try {

@@ -1,0 +1,74 @@
+import type { Store } from '../tracker/store.js';
+import type { OperationEnd, Violation } from './invariants.js';
+
+/** How one operation that had not succeeded fared in the recovery phase (src/scenario/recovery.ts). */
+export interface RecoveryOutcome {
+  /**
+   * `found`: the query showed its report (the "outcome unknown" was only
+   * unknown to the client); `success`: a resubmission got a 2xx; `refused`:
+   * a non-retryable answer (422, 400, ...); `gave_up`: the budget ran out.
+   */
+  kind: 'found' | 'success' | 'refused' | 'gave_up';
+  /** Resubmissions made (0 for `found`). */
+  attempts: number;
+  /** Virtual time the phase started: main end + lease + skew + 1 ms. */
+  fromMs: number;
+  /** The last answer or transport failure, in words. */
+  last?: string;
+  status?: number;
+}
+
+/** The deployment facts that decide whether a lack of progress is the service's fault. */
+export interface ProgressContext {
+  /** The variant relies on a lease (key_atomic and its variants). */
+  usesLease: boolean;
+  leaseMs: number;
+  clientTimeoutMs: number;
+  /** Processing time (the slow fault; it does not stop when the other faults do). */
+  slowMs: number;
+  /** Largest disagreement between two instances' clocks, ms. */
+  skewMs: number;
+}
+
+/**
+ * SPEC §5 invariant 5, `progress`: once the faults have stopped and every
+ * lease has expired, every logical operation ends in success with exactly
+ * one report. Judged after the recovery phase:
+ *
+ * - an operation a client saw succeed in the main run made progress (how
+ *   many reports it has is invariant 1's business, judged on the main run);
+ * - an operation whose report the recovery query found made progress — its
+ *   "outcome unknown" was justified by the faults (lost answers, deadline);
+ * - otherwise its resubmission must succeed and leave exactly one report.
+ *
+ * Two lacks of progress are not the service's fault and are excused: an
+ * operation that deliberately sent another operation's key with a different
+ * body (`reusesKey`) and was refused, and any operation of a deployment whose
+ * lease breaks SPEC §3's rule (lease ≤ client timeout + processing, plus the
+ * clocks' skew): there a client's own retry may take over its live request
+ * and, with fencing, nobody finishes (README: safe, but a livelock) — the
+ * service refuses that configuration unless built unsafe on purpose.
+ */
+export function checkProgress(store: Store, ops: readonly OperationEnd[], recovery: ReadonlyMap<string, RecoveryOutcome>, ctx: ProgressContext): Violation[] {
+  const out: Violation[] = [];
+  const unsafeLease = ctx.usesLease && ctx.leaseMs <= ctx.clientTimeoutMs + ctx.slowMs + ctx.skewMs;
+  for (const op of ops) {
+    if (op.results.some((r) => r.kind === 'success')) continue;
+    const rec = recovery.get(op.id);
+    if (rec === undefined || rec.kind === 'found') continue; // nothing sent, or the report exists
+    const n = store.reportIdsForRun(op.runId, op.tenant).length;
+    if (rec.kind === 'success') {
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded, but the operation now has ${n} reports` });
+      continue;
+    }
+    if (op.reusesKey && rec.kind === 'refused') continue;
+    if (unsafeLease) continue;
+    const why = rec.kind === 'refused' ? `was refused (${rec.last})` : `got no success in ${rec.attempts} attempt(s), the last ${rec.last}`;
+    out.push({
+      invariant: 'progress',
+      op: op.id,
+      detail: `after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms), no report exists and resubmitting the same request ${why}`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,137 @@
+import { Kernel } from '../sim/kernel.js';
+import { Trace } from '../sim/trace.js';
+import { ListChoice } from '../sim/choice/list.js';
+import { SimNetwork, SimServer } from '../net/sim-network.js';
+import { NAMED_POLICIES } from '../backoff/policies.js';
+import { RETRYABLE_STATUSES } from '../harness/client.js';
+import type { OperationEnd } from '../checkers/invariants.js';
+import type { RecoveryOutcome } from '../checkers/progress.js';
+import type { TrackerInstance } from '../tracker/instance.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import type { Scenario } from './schema.js';
+
+/** What the recovery phase needs from the main run. */
+export interface RecoveryInput {
+  scenario: Scenario;
+  /** The main run's tracker instances: same store, same in-process memory. */
+  instances: readonly TrackerInstance[];
+  /** Virtual time at which the main run ended. */
+  mainEndMs: number;
+  ends: readonly OperationEnd[];
+  /** Per operation id: the last request it sent (same key, same body, same tenant). */
+  lastRequests: ReadonlyMap<string, TrackerRequest>;
+  keepTrace: boolean;
+}
+
+/** The largest disagreement between two instances' clocks (an instance without an offset reads 0). */
+export function clockSkewMs(s: Scenario): number {
+  const o = Array.from({ length: s.service.instances }, (_, i) => s.service.clockOffsetMs[i] ?? 0);
+  return Math.max(...o) - Math.min(...o);
+}
+
+/**
+ * The recovery client's per-request timeout: the scenario's, raised when it
+ * is shorter than a network round trip (4 × (mean + 3 sd) covers two hops
+ * with room): a client that can never hear any answer is not a well-behaved
+ * client, and its lack of progress says nothing about the service.
+ */
+export function recoveryTimeoutMs(s: Scenario): number {
+  return Math.max(s.client.timeoutMs, 4 * (s.network.latencyMeanMs + 3 * s.network.latencySdMs) + 1);
+}
+
+/** Upper bound on resubmissions per operation (the virtual-time budget usually ends it first). */
+const RECOVERY_ATTEMPTS_MAX = 200;
+
+/**
+ * SPEC §5 invariant 5 (`progress`) needs to know what happens *after* the
+ * faults stop. This phase runs once the main run has ended, on a fresh
+ * kernel so that the main run's trace, schedule and decisions are exactly
+ * what they were before this phase existed (scenario files replay
+ * unchanged). It keeps the same store and the same tracker instances — the
+ * state the faults left behind, placeholders and in-process maps included —
+ * disarms the fault counters (lost answers, crashes, pauses), uses a
+ * loss-free network with no kill, and starts once every lease has expired
+ * (main end + lease + the clocks' largest skew + 1 ms). Slow processing and
+ * clock skew stay: SPEC §5 lists lost answers, crashes, pauses and kills as
+ * the faults that stop; processing time and skew are the deployment.
+ *
+ * Each operation that did not end in success behaves like a well-behaved
+ * client after "outcome unknown … query before resubmitting": it first asks
+ * `GET /reports?run_id=…`; if a report exists, the operation is done. If
+ * not, it resubmits its last request verbatim (same tool call, same key,
+ * same body) with the scenario's client timeout (at least a round trip, see
+ * {@link recoveryTimeoutMs}) and backoff until it gets a
+ * 2xx, a non-retryable answer, or the budget of 2 × (lease + timeout +
+ * processing) + 1 s of virtual time runs out. Operations recover
+ * concurrently (their keys differ); decisions always take candidate 0, so
+ * the phase is deterministic without a recorded schedule.
+ */
+export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<string, RecoveryOutcome>; trace: string[] }> {
+  const s = r.scenario;
+  const outcomes = new Map<string, RecoveryOutcome>();
+  const pending = r.ends.filter((e) => !e.results.some((x) => x.kind === 'success'));
+  if (pending.length === 0) return { outcomes, trace: [] };
+  for (const inst of r.instances) {
+    inst.faults.loseResponseAfterCommit = 0;
+    inst.faults.crashMidRequest = 0;
+    inst.faults.pause = undefined;
+  }
+  const startMs = r.mainEndMs + s.service.leaseMs + clockSkewMs(s) + 1;
+  const timeoutMs = recoveryTimeoutMs(s);
+  const budgetMs = 2 * (s.service.leaseMs + timeoutMs + s.faults.slowMs) + 1000;
+  const kernel = new Kernel({
+    seed: s.seed,
+    choices: new ListChoice([]),
+    trace: new Trace(r.keepTrace),
+    eventsMax: 200_000,
+    timeMsMax: startMs + budgetMs + 3_600_000,
+    replayHint: `retrysim replay <file> (scenario '${s.name}', recovery phase, seed ${s.seed})`,
+  });
+  const servers = r.instances.map((inst, i) => new SimServer(i, inst));
+  const net = new SimNetwork(kernel, servers, kernel.fork('recovery/net'), { latencyMeanMs: s.network.latencyMeanMs, latencySdMs: s.network.latencySdMs });
+  const policy = NAMED_POLICIES[s.client.policy]!;
+  for (const end of pending) {
+    const req = r.lastRequests.get(end.id);
+    if (req === undefined) continue; // never sent anything: nothing to recover (cannot happen with ≥ 1 worker)
+    const name = `recover.${end.id}`;
+    const rng = kernel.fork(name);
+    const transport = net.transport(name);
+    kernel.spawn(name, async () => {
+      await kernel.sleep(startMs);
+      const headers: Record<string, string> = {};
+      if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
+      const q = await transport.send({ method: 'GET', path: `/reports?run_id=${encodeURIComponent(end.runId)}`, headers, body: '' }, timeoutMs);
+      if (q.kind === 'response' && q.status === 200 && (JSON.parse(q.body) as { reports: unknown[] }).reports.length > 0) {
+        outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs });
+        kernel.log(name, 'query found the report');
+        return;
+      }
+      let last = q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+      for (let attempt = 1; attempt <= RECOVERY_ATTEMPTS_MAX; attempt++) {
+        const w = await transport.send(req, timeoutMs);
+        if (w.kind === 'response') {
+          if (w.status >= 200 && w.status < 300) {
+            outcomes.set(end.id, { kind: 'success', attempts: attempt, fromMs: startMs, last: `HTTP ${w.status}` });
+            return;
+          }
+          last = `HTTP ${w.status}`;
+          if (!RETRYABLE_STATUSES.has(w.status)) {
+            outcomes.set(end.id, { kind: 'refused', attempts: attempt, fromMs: startMs, last, status: w.status });
+            return;
+          }
+        } else {
+          last = w.reason;
+        }
+        if (kernel.now - startMs >= budgetMs) {
+          outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, last });
+          return;
+        }
+        // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
+        await kernel.sleep(policy.delayMs(Math.min(attempt, 4), rng));
+      }
+      outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, last });
+    });
+  }
+  await kernel.run();
+  return { outcomes, trace: r.keepTrace ? kernel.trace!.lines() : [] };
+}
