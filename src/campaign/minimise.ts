@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario/schema.js';
+import { parseScenario } from '../scenario/load.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
@@ -49,12 +50,30 @@ interface Simplification {
  * lengthen the other delay).
  */
 export function simplifications(s: Scenario): Simplification[] {
+  // Only candidates that are valid scenario files: a minimised counterexample must load.
+  return candidates(s).filter((c) => isValid(c.scenario));
+}
+
+function isValid(s: Scenario): boolean {
+  try {
+    parseScenario(JSON.stringify(s));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function candidates(s: Scenario): Simplification[] {
   const out: Simplification[] = [];
   const f = s.faults;
   const withFaults = (faults: Partial<Scenario['faults']>, what: string) => out.push({ what, scenario: { ...s, faults: { ...f, ...faults } } });
   if (s.operations.length > 1) {
-    s.operations.forEach((op, i) => out.push({ what: `operation ${op.id}`, scenario: { ...s, operations: s.operations.filter((_, j) => j !== i) } }));
+    // An operation that borrowed the dropped one's key goes back to its own.
+    s.operations.forEach((op, i) => out.push({ what: `operation ${op.id}`, scenario: { ...s, operations: s.operations.filter((_, j) => j !== i).map((o) => (o.keyFrom === op.id ? withoutKeyFrom(o) : o)) } }));
   }
+  s.operations.forEach((op, i) => {
+    if (op.keyFrom !== undefined) out.push({ what: `key reuse by ${op.id}`, scenario: { ...s, operations: s.operations.map((o, j) => (j === i ? withoutKeyFrom(o) : o)) } });
+  });
   s.operations.forEach((op, i) => {
     if (op.workers > 1) out.push({ what: `worker of ${op.id} (${op.workers} → ${op.workers - 1})`, scenario: { ...s, operations: s.operations.map((o, j) => (j === i ? { ...o, workers: o.workers - 1 } : o)) } });
   });
@@ -96,6 +115,11 @@ export function pairsOf(s: Scenario): Simplification[] {
     }
   }
   return out;
+}
+
+function withoutKeyFrom<O extends { keyFrom?: string }>(op: O): O {
+  const { keyFrom: _k, ...rest } = op;
+  return rest as O;
 }
 
 function trimZeros(xs: readonly number[]): number[] {
