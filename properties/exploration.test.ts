@@ -15,7 +15,11 @@ describe('bounded exhaustive exploration', () => {
     const r = await runExhaustive({ claim: claimById('key_atomic-tool_call-holds'), seed: 1, schedulesMax: 20_000 });
     expect(r.verdict).toBe('holds');
     expect(r.complete).toBe(true);
-    expect(r.runs).toBeGreaterThan(1000); // distinct schedules explored (13,623 at the time of writing)
+    // One schedule per class of schedules equal up to commuting steps: 199
+    // at the time of writing, standing for 14,919 interleavings (`retrysim
+    // check --explore exhaustive --unreduced` counts both).
+    expect(r.runs).toBeGreaterThan(100);
+    expect(r.reduction?.blocked).toBeGreaterThan(0);
   });
 
   it.each(CLAIMS.filter((c) => c.expected === 'fails').map((c) => c.id))(

@@ -12,6 +12,8 @@ export interface CampaignJob {
   seed: number;
   explore: ExploreMode | 'exhaustive';
   foundDir?: string;
+  /** Exhaustive mode: also count schedules without partial-order reduction. */
+  unreduced?: boolean;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function runJob(job: CampaignJob, clockMs: () => number, onProgress
   const claim = claimById(job.claimId);
   const seed = claimSeed(job.seed, job.claimId);
   if (job.explore === 'exhaustive') {
-    return runExhaustive({ claim, seed, schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress });
+    return runExhaustive({ claim, seed, schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress, unreduced: job.unreduced });
   }
   return runCampaign({
     claim,

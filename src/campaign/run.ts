@@ -67,6 +67,13 @@ export interface CampaignResult {
   error?: string;
   /** Exhaustive mode: every schedule of every small scenario was run. */
   complete?: boolean;
+  /**
+   * Exhaustive mode with partial-order reduction: runs abandoned part-way as
+   * reorderings of explored ones (`blocked`), and, when asked for, the
+   * schedules the same search runs without reduction (`unreduced`, complete
+   * or stopped by the limit).
+   */
+  reduction?: { blocked: number; unreduced?: number; unreducedComplete?: boolean };
 }
 
 /** Scenario runs fast-check may spend shrinking a failure before {@link minimiseCounterexample} takes over. */

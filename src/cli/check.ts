@@ -13,7 +13,7 @@ const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute
 const DEFAULT_SCHEDULES = 20_000;
 
 const HELP = `retrysim check [--variant V ...] [--runs N] [--seed S] [--explore random|pct|exhaustive]
-               [--workers N] [--found DIR] [--json]
+               [--workers N] [--found DIR] [--unreduced] [--json]
 
 The property campaign. fast-check generates whole scenarios — operations,
 workers, key source, faults (lost response, crash, slow processing, kill and
@@ -31,9 +31,13 @@ and written as a replayable file.
   --seed S        the campaign seed (default: 1); each claim forks its own
   --explore M     random: fast-check-generated schedules (shrinkable, default)
                   pct: probabilistic concurrency testing (depth 3)
-                  exhaustive: every schedule of small two-worker scenarios
+                  exhaustive: every schedule of small two-worker scenarios, one
+                  per class of schedules that differ only in the order of
+                  steps that commute (sleep-set partial-order reduction)
   --workers N     worker threads (default: CPU count); verdicts do not depend on N
   --found DIR     where shrunk counterexamples go (default scenarios/found)
+  --unreduced     with --explore exhaustive: also run the search without
+                  reduction and show its schedule count beside (slow)
   --json          [{claim, variant, keySource, expected, runs, verdict, firstFailureMs, counterexample}]
 
 Exit 0 when every claim's verdict is the expected one, 1 otherwise, 2 for bad flags.`;
@@ -46,6 +50,7 @@ interface Parsed {
   workers: number;
   found: string;
   json: boolean;
+  unreduced: boolean;
 }
 
 function parse(argv: string[]): Parsed | number {
@@ -57,11 +62,13 @@ function parse(argv: string[]): Parsed | number {
     workers: { type: 'string' },
     found: { type: 'string' },
     json: { type: 'boolean' },
+    unreduced: { type: 'boolean' },
   }, HELP);
   if (typeof a === 'number') return a;
   const v = a.values;
   const explore = v.explore ?? 'random';
   if (!['random', 'pct', 'exhaustive'].includes(explore)) throw new UsageError(`--explore must be random, pct or exhaustive, got '${explore}'`);
+  if (v.unreduced === true && explore !== 'exhaustive') throw new UsageError('--unreduced needs --explore exhaustive');
   const variants = v.variant ?? [];
   for (const x of variants) if (!(VARIANTS as readonly string[]).includes(x)) throw new UsageError(`unknown --variant '${x}'; variants: ${VARIANTS.join(', ')}`);
   return {
@@ -72,6 +79,7 @@ function parse(argv: string[]): Parsed | number {
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
     found: writableDir('found', v.found ?? 'scenarios/found'),
     json: v.json === true,
+    unreduced: v.unreduced === true,
   };
 }
 
@@ -107,6 +115,14 @@ async function runJobs(jobs: CampaignJob[], workers: number, onProgress: (claimI
   return jobs.map((j) => results.get(j.claimId)!);
 }
 
+/** Runs; in exhaustive mode whether that was all of them, and the count without reduction when asked for. */
+function runsText(r: CampaignResult): string | number {
+  const all = r.complete === true && r.verdict === 'holds' ? ' (all)' : '';
+  const u = r.reduction?.unreduced;
+  if (u === undefined) return all ? `${r.runs}${all}` : r.runs;
+  return `${r.runs}${all}; unreduced ${u}${r.reduction!.unreducedComplete || r.verdict === 'fails' ? '' : '+'}`;
+}
+
 function sizeText(r: CampaignResult): string {
   const s = r.counterexample?.size;
   if (!s) return '-';
@@ -122,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function check(p: Parsed): Promise<number> {
-  const jobs: CampaignJob[] = p.claims.map((c) => ({ claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found }));
+  const jobs: CampaignJob[] = p.claims.map((c) => ({ claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found, ...(p.unreduced ? { unreduced: true } : {}) }));
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
   log(`retrysim check — seed ${p.seed}, ${p.claims.length} claims, ${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}, explore ${p.explore}, ${Math.min(p.workers, jobs.length)} worker(s)`);
   log(`reproduce: retrysim check --seed ${p.seed} --runs ${p.runs} --explore ${p.explore}${p.claims.length < CLAIMS.length ? p.claims.map((c) => ` --variant ${c.variant}`).filter((v, i, a) => a.indexOf(v) === i).join('') : ''}`);
@@ -146,6 +162,8 @@ async function check(p: Parsed): Promise<number> {
       expected: r.claim.expected,
       runs: r.runs,
       ...(r.complete !== undefined ? { complete: r.complete } : {}),
+      ...(r.reduction ? { blocked: r.reduction.blocked } : {}),
+      ...(r.reduction?.unreduced !== undefined ? { schedulesUnreduced: r.reduction.unreduced, unreducedComplete: r.reduction.unreducedComplete } : {}),
       verdict: r.verdict,
       firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: r.counterexample?.file ?? null,
@@ -159,7 +177,7 @@ async function check(p: Parsed): Promise<number> {
     r.verdict === r.claim.expected && !r.error ? '✓' : '✗',
     `${r.claim.variant} / ${r.claim.keySource}`,
     r.claim.id.replace(`${r.claim.variant}-${r.claim.keySource}-`, '').replace(`${r.claim.variant}-`, ''),
-    r.complete === true && r.verdict === 'holds' ? `${r.runs} (all)` : r.runs,
+    runsText(r),
     r.verdict,
     r.firstFailureMs === undefined ? '-' : `${Math.round(r.firstFailureMs)} ms`,
     sizeText(r),
