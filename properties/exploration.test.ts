@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { claimById, CLAIMS } from '../src/campaign/claims.js';
 import { runExhaustive } from '../src/campaign/exhaustive.js';
 import { runCampaign } from '../src/campaign/run.js';
-import { PctChoice } from '../src/sim/choice/pct.js';
+import { campaignPct } from '../src/campaign/pct.js';
 
 describe('bounded exhaustive exploration', () => {
   it('key_atomic with fencing survives every schedule of every small scenario', async () => {
@@ -35,7 +35,7 @@ describe('bounded exhaustive exploration', () => {
 
 describe('PCT exploration', () => {
   it.each(CLAIMS.map((c) => [c.id, c] as const))('%s gets its expected verdict under PCT schedules', async (_id, claim) => {
-    const r = await runCampaign({ claim, runs: 300, seed: 5, explore: 'pct', pct: (s) => new PctChoice({ seed: s, depth: 3, stepsEstimate: 40 }) });
+    const r = await runCampaign({ claim, runs: 300, seed: 5, explore: 'pct', pct: campaignPct });
     expect(r.verdict).toBe(claim.expected);
   });
 });

@@ -1,5 +1,5 @@
 import { Prng } from '../random/prng.js';
-import { PctChoice } from '../sim/choice/pct.js';
+import { campaignPct } from './pct.js';
 import { claimById } from './claims.js';
 import { runCampaign, type CampaignResult, type ExploreMode } from './run.js';
 import { runExhaustive } from './exhaustive.js';
@@ -40,6 +40,6 @@ export async function runJob(job: CampaignJob, clockMs: () => number, onProgress
     foundDir: job.foundDir,
     clockMs,
     onProgress,
-    pct: (s) => new PctChoice({ seed: s, depth: 3, stepsEstimate: 40 }),
+    pct: campaignPct,
   });
 }

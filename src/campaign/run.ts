@@ -6,6 +6,7 @@ import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { printScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
+import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
 import { openStore, type Store } from '../tracker/store.js';
@@ -28,8 +29,13 @@ export interface CampaignOptions {
   onProgress?: (done: number) => void;
   /** Measures elapsed ms (injected: simulated code never reads real time). */
   clockMs?: () => number;
-  /** Builds the PCT choice source for one case (injected to keep this file free of the PCT module's options). */
-  pct?: (seed: number) => ChoiceSource;
+  /**
+   * Builds the PCT choice source for one case (injected to keep this file
+   * free of the PCT module's options). `probeSteps` measures the case by a
+   * probe run ({@link PctProbe}), so the source can fit its step estimate k
+   * to the case (see `campaignPct`).
+   */
+  pct?: (seed: number, probeSteps: number) => ChoiceSource;
   /** How a generated choice list drives the kernel (default {@link ListChoice}); tests swap it to show what the default buys. */
   listSource?: (list: readonly number[]) => ChoiceSource;
   /** Run {@link minimiseCounterexample} after fast-check's shrinking (default true). */
@@ -86,10 +92,15 @@ export function failsFor(claim: Claim): (r: ScenarioRun) => boolean {
   return (r) => r.violations.some((v) => v.invariant === named);
 }
 
-function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource, list?: (l: readonly number[]) => ChoiceSource): ChoiceSource {
+async function choicesFor(c: GeneratedCase, explore: ExploreMode, store: Store, pct?: CampaignOptions['pct'], list?: (l: readonly number[]) => ChoiceSource): Promise<ChoiceSource> {
   if (explore === 'pct') {
     if (!pct) throw new Error('explore=pct needs a pct factory');
-    return pct(c.scenario.seed);
+    // PCT's guarantee needs k, the run's length in decisions; a fixed guess
+    // is too long for most cases (fewer hits) and too short for some (no
+    // change point can reach their late steps), so each case is measured.
+    const probe = new PctProbe();
+    await runScenario(c.scenario, { choices: probe, store });
+    return pct(c.scenario.seed, probe.steps);
   }
   return list ? list(c.choices) : new ListChoice(c.choices);
 }
@@ -131,7 +142,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       // speed) candidates are passed over unrun and minimiseCounterexample
       // finishes the job in the dimensions that matter.
       if (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX) return true;
-      const r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store });
+      const r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, store, o.pct, o.listSource), store });
       if (firstFailureMs === undefined) o.onProgress?.(++done);
       if (fails(r)) {
         firstFailureMs ??= clock() - t0;
@@ -147,8 +158,8 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
       return { ...base, verdict: 'fails', firstFailureMs, error: String((details.errorInstance as Error).message ?? details.errorInstance) };
     }
     const counterexample = o.minimise === false
-      ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
-      : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
+      ? await saveCounterexample(c, o.claim, o.seed, ((s) => () => s)(await choicesFor(c, explore, store, o.pct, o.listSource)), store, o.foundDir)
+      : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, store, o.pct, o.listSource), store, o.foundDir);
     return { ...base, verdict: 'fails', firstFailureMs, counterexample };
   } finally {
     store.close();

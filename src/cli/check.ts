@@ -30,7 +30,8 @@ and written as a replayable file.
                   with --explore exhaustive: schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --seed S        the campaign seed (default: 1); each claim forks its own
   --explore M     random: fast-check-generated schedules (shrinkable, default)
-                  pct: probabilistic concurrency testing (depth 3)
+                  pct: probabilistic concurrency testing (depth 3, k fitted
+                  to each scenario by a probe run)
                   exhaustive: every schedule of small two-worker scenarios, one
                   per class of schedules that differ only in the order of
                   steps that commute (sleep-set partial-order reduction)

@@ -442,7 +442,7 @@ export class Kernel {
       this.log('kernel', 'choose', preempted ? { chosen: labels[i], of: labels, preempted } : { chosen: labels[i], of: labels });
     } else if (this.footprints) {
       // A step nobody chose still counts for a reducing source: it may be one the source must not run again.
-      this.choices.freeStep!(r[0]!.choiceLabel, r[0]!.footprint);
+      this.choices.freeStep!(r[0]!.choiceLabel, r[0]!.footprint, this.now);
     }
     const task = r[i]!;
     r.splice(i, 1);

@@ -28,7 +28,7 @@ export interface ChoiceSource {
    * its declared footprint. It may throw to abandon the run. A source that
    * defines it also receives footprints in {@link ChoiceSource.choose}.
    */
-  freeStep?(label: string, footprint: Footprint | undefined): void;
+  freeStep?(label: string, footprint: Footprint | undefined, timeMs: number): void;
 }
 
 /** A decision as recorded in the trace and in scenario files. */
