@@ -22,9 +22,13 @@ export { ReplayChoice, ReplayDivergenceError } from './sim/choice/replay.js';
 /** Runs unmodified setTimeout/Date.now code on the kernel's clock. */
 export { runOnVirtualTime, type BridgeOptions } from './sim/fake-timers.js';
 export { PctChoice, taskOf, type PctOptions } from './sim/choice/pct.js';
+export { PctProbe } from './sim/choice/pct-probe.js';
+/** What a task's next step touches, declared where it parks: the independence partial-order reduction relies on. */
+export { conflicts, union, TOUCHES_ALL, TOUCHES_NOTHING, type Footprint } from './sim/footprint.js';
 /** Bounded exhaustive exploration: every schedule of a small model. */
 export { exploreAll, nextPrefix, type ExploreOptions, type ExploreResult, type ExploredSchedule } from './sim/explore/exhaustive.js';
 export { PrefixChoice, ExplorationDivergenceError } from './sim/explore/prefix.js';
+export { SleepSetChoice, SleepSetBlocked, backtrackSleep, type SleepNode } from './sim/explore/sleep-sets.js';
 
 /** Backoff strategies (SPEC §1) and the named real-world retry policies. */
 export * from './backoff/index.js';
@@ -63,6 +67,7 @@ export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type Generate
 export { CLAIMS, HARNESS_FAULTS, LOST_RESPONSES, claimById, type Claim, type MinimalShape } from './campaign/claims.js';
 export { runCampaign, saveCounterexample, minimalityProblems, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode } from './campaign/run.js';
 export { runExhaustive } from './campaign/exhaustive.js';
+export { campaignPct, pctStepsEstimate, CAMPAIGN_PCT_DEPTH } from './campaign/pct.js';
 export { smallScenarios } from './campaign/small.js';
 
 /** Retry control beyond one call (SPEC §6): classification, the retry loop, retry budget, token bucket, amplification. */

@@ -1,5 +1,5 @@
 import { Prng } from '../random/prng.js';
-import { PctChoice } from '../sim/choice/pct.js';
+import { campaignPct } from './pct.js';
 import { claimById } from './claims.js';
 import { runCampaign, scanRuns, type CampaignOptions, type CampaignResult, type ExploreMode, type ScanResult } from './run.js';
 import { runExhaustive } from './exhaustive.js';
@@ -18,6 +18,8 @@ export interface CampaignJob {
   slice?: Slice;
   /** Run until this much wall time has passed (then `runs` is ignored). */
   timeBudgetMs?: number;
+  /** Exhaustive mode: also count schedules without partial-order reduction. */
+  unreduced?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
     ...(job.timeBudgetMs !== undefined ? { timeBudgetMs: job.timeBudgetMs } : {}),
     clockMs,
     ...(onProgress ? { onProgress } : {}),
-    pct: (s) => new PctChoice({ seed: s, depth: 3, stepsEstimate: 40 }),
+    pct: campaignPct,
   };
 }
 
@@ -50,7 +52,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
 export async function runJob(job: CampaignJob, clockMs: () => number, onProgress?: (done: number) => void): Promise<CampaignResult> {
   if (job.explore === 'exhaustive') {
     const claim = claimById(job.claimId);
-    return runExhaustive({ claim, seed: claimSeed(job.seed, job.claimId), schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress });
+    return runExhaustive({ claim, seed: claimSeed(job.seed, job.claimId), schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress, unreduced: job.unreduced });
   }
   return runCampaign(optionsOf(job, clockMs, onProgress));
 }

@@ -8,6 +8,7 @@ import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { printScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
+import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
 import { openStore, type Store } from '../tracker/store.js';
@@ -30,8 +31,13 @@ export interface CampaignOptions {
   onProgress?: (done: number) => void;
   /** Measures elapsed ms (injected: simulated code never reads real time). */
   clockMs?: () => number;
-  /** Builds the PCT choice source for one case (injected to keep this file free of the PCT module's options). */
-  pct?: (seed: number) => ChoiceSource;
+  /**
+   * Builds the PCT choice source for one case (injected to keep this file
+   * free of the PCT module's options). `probeSteps` measures the case by a
+   * probe run ({@link PctProbe}), so the source can fit its step estimate k
+   * to the case (see `campaignPct`).
+   */
+  pct?: (seed: number, probeSteps: number) => ChoiceSource;
   /** How a generated choice list drives the kernel (default {@link ListChoice}); tests swap it to show what the default buys. */
   listSource?: (list: readonly number[]) => ChoiceSource;
   /** Run {@link minimiseCounterexample} after fast-check's shrinking (default true). */
@@ -74,6 +80,13 @@ export interface CampaignResult {
   error?: string;
   /** Exhaustive mode: every schedule of every small scenario was run. */
   complete?: boolean;
+  /**
+   * Exhaustive mode with partial-order reduction: runs abandoned part-way as
+   * reorderings of explored ones (`blocked`), and, when asked for, the
+   * schedules the same search runs without reduction (`unreduced`, complete
+   * or stopped by the limit).
+   */
+  reduction?: { blocked: number; unreduced?: number; unreducedComplete?: boolean };
 }
 
 /** Scenario runs fast-check's shrinker may spend on a failure before {@link minimiseCounterexample} takes over. */
@@ -86,10 +99,15 @@ export function failsFor(claim: Claim): (r: ScenarioRun) => boolean {
   return (r) => r.violations.some((v) => v.invariant === named);
 }
 
-function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: (seed: number) => ChoiceSource, list?: (l: readonly number[]) => ChoiceSource): ChoiceSource {
+async function choicesFor(c: GeneratedCase, explore: ExploreMode, store: Store, pct?: CampaignOptions['pct'], list?: (l: readonly number[]) => ChoiceSource): Promise<ChoiceSource> {
   if (explore === 'pct') {
     if (!pct) throw new Error('explore=pct needs a pct factory');
-    return pct(c.scenario.seed);
+    // PCT's guarantee needs k, the run's length in decisions; a fixed guess
+    // is too long for most cases (fewer hits) and too short for some (no
+    // change point can reach their late steps), so each case is measured.
+    const probe = new PctProbe();
+    await runScenario(c.scenario, { choices: probe, store, hashTrace: false });
+    return pct(c.scenario.seed, probe.steps);
   }
   return list ? list(c.choices) : new ListChoice(c.choices);
 }
@@ -127,7 +145,7 @@ export interface ScanOptions {
   runs: number;
   slice?: Slice;
   explore?: ExploreMode;
-  pct?: (seed: number) => ChoiceSource;
+  pct?: CampaignOptions['pct'];
   listSource?: (list: readonly number[]) => ChoiceSource;
   /** Stop before index i when this says so (another slice found a failure below i). */
   stopBefore?: (i: number) => boolean;
@@ -158,7 +176,7 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
     const c = caseAt(arb, o.seed, i).value;
     let r: ScenarioRun;
     try {
-      r = await runScenario(c.scenario, { choices: choicesFor(c, explore, o.pct, o.listSource), store: o.store, hashTrace: false });
+      r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, o.store, o.pct, o.listSource), store: o.store, hashTrace: false });
     } catch (e) {
       evaluated++;
       return { evaluated, firstFailure: i, firstFailureMs: clock() - t0, error: e instanceof Error ? e.message : String(e) };
@@ -213,10 +231,10 @@ export async function finishFailure(o: CampaignOptions, index: number, store: St
   const arb = arbitraryFor(o.claim);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
-  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: choicesFor(x, explore, o.pct, o.listSource), store })));
+  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, store, o.pct, o.listSource), store })));
   const counterexample = o.minimise === false
-    ? await saveCounterexample(c, o.claim, o.seed, () => choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir)
-    : await minimiseAndSave(c, o.claim, o.seed, choicesFor(c, explore, o.pct, o.listSource), store, o.foundDir);
+    ? await saveCounterexample(c, o.claim, o.seed, ((src) => () => src)(await choicesFor(c, explore, store, o.pct, o.listSource)), store, o.foundDir)
+    : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, store, o.pct, o.listSource), store, o.foundDir);
   return { counterexample, shrinks };
 }
 

@@ -11,6 +11,14 @@ export interface ReportContext {
   wallMs?: number;
 }
 
+/** Runs; in exhaustive mode whether that was all of them, and the count without reduction when asked for. */
+function runsText(r: CampaignResult): string | number {
+  const all = r.complete === true && r.verdict === 'holds' ? ' (all)' : '';
+  const u = r.reduction?.unreduced;
+  if (u === undefined) return all ? `${r.runs}${all}` : r.runs;
+  return `${r.runs}${all}; unreduced ${u}${r.reduction!.unreducedComplete || r.verdict === 'fails' ? '' : '+'}`;
+}
+
 function sizeText(r: CampaignResult): string {
   const s = r.counterexample?.size;
   if (!s) return '-';
@@ -30,6 +38,8 @@ export function resultJson(r: CampaignResult): Record<string, unknown> {
     why: j.why,
     runs: r.runs,
     ...(r.complete !== undefined ? { complete: r.complete } : {}),
+    ...(r.reduction ? { blocked: r.reduction.blocked } : {}),
+    ...(r.reduction?.unreduced !== undefined ? { schedulesUnreduced: r.reduction.unreduced, unreducedComplete: r.reduction.unreducedComplete } : {}),
     verdict: r.verdict,
     firstFailureRun: r.firstFailureRun ?? null,
     firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
@@ -60,7 +70,7 @@ export function printResults(results: readonly CampaignResult[], c: ReportContex
     j.ok ? '✓' : '✗',
     `${r.claim.variant} / ${r.claim.keySource}`,
     r.claim.id.replace(`${r.claim.variant}-${r.claim.keySource}-`, '').replace(`${r.claim.variant}-`, ''),
-    r.complete === true && r.verdict === 'holds' ? `${r.runs} (all)` : r.runs,
+    runsText(r),
     r.verdict,
     r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
     sizeText(r),

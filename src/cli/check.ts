@@ -21,7 +21,7 @@ const PROGRESS_LINE_S = 5;
 
 const HELP = `retrysim check [--variant V ...] [--runs N | --time-budget DURATION] [--seed S]
                [--explore random|pct|exhaustive] [--workers N] [--found DIR]
-               [--shard I/N|auto --out FILE] [--json] [--html DIR]
+               [--shard I/N|auto --out FILE] [--unreduced] [--json] [--html DIR]
 
 The property campaign. fast-check generates whole scenarios — operations,
 workers, key source, faults (lost response, crash, slow processing, kill and
@@ -40,8 +40,11 @@ and written as a replayable file.
   --seed S           the campaign seed (default: 1); each claim forks its own,
                      and run i of a claim is a function of that seed and i
   --explore M        random: fast-check-generated schedules (shrinkable, default)
-                     pct: probabilistic concurrency testing (depth 3)
-                     exhaustive: every schedule of small scenarios
+                     pct: probabilistic concurrency testing (depth 3, k fitted
+                     to each scenario by a probe run)
+                     exhaustive: every schedule of small scenarios of the claim's
+                     fault space, one per class of schedules that differ only in
+                     the order of steps that commute (sleep-set reduction)
   --workers N        threads sharing each claim's runs (default: CPU count);
                      verdicts, first failing runs and counterexamples do not depend on N
   --shard I/N        run only shard I of N of every claim's runs (1 <= I <= N);
@@ -51,6 +54,8 @@ and written as a replayable file.
                      BUILDKITE_PARALLEL_JOB_COUNT; Kubernetes Indexed Jobs
                      JOB_COMPLETION_INDEX with RETRYSIM_SHARDS=N)
   --out FILE         write this run's results for 'retrysim merge' (with --shard)
+  --unreduced        with --explore exhaustive: also run the search without
+                     reduction and show its schedule count beside (slow)
   --found DIR        where shrunk counterexamples go (default scenarios/found)
   --json             [{claim, variant, keySource, expected, invariant, ok, why, runs, verdict,
                       firstFailureRun, firstFailureMs, counterexample, shrunkSize, violations, minimised}]
@@ -75,6 +80,7 @@ interface Parsed {
   out: string | undefined;
   json: boolean;
   html?: string;
+  unreduced: boolean;
 }
 
 function parse(argv: string[]): Parsed | number {
@@ -90,11 +96,14 @@ function parse(argv: string[]): Parsed | number {
     out: { type: 'string' },
     json: { type: 'boolean' },
     html: { type: 'string' },
+    unreduced: { type: 'boolean' },
   }, HELP);
   if (typeof a === 'number') return a;
   const v = a.values;
   const explore = v.explore ?? 'random';
   if (!['random', 'pct', 'exhaustive'].includes(explore)) throw new UsageError(`--explore must be random, pct or exhaustive, got '${explore}'`);
+  if (v.unreduced === true && explore !== 'exhaustive') throw new UsageError('--unreduced needs --explore exhaustive');
+  if (v.unreduced === true && explore !== 'exhaustive') throw new UsageError('--unreduced needs --explore exhaustive');
   const variants = v.variant ?? [];
   for (const x of variants) if (!(VARIANTS as readonly string[]).includes(x)) throw new UsageError(`unknown --variant '${x}'; variants: ${VARIANTS.join(', ')}`);
   if (v.runs !== undefined && v['time-budget'] !== undefined) throw new UsageError('give --runs or --time-budget, not both');
@@ -114,6 +123,7 @@ function parse(argv: string[]): Parsed | number {
     shard,
     out: v.out === undefined ? undefined : writableFile('out', v.out),
     json: v.json === true,
+    unreduced: v.unreduced === true,
     ...(v.html !== undefined ? { html: writableDir('html', v.html) } : {}),
   };
 }
@@ -191,6 +201,7 @@ async function check(p: Parsed): Promise<number> {
     claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found,
     ...(slice ? { slice } : {}),
     ...(p.timeBudgetMs !== undefined ? { timeBudgetMs: p.timeBudgetMs } : {}),
+    ...(p.unreduced ? { unreduced: true } : {}),
   }));
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
   const amount = p.timeBudgetMs !== undefined ? `${p.timeBudgetMs / 1000} s per claim` : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}`;

@@ -1,6 +1,7 @@
 import type { Kernel, Task } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
+import { union, type Footprint } from '../sim/footprint.js';
 import { absNormal } from '../random/normal.js';
 import type { StepEnv, Deferred } from '../tracker/env.js';
 import type { TrackerInstance } from '../tracker/instance.js';
@@ -25,6 +26,11 @@ export interface KillPlan {
   restartAfterMs: number;
 }
 
+/** Footprint resources of the network (see the constructor). */
+const RNG = 'net:rng';
+const ROUND_ROBIN = 'net:round-robin';
+const LOSE = 'net:lose-responses';
+
 /** One server process on the simulated network. */
 export class SimServer {
   up = true;
@@ -46,6 +52,11 @@ export class SimNetwork {
   private readonly meanMs: number;
   private readonly sdMs: number;
   private killPending: KillPlan | undefined;
+  private readonly hasKill: boolean;
+  /** What every request phase may add to its strategy's footprint: a latency draw when the phase ends in the response. */
+  readonly phaseExtra: Footprint | undefined;
+  /** What a client step may touch: the shared request counter picks the instance when there are several. */
+  readonly clientFootprint: Footprint | undefined;
   /** @internal Each request task's step environment (a waiter on another request's result needs its own). */
   readonly envs = new WeakMap<Task<unknown>, SimStepEnv>();
 
@@ -62,6 +73,16 @@ export class SimNetwork {
     this.loseLeft = opts.loseResponses ?? 0;
     if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
     else this.killPending = kill;
+    // Footprints (for exhaustive exploration's reduction). The real sources
+    // of dependence on the network: one latency stream shared in draw order
+    // (only when latency is random), the request counter (round-robin over
+    // several instances; with one instance it only names request tasks, and
+    // outcomes do not depend on names), the lost-answer counter, and a kill,
+    // which ends every in-flight request at once — with a kill plan nothing
+    // is declared independent.
+    this.hasKill = kill !== undefined;
+    this.phaseExtra = this.hasKill ? undefined : this.sdMs > 0 ? { writes: [RNG] } : {};
+    this.clientFootprint = this.hasKill ? undefined : servers.length > 1 ? { writes: [ROUND_ROBIN] } : {};
   }
 
   private latency(): number {
@@ -81,11 +102,15 @@ export class SimNetwork {
     const name = `s${server.index}/${client}#${n}`;
     // The whole request (method, path, every header — the key, the tenant — and the body) is part of the run's identity.
     k.logHashed(name, 'request', { method: req.method, path: req.path, headers: req.headers, body: req.body });
+    // The step that resolves the reply races the client's timeout at the same instant.
+    const answer = this.hasKill ? undefined : { writes: [`reply:${n}`] };
     const task: Task<void> = k.spawn(name, async () => {
-      await k.sleep(this.latency());
+      // Arrival: the first strategy phase starts with a step; a GET or a
+      // refused body answers at once (a latency draw).
+      await k.sleep(this.latency(), req.method === 'POST' ? this.phaseExtra : undefined);
       if (!server.up) {
         k.log(name, 'refused', { server: server.index });
-        await k.sleep(this.latency());
+        await k.sleep(this.latency(), answer);
         reply.resolve({ kind: 'transport_error', reason: 'connection_refused' });
         return;
       }
@@ -99,7 +124,7 @@ export class SimNetwork {
       if (res.replay) data.replay = true;
       k.log(name, `answer ${res.status}`, data);
       k.logHashed(name, 'answer headers', { status: res.status, headers: res.headers });
-      await k.sleep(this.latency());
+      await k.sleep(this.latency(), this.loseLeft > 0 ? union(answer, { writes: [LOSE] }) : answer);
       if (res.dropConnection || this.loseLeft > 0) {
         if (!res.dropConnection) this.loseLeft--;
         k.log(name, 'response lost', { status: res.status });
@@ -107,8 +132,8 @@ export class SimNetwork {
         return;
       }
       reply.resolve({ kind: 'response', status: res.status, headers: res.headers, body: res.body });
-    });
-    const r = await reply.waitFor(timeoutMs);
+    }, { footprint: this.phaseExtra });
+    const r = await reply.waitFor(timeoutMs, this.clientFootprint === undefined ? undefined : union(this.clientFootprint, { reads: [`reply:${n}`] }));
     if (!r.done) {
       k.log(client, 'timeout', { request: n, afterMs: timeoutMs });
       return { kind: 'transport_error', reason: 'timeout' };
@@ -189,17 +214,18 @@ class SimStepEnv implements StepEnv {
     this.mark = this.server.instance.store.countReports();
   }
 
-  async step(label: string): Promise<void> {
+  async step(label: string, footprint?: Footprint): Promise<void> {
+    // settleDb and resumed count reports only for the trace: not a read that orders anything.
     this.settleDb();
     this.net.beforeStep(this.server.index, label);
-    await this.k.yield(label);
+    await this.k.yield(label, union(footprint, this.net.phaseExtra));
     this.k.log(this.name, label);
     this.resumed();
   }
 
-  async sleep(ms: number): Promise<void> {
+  async sleep(ms: number, footprint?: Footprint): Promise<void> {
     this.settleDb();
-    await this.k.sleep(ms);
+    await this.k.sleep(ms, union(footprint, this.net.phaseExtra));
     this.resumed();
   }
 

@@ -125,14 +125,16 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       const opId = ends[w.opIndex]!.id;
       const wire = net.transport(w.name);
       const transport = { send: (req: TrackerRequest, timeoutMs: number) => (lastRequests.set(opId, req), wire.send(req, timeoutMs)) };
+      // Every client step either sleeps or sends: it touches what a send touches.
+      const fp = net.clientFootprint;
       kernel.spawn(w.name, async () => {
-        if (w.startMs > 0) await kernel.sleep(w.startMs);
-        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
+        if (w.startMs > 0) await kernel.sleep(w.startMs, fp);
+        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
           ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
           : { error: f.error, toolCalls: res.toolCalls.length });
-      });
+      }, { footprint: fp });
     }
     let result: RunResult;
     try {

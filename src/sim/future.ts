@@ -1,4 +1,5 @@
 import type { Kernel, Task } from './kernel.js';
+import type { Footprint } from './footprint.js';
 
 /**
  * A one-shot value that kernel tasks can wait for. Unlike a bare Promise,
@@ -31,9 +32,12 @@ export class Future<T> {
     this.kernel.wakeWaiters(this);
   }
 
-  /** Waits (blocking the current task) until settled; throws if rejected. */
-  async wait(): Promise<T> {
-    if (!this.settled) await this.kernel.block(this, Infinity, 'wait');
+  /**
+   * Waits (blocking the current task) until settled; throws if rejected.
+   * `footprint` declares what the task does when it resumes (default: anything).
+   */
+  async wait(footprint?: Footprint): Promise<T> {
+    if (!this.settled) await this.kernel.block(this, Infinity, 'wait', footprint);
     if (!this.ok) throw this.error;
     return this.value as T;
   }
@@ -42,8 +46,8 @@ export class Future<T> {
    * Waits at most `timeoutMs` of virtual time. Returns `{ done: false }` on
    * timeout: a timeout is an expected outcome, not an exception.
    */
-  async waitFor(timeoutMs: number): Promise<{ done: true; value: T } | { done: false }> {
-    if (!this.settled) await this.kernel.block(this, timeoutMs, 'wait');
+  async waitFor(timeoutMs: number, footprint?: Footprint): Promise<{ done: true; value: T } | { done: false }> {
+    if (!this.settled) await this.kernel.block(this, timeoutMs, 'wait', footprint);
     if (!this.settled) return { done: false };
     if (!this.ok) throw this.error;
     return { done: true, value: this.value as T };

@@ -5,6 +5,7 @@ import { Future } from './future.js';
 import { DeadlockError, SimLimitError } from './errors.js';
 import { RandomChoice } from './choice/random.js';
 import type { ChoiceRecord, ChoiceSource } from './choice/source.js';
+import type { Footprint } from './footprint.js';
 
 /** Options of a {@link Kernel}. Limits default to generous but finite values. */
 export interface KernelOptions {
@@ -44,6 +45,8 @@ type TaskState = 'new' | 'runnable' | 'running' | 'blocked' | 'done' | 'dead';
 export interface SpawnOptions {
   /** A daemon may stay blocked at the end of a run without counting as deadlock. */
   daemon?: boolean;
+  /** What the task's first step may touch (see {@link Footprint}); default: everything. */
+  footprint?: Footprint;
 }
 
 /** A kernel task: an async function that only waits on the kernel. */
@@ -55,6 +58,11 @@ export class Task<T = unknown> {
   choiceLabel: string;
   /** @internal bumps on every block so stale timeout wakes are ignored */
   token = 0;
+  /**
+   * @internal What the task's next step may touch, declared where it parked;
+   * undefined (the default of an undeclared park) conflicts with everything.
+   */
+  footprint: Footprint | undefined;
   /** @internal */
   waitingOn: Future<unknown> | undefined;
   /** @internal */
@@ -155,11 +163,14 @@ export class Kernel {
   private parkedSignal: (() => void) | undefined;
   private failure: { error: unknown } | undefined;
   private stopped = false;
+  /** The choice source reads footprints (partial-order reduction): only then are they gathered. */
+  private readonly footprints: boolean;
 
   constructor(opts: KernelOptions) {
     this.seed = opts.seed;
     this.rng = new Prng(opts.seed);
     this.choices = opts.choices ?? new RandomChoice(opts.seed);
+    this.footprints = this.choices.freeStep !== undefined;
     this.eventsMax = opts.eventsMax ?? 10_000_000;
     this.timeMsMax = opts.timeMsMax ?? 86_400_000;
     this.replayHint = opts.replayHint ?? `seed ${opts.seed}`;
@@ -218,6 +229,7 @@ export class Kernel {
   /** Starts a task at the current virtual time. */
   spawn<T>(name: string, body: () => Promise<T>, opts: SpawnOptions = {}): Task<T> {
     const task = new Task<T>(this.tasks.length, name, body, opts.daemon ?? false, this);
+    task.footprint = opts.footprint;
     this.tasks.push(task);
     task.state = 'blocked';
     this.queue.push(this.now, WAKE, task.id, task.token);
@@ -234,21 +246,27 @@ export class Kernel {
     return t;
   }
 
-  /** Blocks the current task for `ms` of virtual time. */
-  sleep(ms: number): Promise<void> {
+  /**
+   * Blocks the current task for `ms` of virtual time. `footprint` declares
+   * what the task does when it wakes (default: anything; see {@link Footprint}).
+   */
+  sleep(ms: number, footprint?: Footprint): Promise<void> {
     if (!(ms >= 0)) throw new RangeError(`sleep(${ms}): ms must be >= 0`);
-    return this.block(undefined, ms, 'sleep');
+    return this.block(undefined, ms, 'sleep', footprint);
   }
 
   /**
    * An explicit interleaving point: the current task steps aside and the
    * choice source picks who runs next among all runnable tasks. The label
-   * names what the task will do when resumed (e.g. `claim`, `finish`).
+   * names what the task will do when resumed (e.g. `claim`, `finish`);
+   * `footprint` declares what that step may touch (default: anything), so
+   * exhaustive exploration can skip orders of steps that commute.
    */
-  yield(label: string): Promise<void> {
+  yield(label: string, footprint?: Footprint): Promise<void> {
     const task = this.currentTask();
     task.state = 'runnable';
     task.setLabel(label);
+    task.footprint = footprint;
     this.runnable.push(task);
     return this.park(task);
   }
@@ -273,10 +291,11 @@ export class Kernel {
   }
 
   /** @internal Blocks the current task on a future and/or a timeout. */
-  block(future: Future<any> | undefined, timeoutMs: number, label: string): Promise<void> {
+  block(future: Future<any> | undefined, timeoutMs: number, label: string, footprint?: Footprint): Promise<void> {
     const task = this.currentTask();
     task.state = 'blocked';
     task.setLabel(label);
+    task.footprint = footprint;
     task.token++;
     task.waitingOn = future;
     if (future !== undefined) future.waiters.push(task);
@@ -419,13 +438,16 @@ export class Kernel {
         r.unshift(this.last!);
       }
       const labels = r.map((t) => t.choiceLabel);
-      i = this.choices.choose(labels, this.choiceLog.length, this.now, lastAt >= 0);
+      i = this.choices.choose(labels, this.choiceLog.length, this.now, lastAt >= 0, this.footprints ? r.map((t) => t.footprint) : undefined);
       if (!(Number.isInteger(i) && i >= 0 && i < r.length)) {
         throw new Error(`choice source ${this.choices.name} returned ${i} for ${r.length} candidates`);
       }
       const preempted = lastAt >= 0 && i !== 0;
       this.choiceLog.push({ t: this.now, chosen: i, of: labels, preempted });
       this.log('kernel', 'choose', preempted ? { chosen: labels[i], of: labels, preempted } : { chosen: labels[i], of: labels });
+    } else if (this.footprints) {
+      // A step nobody chose still counts for a reducing source: it may be one the source must not run again.
+      this.choices.freeStep!(r[0]!.choiceLabel, r[0]!.footprint, this.now);
     }
     const task = r[i]!;
     r.splice(i, 1);

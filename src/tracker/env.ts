@@ -1,3 +1,5 @@
+import type { Footprint } from '../sim/footprint.js';
+
 /**
  * The tracker's only window onto time and scheduling. The service never reads
  * a real clock or schedules a real timer itself: in simulation the kernel
@@ -23,11 +25,13 @@ export interface StepEnv {
   /**
    * An interleaving point between two transactions; the simulator may run
    * other requests here. The label names the phase about to run
-   * (see `STEP_LABELS` in variants.ts).
+   * (see `STEP_LABELS` in variants.ts). `footprint` declares what that
+   * phase may touch (see src/sim/footprint.ts); omitted, it may touch
+   * anything. Real mode ignores it.
    */
-  step(label: string): Promise<void>;
-  /** Wait `ms` of (virtual) time. */
-  sleep(ms: number): Promise<void>;
+  step(label: string, footprint?: Footprint): Promise<void>;
+  /** Wait `ms` of (virtual) time; `footprint` declares what the request does when it wakes (default: anything). */
+  sleep(ms: number, footprint?: Footprint): Promise<void>;
   /** A promise-like the simulator knows about. */
   defer<T>(): Deferred<T>;
 }

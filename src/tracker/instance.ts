@@ -1,4 +1,5 @@
 import type { StepEnv } from './env.js';
+import type { Footprint } from '../sim/footprint.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from './faults.js';
 import { fingerprint } from './fingerprint.js';
 import { assertLease, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, leaseProblem } from './lease.js';
@@ -194,6 +195,8 @@ export class TrackerInstance {
 class InstanceContext implements StrategyContext {
   /** This request stalled in a `thenCrash` pause: it crashes at the crash point. */
   private crashAfterPause = false;
+  /** The current phase's footprint, for the sleeps inside it. */
+  private phase: Footprint | undefined;
 
   constructor(
     readonly store: Store,
@@ -206,18 +209,26 @@ class InstanceContext implements StrategyContext {
     return this.env.now() + this.faults.clockOffsetMs;
   }
 
-  async step(label: string): Promise<void> {
-    await this.env.step(label);
+  async step(label: string, footprint?: Footprint): Promise<void> {
+    // While a fault counter of this instance is armed, whichever request
+    // reaches it first takes it: every phase may race for it, so none is
+    // declared independent. Counters only count down, so once they are all
+    // zero they stay zero and the strategy's own declaration is exact.
+    const f = this.faults;
+    const armed = f.crashMidRequest > 0 || f.loseResponseAfterCommit > 0 || (f.pause !== undefined && f.pause.count > 0);
+    this.phase = armed ? undefined : footprint;
+    await this.env.step(label, this.phase);
     const p = this.faults.pause;
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
       if (p.thenCrash) this.crashAfterPause = true;
-      await this.env.sleep(p.ms);
+      await this.env.sleep(p.ms, this.phase);
     }
   }
 
   async process(): Promise<void> {
-    if (this.faults.slowMs > 0) await this.env.sleep(this.faults.slowMs);
+    // The rest of the phase runs after the sleep: it touches what the phase declared.
+    if (this.faults.slowMs > 0) await this.env.sleep(this.faults.slowMs, this.phase);
   }
 
   crashPoint(point: string): void {

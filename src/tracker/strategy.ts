@@ -1,4 +1,5 @@
 import type { StepEnv } from './env.js';
+import type { Footprint } from '../sim/footprint.js';
 import type { TrackerResponse } from './messages.js';
 import type { Store } from './store.js';
 import type { ReportInput } from './validate.js';
@@ -70,8 +71,13 @@ export interface StrategyContext {
   readonly leaseMs: number;
   /** The instance's clock: `env.now()` plus its skew. */
   nowMs(): number;
-  /** An interleaving point before phase `label` (applies the pause fault). */
-  step(label: string): Promise<void>;
+  /**
+   * An interleaving point before phase `label` (applies the pause fault).
+   * `footprint` declares what the phase touches up to the next step (or the
+   * response): the key's row, the reports table. Omitted, it conflicts
+   * with everything, so exhaustive exploration reduces nothing around it.
+   */
+  step(label: string, footprint?: Footprint): Promise<void>;
   /** The slow part: sleeps `slowMs` when the fault is set. */
   process(): Promise<void>;
   /** The variant's crash point: throws {@link CrashFault} when the counter fires. */

@@ -1,3 +1,5 @@
+import type { Footprint } from '../footprint.js';
+
 /**
  * Where the kernel's decisions come from. Whenever more than one task could
  * run next, the kernel calls {@link ChoiceSource.choose} with the candidates'
@@ -15,9 +17,18 @@ export interface ChoiceSource {
    * @param timeMs virtual time of the decision
    * @param continuing true when `labels[0]` is the task that took the last
    *   step and can continue: then any choice but 0 is a preemption
+   * @param footprints what each candidate's step may touch (undefined:
+   *   everything), passed only to sources that define {@link ChoiceSource.freeStep}
    * @returns an integer in [0, labels.length)
    */
-  choose(labels: readonly string[], index: number, timeMs: number, continuing: boolean): number;
+  choose(labels: readonly string[], index: number, timeMs: number, continuing: boolean, footprints?: ReadonlyArray<Footprint | undefined>): number;
+  /**
+   * Optional, for sources that reduce (partial-order reduction): told of
+   * every step the kernel takes without a choice (one task runnable), with
+   * its declared footprint. It may throw to abandon the run. A source that
+   * defines it also receives footprints in {@link ChoiceSource.choose}.
+   */
+  freeStep?(label: string, footprint: Footprint | undefined, timeMs: number): void;
 }
 
 /** A decision as recorded in the trace and in scenario files. */

@@ -1,5 +1,7 @@
 import type { ChoiceSource } from '../choice/source.js';
+import type { Footprint } from '../footprint.js';
 import { PrefixChoice } from './prefix.js';
+import { backtrackSleep, SleepSetBlocked, SleepSetChoice, type SleepNode } from './sleep-sets.js';
 
 /** One explored schedule, as passed to {@link ExploreOptions.onSchedule}. */
 export interface ExploredSchedule<R> {
@@ -24,6 +26,22 @@ export interface ExploreOptions<R> {
    * only its failures in memory.
    */
   keep?: (result: R, choices: readonly number[]) => boolean;
+  /**
+   * Partial-order reduction with sleep sets (default false): run one order
+   * of steps that commute — by the footprints the model declares where its
+   * tasks park — instead of all of them. Every Mazurkiewicz trace (class of
+   * schedules equal up to swapping adjacent independent steps) is still run,
+   * exactly once, so every reachable end state is reached; `schedules` then
+   * counts traces, not interleavings. Steps without a declared footprint
+   * conflict with everything, so an unannotated model is explored in full.
+   */
+  reduce?: boolean;
+  /**
+   * With `reduce`: a filter over every declared footprint before it is used.
+   * For tests that plant a wrong declaration and watch the reduction lose
+   * end states; leave it unset otherwise.
+   */
+  footprints?: (fp: Footprint | undefined) => Footprint | undefined;
 }
 
 /** What an enumeration found. */
@@ -36,6 +54,8 @@ export interface ExploreResult<R> {
   decisionsMax: number;
   /** The kept schedules (see {@link ExploreOptions.keep}), in enumeration order. */
   results: Array<{ choices: number[]; result: R }>;
+  /** With `reduce`: runs abandoned part-way because they could only repeat an explored trace (0 without). */
+  blocked: number;
 }
 
 /**
@@ -65,6 +85,7 @@ export async function exploreAll<R>(run: (choices: ChoiceSource) => Promise<R>, 
   if (!(Number.isInteger(opts.schedulesMax) && opts.schedulesMax >= 0)) {
     throw new RangeError(`exploreAll: schedulesMax must be an integer >= 0, got ${opts.schedulesMax}`);
   }
+  if (opts.reduce) return exploreReduced(run, opts);
   const keep = opts.keep ?? (() => true);
   const results: Array<{ choices: number[]; result: R }> = [];
   let prefix: number[] = [];
@@ -72,7 +93,7 @@ export async function exploreAll<R>(run: (choices: ChoiceSource) => Promise<R>, 
   let schedules = 0;
   let decisionsMax = 0;
   for (;;) {
-    if (schedules >= opts.schedulesMax) return { schedules, complete: false, decisionsMax, results };
+    if (schedules >= opts.schedulesMax) return { schedules, complete: false, decisionsMax, results, blocked: 0 };
     const source = new PrefixChoice(prefix, arities);
     const result = await run(source);
     if (source.chosen.length < prefix.length) {
@@ -84,10 +105,45 @@ export async function exploreAll<R>(run: (choices: ChoiceSource) => Promise<R>, 
     if (keep(result, choices)) results.push({ choices: [...choices], result });
     const goOn = opts.onSchedule?.({ index, choices: [...choices], arities: [...source.arities], result });
     const next = nextPrefix(choices, source.arities);
-    if (next === undefined) return { schedules, complete: true, decisionsMax, results };
-    if (goOn === false) return { schedules, complete: false, decisionsMax, results };
+    if (next === undefined) return { schedules, complete: true, decisionsMax, results, blocked: 0 };
+    if (goOn === false) return { schedules, complete: false, decisionsMax, results, blocked: 0 };
     prefix = next;
     arities = source.arities.slice(0, next.length);
+  }
+}
+
+/** {@link exploreAll} with sleep sets: the path of decisions lives in {@link SleepNode}s. */
+async function exploreReduced<R>(run: (choices: ChoiceSource) => Promise<R>, opts: ExploreOptions<R>): Promise<ExploreResult<R>> {
+  const keep = opts.keep ?? (() => true);
+  const results: Array<{ choices: number[]; result: R }> = [];
+  const path: SleepNode[] = [];
+  let schedules = 0;
+  let blocked = 0;
+  let decisionsMax = 0;
+  for (;;) {
+    if (schedules >= opts.schedulesMax) return { schedules, complete: false, decisionsMax, results, blocked };
+    const source = new SleepSetChoice(path, opts.footprints);
+    let result: R;
+    try {
+      result = await run(source);
+    } catch (e) {
+      if (!(e instanceof SleepSetBlocked)) throw e;
+      blocked++;
+      // Everything reachable from here is reachable by an order already explored.
+      path.length = Math.min(path.length, e.index);
+      if (!backtrackSleep(path)) return { schedules, complete: true, decisionsMax, results, blocked };
+      continue;
+    }
+    if (source.chosen.length < path.length) {
+      throw new Error(`exploreAll: the run made ${source.chosen.length} decisions but the path has ${path.length} — the model is nondeterministic under a fixed schedule`);
+    }
+    const index = schedules++;
+    const choices = source.chosen;
+    decisionsMax = Math.max(decisionsMax, choices.length);
+    if (keep(result, choices)) results.push({ choices: [...choices], result });
+    const goOn = opts.onSchedule?.({ index, choices: [...choices], arities: [...source.arities], result });
+    if (!backtrackSleep(path)) return { schedules, complete: true, decisionsMax, results, blocked };
+    if (goOn === false) return { schedules, complete: false, decisionsMax, results, blocked };
   }
 }
 

@@ -1,4 +1,5 @@
 import { inProgressResponse, keyReusedResponse, replayResponse, type TrackerResponse } from '../messages.js';
+import { keyRow, reads, writes } from '../footprints.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
 import { KeyAtomicStrategy } from './key-atomic.js';
 
@@ -25,13 +26,13 @@ export class KeyAtomicRacyClaimStrategy implements WriteStrategy {
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
     const scoped = req.scopedKey;
     if (scoped === null) return this.rest.write(req, ctx);
-    await ctx.step('claim');
+    await ctx.step('claim', reads(keyRow(scoped)));
     const row = ctx.store.getKeyRow(scoped); // the check ...
     if (row && row.fingerprint !== req.fingerprint) return keyReusedResponse();
     if (row && row.status === 'done') return replayResponse(row.response_code ?? 500, row.response_body ?? '');
     if (row && ctx.nowMs() - (row.locked_at ?? 0) < ctx.leaseMs) return inProgressResponse();
     const fence = (row?.fence ?? 0) + 1;
-    await ctx.step('claim-write');
+    await ctx.step('claim-write', writes(keyRow(scoped)));
     ctx.store.upsertPlaceholder(scoped, req.fingerprint, ctx.nowMs(), fence); // ... then the act, on a stale read
     return this.rest.afterClaim(req, ctx, fence);
   }

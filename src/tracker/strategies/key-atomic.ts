@@ -6,6 +6,8 @@ import {
   replayResponse,
   type TrackerResponse,
 } from '../messages.js';
+import { TOUCHES_NOTHING } from '../../sim/footprint.js';
+import { keyRow, REPORTS, writes } from '../footprints.js';
 import type { KeyRow, Store } from '../store.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
 import { DEFAULT_TENANT, type ReportInput } from '../validate.js';
@@ -94,7 +96,7 @@ export class KeyAtomicStrategy implements WriteStrategy {
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
     const { store } = ctx;
     const scoped = req.scopedKey;
-    await ctx.step('claim');
+    await ctx.step('claim', scoped === null ? TOUCHES_NOTHING : writes(keyRow(scoped)));
     let fence = 0;
     if (scoped !== null) {
       const claim = claimKey(store, scoped, req.fingerprint, ctx.nowMs(), ctx.leaseMs, this.guards);
@@ -114,7 +116,9 @@ export class KeyAtomicStrategy implements WriteStrategy {
     const { store } = ctx;
     const scoped = req.scopedKey;
     try {
-      await ctx.step('process');
+      // A crash here deletes the placeholder, but a crash is a fault: while
+      // one is armed the instance declares every phase as touching anything.
+      await ctx.step('process', TOUCHES_NOTHING);
       await ctx.process();
       ctx.crashPoint('key_atomic: after claim and processing, before report write');
     } catch (e) {
@@ -125,17 +129,17 @@ export class KeyAtomicStrategy implements WriteStrategy {
       }
       throw e;
     }
-    await ctx.step('finish');
+    await ctx.step('finish', scoped === null ? writes(REPORTS) : writes(REPORTS, keyRow(scoped)));
     if (scoped === null) {
       const id = store.insertReport(req.report, null, ctx.nowMs(), req.tenant);
-      await ctx.step('respond');
+      await ctx.step('respond', TOUCHES_NOTHING);
       return createdResponse(id);
     }
     const fin = finishKey(store, scoped, req.report, ctx.nowMs(), !this.fencing ? null : this.guards.unfencedFinish ? 'status' : fence, req.tenant);
     if (fin.kind === 'lost') {
       return fin.row?.status === 'done' ? replayOf(fin.row) : inProgressResponse();
     }
-    await ctx.step('respond');
+    await ctx.step('respond', TOUCHES_NOTHING);
     return createdResponse(fin.reportId);
   }
 

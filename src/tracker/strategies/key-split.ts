@@ -7,6 +7,8 @@ import {
   type TrackerResponse,
 } from '../messages.js';
 import { isSqliteError } from '../store.js';
+import { TOUCHES_NOTHING } from '../../sim/footprint.js';
+import { keyRow, reads, REPORTS, writes } from '../footprints.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
 
 /**
@@ -25,7 +27,8 @@ export class KeySplitStrategy implements WriteStrategy {
 
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
     const { store } = ctx;
-    await ctx.step('check');
+    const key = req.scopedKey === null ? TOUCHES_NOTHING : reads(keyRow(req.scopedKey));
+    await ctx.step('check', key);
     if (req.scopedKey !== null) {
       const row = store.getKeyRow(req.scopedKey);
       if (row && row.status === 'done') {
@@ -33,13 +36,13 @@ export class KeySplitStrategy implements WriteStrategy {
         return replayResponse(row.response_code ?? 500, row.response_body ?? '');
       }
     }
-    await ctx.step('process');
+    await ctx.step('process', TOUCHES_NOTHING);
     await ctx.process();
-    await ctx.step('insert');
+    await ctx.step('insert', writes(REPORTS));
     const id = store.insertReport(req.report, req.scopedKey, ctx.nowMs(), req.tenant); // commit 1
     ctx.crashPoint('key_split: after report commit, before key registration');
     if (req.scopedKey !== null) {
-      await ctx.step('register');
+      await ctx.step('register', writes(keyRow(req.scopedKey)));
       try {
         store.insertDoneKey(req.scopedKey, req.fingerprint, ctx.nowMs(), 201, createdBody(id)); // commit 2
       } catch (e) {
@@ -48,7 +51,7 @@ export class KeySplitStrategy implements WriteStrategy {
         return errorResponse(500, 'idempotency key was registered concurrently by another request');
       }
     }
-    await ctx.step('respond');
+    await ctx.step('respond', TOUCHES_NOTHING);
     return createdResponse(id);
   }
 

@@ -9,6 +9,12 @@ import {
 } from '../messages.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
 
+import { TOUCHES_NOTHING } from '../../sim/footprint.js';
+import { REPORTS, writes } from '../footprints.js';
+
+/** Numbers strategy objects, so each process's maps are a resource of their own in footprints. */
+let processes = 0;
+
 /** Default time a completed result is kept for replay: 24 h. */
 export const DEFAULT_COMPLETED_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -52,11 +58,15 @@ export class MemorySingleflightStrategy implements WriteStrategy {
   readonly stepLabels = ['check', 'process', 'insert', 'respond'] as const;
   private completed = new Map<string, Completed>();
   private inFlight = new Map<string, InFlight>();
+  /** Footprint resource of this process's maps. */
+  private readonly memory = `mem:${++processes}`;
 
   constructor(readonly completedTtlMs: number = DEFAULT_COMPLETED_TTL_MS) {}
 
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
-    await ctx.step('check');
+    // The maps are this process's: one resource per strategy object (one per
+    // instance). The sweep may drop any expired key, so the whole map is one resource.
+    await ctx.step('check', writes(this.memory));
     const scoped = req.scopedKey;
     // Captured now so a request from before a restart() never touches the new maps.
     const completed = this.completed;
@@ -80,10 +90,10 @@ export class MemorySingleflightStrategy implements WriteStrategy {
       inFlight.set(scoped, mine);
     }
     try {
-      await ctx.step('process');
+      await ctx.step('process', TOUCHES_NOTHING);
       await ctx.process();
       ctx.crashPoint('memory_singleflight: after processing, before report write');
-      await ctx.step('insert');
+      await ctx.step('insert', writes(REPORTS, this.memory));
       const id = ctx.store.insertReport(req.report, scoped, ctx.nowMs(), req.tenant);
       if (scoped !== null && mine) {
         const result = { status: 201, body: createdBody(id) };
@@ -91,7 +101,7 @@ export class MemorySingleflightStrategy implements WriteStrategy {
         inFlight.delete(scoped);
         mine.done.resolve(result);
       }
-      await ctx.step('respond');
+      await ctx.step('respond', TOUCHES_NOTHING);
       return createdResponse(id);
     } catch (e) {
       // Failures are not cached: wake the waiters with the error and free the key.

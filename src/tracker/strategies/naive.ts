@@ -1,4 +1,6 @@
 import { createdResponse, type TrackerResponse } from '../messages.js';
+import { TOUCHES_NOTHING } from '../../sim/footprint.js';
+import { REPORTS, writes } from '../footprints.js';
 import type { StrategyContext, WriteRequest, WriteStrategy } from '../strategy.js';
 
 /**
@@ -13,13 +15,13 @@ export class NaiveStrategy implements WriteStrategy {
   readonly stepLabels = ['process', 'insert', 'respond'] as const;
 
   async write(req: WriteRequest, ctx: StrategyContext): Promise<TrackerResponse> {
-    await ctx.step('process');
+    await ctx.step('process', TOUCHES_NOTHING);
     await ctx.process();
-    await ctx.step('insert');
+    await ctx.step('insert', writes(REPORTS));
     // A single INSERT is its own (autocommit) transaction; the key is ignored on purpose.
     const id = ctx.store.insertReport(req.report, null, ctx.nowMs(), req.tenant);
     ctx.crashPoint('naive: after report commit');
-    await ctx.step('respond');
+    await ctx.step('respond', TOUCHES_NOTHING);
     return createdResponse(id);
   }
 

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
+const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+
+describe('retrysim check --explore exhaustive --unreduced', () => {
+  it('shows schedules with and without reduction; the table, --json and the exit code agree', () => {
+    const d = mkdtempSync(join(tmpdir(), 'rs-exh-'));
+    const args = ['check', '--variant', 'key_split', '--explore', 'exhaustive', '--unreduced', '--workers', '1', '--found', d];
+    const text = cli(...args);
+    const json = cli(...args, '--json');
+    expect(text.status).toBe(0);
+    expect(json.status).toBe(0);
+    const rows = JSON.parse(json.stdout) as Array<{ claim: string; runs: number; schedulesUnreduced: number; blocked: number; verdict: string }>;
+    const race = rows.find((r) => r.claim === 'key_split-tool_call-race-fails')!;
+    expect(race.verdict).toBe('fails');
+    // The race needs more interleavings than reduced schedules to show itself.
+    expect(race.schedulesUnreduced).toBeGreaterThan(race.runs);
+    for (const r of rows) expect(text.stdout).toContain(`${r.runs}; unreduced ${r.schedulesUnreduced}`);
+  });
+
+  it('refuses --unreduced without --explore exhaustive (exit 2, nothing run)', () => {
+    const r = cli('check', '--unreduced');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--unreduced needs --explore exhaustive/);
+  });
+});
