@@ -42,6 +42,31 @@ export function smallScenarios(claim: Claim): Scenario[] {
         }],
         ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
         ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
+        // One key sent again with a second body, after the first has finished (SPEC §3: 422, nothing written).
+        ['one key, a second body', has('keyReuse'), { operations: [
+          { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
+          { id: 'op2', runId: 'run-2', module: 'checkout', title: 'Refund fails', workers: 1, startMs: 50, keyFrom: 'op1' },
+        ] }],
+        // A safe lease (lease > timeout + processing) whose processing is longer than half of it.
+        ['processing longer than half the lease', has('leaseRace'), {
+          service: { ...base.service, leaseMs: 1000 },
+          client: { ...base.client, timeoutMs: 100, maxAttempts: 4 },
+          faults: { slowMs: 700 },
+        }],
+        // The same, and the first attempt crashes: whoever comes next must finish within half a lease's take-overs.
+        ['processing longer than half the lease, one crash', has('leaseRace') && has('crash'), {
+          service: { ...base.service, leaseMs: 1000 },
+          client: { ...base.client, timeoutMs: 100, maxAttempts: 1 },
+          faults: { slowMs: 700, crashMidRequest: 1 },
+        }],
+        // The first request stalls past its lease, a retry takes over, then the stale request crashes; a second worker comes later.
+        ['a stalled request crashes after a take-over', has('crashTakeover'), {
+          // The retry comes after the client's timeout, which outlasts the lease whatever the jitter.
+          service: { ...base.service, leaseMs: 100, allowUnsafeLease: true },
+          client: { ...base.client, timeoutMs: 150, maxAttempts: 2 },
+          faults: { pause: { atStep: 'process', ms: 1000, count: 1, thenCrash: true } },
+          operations: [{ ...base.operations[0], workers: 2, staggerMs: 1500 }],
+        }],
         // Two tenants whose runs coincide send the same raw key (tenant isolation).
         ['two tenants, same raw key', has('tenants'), { operations: [
           { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
