@@ -3,7 +3,14 @@ import type { KeySource } from '../harness/keys.js';
 import type { Store } from '../tracker/store.js';
 
 /** The invariants of SPEC §5, by name. */
-export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation';
+export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'key-reuse';
+
+/** The key-reuse probe: the same key sent again with a different body after a success, and what came back. */
+export interface KeyReuseProbe {
+  key: string;
+  /** HTTP status, or the transport failure. */
+  outcome: number | string;
+}
 
 /** One broken invariant, with the operation and a sentence saying how. */
 export interface Violation {
@@ -22,6 +29,8 @@ export interface OperationEnd {
   attempts: AttemptRecord[];
   /** Each worker's final harness result. */
   results: HarnessResult[];
+  /** Key-reuse probes sent for this operation (when the scenario asks for them). */
+  probes?: KeyReuseProbe[];
 }
 
 /**

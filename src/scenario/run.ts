@@ -10,6 +10,8 @@ import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { runServiceScenario, serviceFor } from '../service/run.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -27,6 +29,11 @@ export interface RunOptions {
    * "decisions come from the seed", for scenarios built in code.
    */
   strictReplay?: boolean;
+  /**
+   * The user service to host when the scenario names a module (default: the
+   * one loaded from that module path, see `loadService`).
+   */
+  service?: ServiceDefinition;
 }
 
 /** Everything a run produced. */
@@ -59,6 +66,7 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
  * the checkers' verdicts, the schedule that was taken and the trace hash.
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
+  if (s.service.module !== undefined) return runServiceScenario(s, serviceFor(s, opts.service), opts);
   const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
   const kernel = new Kernel({
     seed: s.seed,
