@@ -25,7 +25,8 @@ export interface ServiceRequest {
 /** One HTTP response. */
 export interface ServiceResponse {
   status: number;
-  headers?: Record<string, string>;
+  /** Response headers; undefined values are left out. `idempotent-replay: true` marks a stored answer. */
+  headers?: Record<string, string | undefined>;
   body: string;
 }
 

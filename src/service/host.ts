@@ -99,6 +99,7 @@ function checkResponse(service: string, what: string, res: unknown): TrackerResp
   if (typeof r.body !== 'string') throw bad(`a body of type ${typeof r.body} (it must be a string)`);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers ?? {})) {
+    if (v === undefined) continue;
     if (typeof v !== 'string') throw bad(`header '${k}' of type ${typeof v}`);
     headers[k.toLowerCase()] = v;
   }
