@@ -1,3 +1,6 @@
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 /**
  * A problem with a user's service (a throw, a request that never answers, a
  * write outside its tables, an undeclared step), stated in one sentence that
@@ -14,8 +17,12 @@ export class ServiceError extends Error {
   }
 }
 
+/** retrysim's own modules that run user code: a frame in one of these is ours, not the user's. */
+const lib = dirname(dirname(fileURLToPath(import.meta.url)));
+const OWN_DIRS = new Set(['service', 'sim', 'net', 'scenario', 'harness', 'campaign', 'tracker'].map((d) => join(lib, d)));
+
 /**
- * The first line of a user's stack that is not inside retrysim or
+ * The first line of a user's stack that is not inside retrysim, Node or
  * node_modules: where in *their* code the throw happened.
  */
 export function userFrame(e: unknown): string | undefined {
@@ -23,7 +30,10 @@ export function userFrame(e: unknown): string | undefined {
   for (const line of stack.split('\n').slice(1)) {
     const l = line.trim();
     if (!l.startsWith('at ')) continue;
-    if (/[\\/](node_modules|src[\\/](service|sim|net|scenario|harness)|dist)[\\/]/.test(l) || l.includes('node:')) continue;
+    const m = /\(?((?:file:\/\/)?[^():]+):\d+:\d+\)?$/.exec(l);
+    if (m === null) continue;
+    const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
+    if (file.includes(`${sep}node_modules${sep}`) || OWN_DIRS.has(dirname(file))) continue;
     return l.slice(3);
   }
   return undefined;

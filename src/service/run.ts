@@ -101,7 +101,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
   } catch (e) {
     if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
     if (e instanceof DeadlockError) {
-      throw new ServiceError(def.name, `never answered request${e.blocked.length === 1 ? '' : 's'} ${e.blocked.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
+      const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
+      throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
     }
     throw e;
   }
