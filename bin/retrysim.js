@@ -13,8 +13,11 @@
 // - Fallback: register tsx and import the sources, used whenever anything
 //   about the bundle is off (no esbuild, read-only checkout, a build or load
 //   error) and when RETRYSIM_NO_BUNDLE=1.
+//
+// The published package has no sources, only the plain JavaScript build in
+// dist/ (`npm run build`, run by `npm pack`): then that is what runs.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -135,7 +138,9 @@ async function loadWithTsx() {
 }
 
 let main;
-if (process.env.RETRYSIM_NO_BUNDLE !== '1') {
+if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
+  main = (await import('../dist/cli/main.js')).main;
+} else if (process.env.RETRYSIM_NO_BUNDLE !== '1') {
   try {
     main = await loadBundled();
     if (typeof main !== 'function') main = undefined;

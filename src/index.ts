@@ -63,6 +63,11 @@ export { herdPage } from './report/html/herd-page.js';
 export { MATRIX_COLUMNS, MATRIX_ROWS, EXPECTED_REPORTS, canonicalScenario, canonicalFileName, rowName, type MatrixColumn, type MatrixRow } from './scenario/canonical.js';
 export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type GeneratedCase, type FaultKind } from './scenario/arbitraries.js';
 
+/** The service API: your own endpoint (SQLite schema, handler, steps, crash points, effects) under retrysim's campaign. */
+export * from './service/index.js';
+export type { HostedInstance } from './net/sim-network.js';
+export type { Endpoint } from './harness/client.js';
+
 /** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */
 export { CLAIMS, HARNESS_FAULTS, LOST_RESPONSES, claimById, type Claim, type MinimalShape } from './campaign/claims.js';
 export { runCampaign, saveCounterexample, minimalityProblems, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode } from './campaign/run.js';

@@ -98,6 +98,8 @@ function candidates(s: Scenario): Simplification[] {
   if (s.service.instances > 1 && (!f.kill || f.kill.instance === 0)) {
     out.push({ what: `instances ${s.service.instances} → 1`, scenario: { ...s, service: { ...s.service, instances: 1, clockOffsetMs: s.service.clockOffsetMs.slice(0, 1) } } });
   }
+  if (s.service.clockOffsetMs.some((x) => x !== 0)) out.push({ what: 'clock skew', scenario: { ...s, service: { ...s.service, clockOffsetMs: [] } } });
+  if (s.client.keyReuseProbe) out.push({ what: 'keyReuseProbe', scenario: { ...s, client: { ...s.client, keyReuseProbe: undefined } } });
   if (s.client.maxAttempts > 1) out.push({ what: `maxAttempts ${s.client.maxAttempts} → ${s.client.maxAttempts - 1}`, scenario: { ...s, client: { ...s.client, maxAttempts: s.client.maxAttempts - 1 } } });
   return out;
 }

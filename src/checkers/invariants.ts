@@ -2,8 +2,15 @@ import type { AttemptRecord, HarnessResult } from '../harness/client.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Store } from '../tracker/store.js';
 
-/** The invariants of SPEC §5, by name (`progress`, invariant 5, is judged by checkers/progress.ts). */
-export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'progress';
+/** The invariants of SPEC §5, by name (`progress`, invariant 5, is judged by checkers/progress.ts; `key-reuse` by the key-reuse probe of a user service). */
+export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'progress' | 'key-reuse';
+
+/** The key-reuse probe: the same key sent again with a different body after a success, and what came back. */
+export interface KeyReuseProbe {
+  key: string;
+  /** HTTP status, or the transport failure. */
+  outcome: number | string;
+}
 
 /** One broken invariant, with the operation and a sentence saying how. */
 export interface Violation {
@@ -28,6 +35,8 @@ export interface OperationEnd {
    * comes second is rightly refused with 422: not a lack of progress.
    */
   reusesKey?: boolean;
+  /** Key-reuse probes sent for this operation (when the scenario asks for them). */
+  probes?: KeyReuseProbe[];
 }
 
 /**

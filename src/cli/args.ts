@@ -6,6 +6,8 @@ import { dirname, resolve } from 'node:path';
 export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** The parseArgs configuration {@link flags} builds (named, so the published .d.ts can spell its result). */
+type FlagsConfig<O extends Options> = { args: string[]; strict: true; allowPositionals: boolean; options: O & { help: { type: 'boolean'; short: 'h' } } };
 
 /**
  * Strict flag parsing shared by every subcommand: unknown flags and bad
@@ -13,9 +15,10 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * Returns the parsed values, or the exit code when help was printed or the
  * flags were bad, so a command body is `const a = flags(...); if (typeof a === 'number') return a;`.
  */
-export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false) {
+export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false): ReturnType<typeof parseArgs<FlagsConfig<O>>> | number {
   try {
-    const r = parseArgs({ args: argv, strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+    const config: FlagsConfig<O> = { args: argv, strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } };
+    const r = parseArgs(config);
     if ((r.values as { help?: boolean }).help) {
       console.log(help);
       return 0;

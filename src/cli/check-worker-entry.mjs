@@ -1,5 +1,14 @@
-// Worker threads do not inherit the tsx loader: register it, then load the TS worker.
-import { register } from 'tsx/esm/api';
+// Worker threads do not inherit the tsx loader. In the published build the
+// worker is plain JavaScript next to this file; in a checkout, register tsx
+// and load the TypeScript source.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('./check-worker.ts');
+const built = new URL('./check-worker.js', import.meta.url);
+if (existsSync(fileURLToPath(built))) {
+  await import(built.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./check-worker.ts');
+}

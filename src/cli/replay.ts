@@ -3,8 +3,11 @@ import { writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
+import { loadService } from '../service/load.js';
+import { ServiceError } from '../service/errors.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
-const HELP = `retrysim replay FILE [--trace] [--json] [--html OUT.html]
+const HELP = `retrysim replay FILE [--service PATH] [--trace] [--json] [--html OUT.html]
 
 Runs a scenario file exactly as recorded and checks its 'expect'. The
 recorded schedule is a contract: a decision at another time or among other
@@ -12,6 +15,8 @@ candidates, a decision the file does not record (an empty schedule allows
 none), a recorded decision the run never reaches, or a changed preemption
 flag is divergence — the run is stopped there, never continued on another
 interleaving.
+  --service PATH  the user service the file was found against (default: the
+            module the file names, service.module)
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
@@ -41,7 +46,7 @@ export function readableTimeline(lines: readonly string[]): string[] {
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' } }, HELP, true);
+  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' }, service: { type: 'string' } }, HELP, true);
   if (typeof a === 'number') return a;
   const { values, positionals } = a;
   if (positionals.length !== 1) {
@@ -66,12 +71,23 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw e;
   }
+  let service: ServiceDefinition | undefined;
+  const modulePath = values.service ?? scenario.service.module;
+  if (values.service !== undefined && scenario.service.module === undefined) {
+    console.error(`retrysim replay: ${file} runs the built-in variant '${scenario.service.variant}', not a user service; drop --service`);
+    return 2;
+  }
   let r;
   try {
-    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${file}` };
+    if (modulePath !== undefined) service = await loadService(modulePath);
+    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `--service ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
   } catch (e) {
+    if (e instanceof ServiceError) {
+      console.error(`retrysim replay: ${e.message}`);
+      return 2;
+    }
     if (e instanceof ReplayDivergenceError) {
       if (values.json) {
         console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
@@ -94,7 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     return m.ok ? 0 : 1;
   }
   console.log(`retrysim replay ${file}`);
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${scenario.service.variant}/${scenario.client.keySource}`);
+  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `service ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   if (values.trace) {
     console.log('\ntimeline:');
@@ -108,7 +124,7 @@ export async function run(argv: string[]): Promise<number> {
         `${a.reportId !== undefined ? ` report_id=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);
     }
   }
-  console.log(`\nreports held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(`\n${service ? 'effects' : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);

@@ -69,6 +69,21 @@ export interface HarnessOptions {
   maxAttempts?: number;
   /** Per-attempt timeout. Default 2000 ms. */
   timeoutMs?: number;
+  /** Where and how to send the operation. Default: the tracker's `POST /reports`. */
+  endpoint?: Endpoint;
+}
+
+/**
+ * How one logical operation goes on the wire: the tracker's `POST /reports`
+ * by default, or a user service's operation (see the service API).
+ */
+export interface Endpoint {
+  method: string;
+  path: string;
+  /** The request body of one operation. */
+  body(intent: ReportIntent): string;
+  /** The id a 2xx answer acknowledges, or undefined. */
+  resultId(body: string): number | undefined;
 }
 
 /**
@@ -87,7 +102,8 @@ export async function submitReport(
   const policy = opts.policy ?? bugReportHarnessPolicy;
   const maxAttempts = opts.maxAttempts ?? policy.maxAttempts;
   const timeoutMs = opts.timeoutMs ?? 2000;
-  const body = JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
+  const endpoint = opts.endpoint;
+  const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   let lastError = '';
   const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -96,8 +112,8 @@ export async function submitReport(
     if (key !== undefined) headers['idempotency-key'] = key;
     if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
     const startMs = env.now();
-    const wire = await transport.send({ method: 'POST', path: '/reports', headers, body }, timeoutMs);
-    const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now());
+    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
+    const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now(), endpoint?.resultId ?? parseReportId);
     log.push(rec);
     if (wire.kind === 'response') {
       if (wire.status >= 200 && wire.status < 300 && rec.reportId !== undefined) {
@@ -123,6 +139,7 @@ function record(
   title: string,
   startMs: number,
   endMs: number,
+  resultId: (body: string) => number | undefined,
 ): AttemptRecord {
   // Literals with the fields in one fixed order (not spreads of a base
   // object): cheaper to build, and every record has the same shape.
@@ -141,7 +158,7 @@ function record(
   };
   if (wire.headers['x-instance'] !== undefined) rec.instance = wire.headers['x-instance'];
   if (wire.status >= 200 && wire.status < 300) {
-    const id = parseReportId(wire.body);
+    const id = resultId(wire.body);
     if (id !== undefined) rec.reportId = id;
   }
   return rec;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +18,8 @@ export async function herdWorkerCode(): Promise<string | undefined> {
   const root = join(here, '..', '..');
   const cacheDir = join(root, 'node_modules', '.cache', 'retrysim');
   const manifestPath = join(cacheDir, 'herd-worker.json');
+  // The published build has no TypeScript sources to bundle: run in-process.
+  if (!existsSync(entry)) return undefined;
   try {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as { inputs: string[]; hash: string; code: string };
     if (hashInputs(root, m.inputs) === m.hash) return m.code;

@@ -4,8 +4,7 @@ import type { Prng } from '../random/prng.js';
 import { union, type Footprint } from '../sim/footprint.js';
 import { absNormal } from '../random/normal.js';
 import type { StepEnv, Deferred } from '../tracker/env.js';
-import type { TrackerInstance } from '../tracker/instance.js';
-import type { TrackerRequest } from '../tracker/messages.js';
+import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { Transport, WireOutcome } from '../harness/transport.js';
 
 /** Network knobs; the defaults mean a fast, loss-free link. */
@@ -30,6 +29,20 @@ export interface KillPlan {
 const RNG = 'net:rng';
 const ROUND_ROBIN = 'net:round-robin';
 const LOSE = 'net:lose-responses';
+/**
+ * What the network hosts: one server process of any service (a tracker
+ * instance, or a user's service through the service API).
+ */
+export interface HostedInstance {
+  /** Serves one request; the env supplies time and interleaving. */
+  handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse>;
+  /** A process restart after a kill: in-process memory is lost, the database is kept. */
+  restart(): void;
+  /** Effects in the database now, for the trace's `db: +1 report` lines; undefined: not traced. */
+  effectCount(): number | undefined;
+  /** What an effect is called in the trace. Default `report`. */
+  readonly effectNoun?: string;
+}
 
 /** One server process on the simulated network. */
 export class SimServer {
@@ -37,7 +50,7 @@ export class SimServer {
   kills = 0;
   /** In-flight request tasks and the replies their clients wait for. */
   readonly inflight = new Map<Task<unknown>, (o: WireOutcome) => void>();
-  constructor(readonly index: number, readonly instance: TrackerInstance) {}
+  constructor(readonly index: number, readonly instance: HostedInstance) {}
 }
 
 /**
@@ -183,7 +196,8 @@ export class SimNetwork {
 class SimStepEnv implements StepEnv {
   private readonly k: Kernel;
   /** Reports in the database when this request last resumed. */
-  private mark: number;
+  private mark: number | undefined;
+  private readonly noun: string;
 
   constructor(
     private readonly net: SimNetwork,
@@ -192,7 +206,8 @@ class SimStepEnv implements StepEnv {
     private readonly name: string,
   ) {
     this.k = net.kernel;
-    this.mark = server.instance.store.countReports();
+    this.mark = server.instance.effectCount();
+    this.noun = server.instance.effectNoun ?? 'report';
   }
 
   now(): number {
@@ -205,13 +220,15 @@ class SimStepEnv implements StepEnv {
    * await), so the change in the report count is this request's own.
    */
   settleDb(): void {
-    const n = this.server.instance.store.countReports();
-    if (n !== this.mark) this.k.log(this.name, `db: ${n > this.mark ? '+' : ''}${n - this.mark} report${Math.abs(n - this.mark) === 1 ? '' : 's'}`);
+    const n = this.server.instance.effectCount();
+    if (n !== undefined && this.mark !== undefined && n !== this.mark) {
+      this.k.log(this.name, `db: ${n > this.mark ? '+' : ''}${n - this.mark} ${this.noun}${Math.abs(n - this.mark) === 1 ? '' : 's'}`);
+    }
     this.mark = n;
   }
 
   private resumed(): void {
-    this.mark = this.server.instance.store.countReports();
+    this.mark = this.server.instance.effectCount();
   }
 
   async step(label: string, footprint?: Footprint): Promise<void> {

@@ -30,11 +30,23 @@ export type FaultKind =
    */
   | 'leaseRace'
   /** A pause may end in a crash: the stale holder's clean-up runs after another request took the key over. */
-  | 'crashTakeover';
+  | 'crashTakeover'
+  /** User services: after a success, the same key once more with a different body (it must be refused: invariant key-reuse). */
+  | 'keyReuseProbe';
+
+/** A user service to generate scenarios for (instead of a built-in variant): its module and declared points. */
+export interface GenService {
+  module: string;
+  steps: readonly string[];
+  crashPoints: readonly string[];
+}
 
 /** What to generate. */
 export interface ScenarioGenOptions {
+  /** A built-in variant; ignored when `service` is given. */
   variant: Variant;
+  /** A user service: its steps and crash points are where pauses, slowness, kills and crashes strike. */
+  service?: GenService;
   keySource: KeySource;
   /** Which faults may appear. */
   faults: readonly FaultKind[];
@@ -84,7 +96,8 @@ function maybe<T>(enabled: boolean, arb: fc.Arbitrary<T>): fc.Arbitrary<T | unde
  */
 export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<GeneratedCase> {
   const has = (k: FaultKind) => o.faults.includes(k);
-  const steps = STEP_LABELS[o.variant];
+  const steps = o.service ? o.service.steps : STEP_LABELS[o.variant];
+  const crashPoints = o.service?.crashPoints ?? [];
   // An array (not a chained count) so fast-check shrinks by dropping operations.
   const ops = fc.array(
     fc.record({
@@ -144,6 +157,10 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       restartAfterMs: fc.nat({ max: 3000 }),
     })),
     resubmits: has('modelNewId') || has('modelReword') ? fc.integer({ min: 0, max: 1 }) : fc.constant(0),
+    // User services only: which declared crash point and step the crash and slow faults strike.
+    crashAt: o.service && crashPoints.length > 0 ? fc.constantFrom(...crashPoints) : fc.constant(undefined),
+    slowAtStep: o.service ? fc.constantFrom(...steps) : fc.constant(undefined),
+    keyReuseProbe: has('keyReuseProbe') ? fc.boolean() : fc.constant(false),
     choices: fc.array(fc.nat({ max: 7 }), { maxLength: o.choicesMax ?? 40 }),
     extra: fc.record({ sameTitles, keyReuse, leaseRace }),
   }).map((g) => {
@@ -174,21 +191,24 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     }
     const input: ScenarioInput = {
       format: SCENARIO_FORMAT,
-      name: `generated ${o.variant}/${o.keySource}`,
+      name: `generated ${o.service ? o.service.module : o.variant}/${o.keySource}`,
       description: '',
       seed: g.seed,
-      service: {
-        variant: o.variant,
-        instances: g.instances,
-        leaseMs,
-        allowUnsafeLease: true,
-        clockOffsetMs: g.clockOffsetMs.slice(0, g.instances),
-      },
+      service: o.service
+        ? { module: o.service.module, instances: g.instances, clockOffsetMs: g.clockOffsetMs.slice(0, g.instances) }
+        : {
+          variant: o.variant,
+          instances: g.instances,
+          leaseMs,
+          allowUnsafeLease: true,
+          clockOffsetMs: g.clockOffsetMs.slice(0, g.instances),
+        },
       client: {
         keySource: o.keySource,
         maxAttempts,
         timeoutMs,
         model: { resubmits: g.resubmits, reword: has('modelReword') && g.resubmits > 0 },
+        ...(g.keyReuseProbe ? { keyReuseProbe: true } : {}),
       },
       network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses },
       faults: {
@@ -197,6 +217,8 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         slowMs,
         ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : pause } : {}),
         ...(g.kill ? { kill: { instance: 0, ...g.kill } } : {}),
+        ...(g.crashAt !== undefined && g.crashMidRequest > 0 ? { crashAt: g.crashAt } : {}),
+        ...(g.slowAtStep !== undefined && g.slowMs > 0 ? { slowAtStep: g.slowAtStep } : {}),
       },
       operations: ops,
       expect: {},
@@ -224,7 +246,7 @@ export function scenarioSize(s: Scenario, attempts: number): {
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +
-      s.network.loseResponses + s.client.model.resubmits,
+      s.network.loseResponses + s.client.model.resubmits + (s.client.keyReuseProbe ? 1 : 0),
     instances: s.service.instances,
     attempts,
   };

@@ -15,6 +15,8 @@ import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
 import { ObservedTrace, observedTransport, type RunObserver } from './observe.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { runServiceScenario, serviceFor } from '../service/run.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -44,6 +46,11 @@ export interface RunOptions {
    * run uses the plain trace and transports, so this costs nothing when off.
    */
   observe?: RunObserver;
+  /**
+   * The user service to host when the scenario names a module (default: the
+   * one loaded from that module path, see `loadService`).
+   */
+  service?: ServiceDefinition;
 }
 
 /** Everything a run produced. */
@@ -84,6 +91,7 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
  * the checkers' verdicts, the schedule that was taken and the trace hash.
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
+  if (s.service.module !== undefined) return runServiceScenario(s, serviceFor(s, opts.service), opts);
   const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
   const store = opts.store ?? openStore(':memory:');
   const obs = opts.observe;

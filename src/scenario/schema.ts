@@ -64,7 +64,10 @@ export const scenarioSchema = z.strictObject({
   description: z.string().default(''),
   seed: z.number().int().refine(Number.isSafeInteger, 'seed must be a safe integer'),
   service: z.strictObject({
-    variant: z.enum(VARIANTS as [string, ...string[]]),
+    /** A built-in tracker variant... */
+    variant: z.enum(VARIANTS as [string, ...string[]]).optional(),
+    /** ...or a user's service module (path as given to `--service`), loaded through the service API. */
+    module: z.string().min(1).optional(),
     instances: z.number().int().min(1).max(8).default(1),
     leaseMs: ms.default(5000),
     /** Build a deliberately unsafe lease (scenario 6). */
@@ -72,7 +75,7 @@ export const scenarioSchema = z.strictObject({
     completedTtlMs: ms.optional(),
     /** Per-instance clock skew, ms (index = instance). */
     clockOffsetMs: z.array(z.number().finite()).max(8).default([]),
-  }),
+  }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' }),
   client: z.strictObject({
     keySource: z.enum(KEY_SOURCES as [string, ...string[]]),
     policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),
@@ -82,6 +85,8 @@ export const scenarioSchema = z.strictObject({
       resubmits: z.number().int().min(0).max(5).default(0),
       reword: z.boolean().default(false),
     }).default({ resubmits: 0, reword: false }),
+    /** After a success, send the same key once more with a different body: it must be refused without effect. */
+    keyReuseProbe: z.boolean().optional(),
   }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
@@ -96,6 +101,10 @@ export const scenarioSchema = z.strictObject({
     slowMs: ms.default(0),
     /** `thenCrash`: the stalled request crashes at the crash point when it resumes. */
     pause: z.strictObject({ atStep: z.string().min(1), ms, count: count.default(1), thenCrash: z.boolean().optional() }).optional(),
+    /** User services: the crash point the crashMidRequest counter fires at (default: the first one reached). */
+    crashAt: z.string().min(1).optional(),
+    /** User services: the step after which slowMs applies (default: the service's first step). */
+    slowAtStep: z.string().min(1).optional(),
     kill: kill.optional(),
   }).default({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 }),
   operations: z.array(operation).min(1).max(16),
@@ -108,7 +117,7 @@ export const scenarioSchema = z.strictObject({
     /** Reports the server holds per operation id at the end. */
     reports: z.record(z.string(), count).optional(),
     /** Invariants expected to be violated (empty: all hold). */
-    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress'])).default([]),
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse'])).default([]),
   }),
 });
 
@@ -119,4 +128,4 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
 /** Every invariant name, in SPEC order. */
-export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress'];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse'];

@@ -1,6 +1,6 @@
 import { NAMED_POLICIES } from '../backoff/policies.js';
 import { runOperation, type OperationResult } from '../harness/model-layer.js';
-import type { AttemptRecord, ClientEnv, HarnessResult } from '../harness/client.js';
+import type { AttemptRecord, ClientEnv, Endpoint, HarnessResult, ReportIntent } from '../harness/client.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Transport } from '../harness/transport.js';
 import type { OperationEnd } from '../checkers/invariants.js';
@@ -25,7 +25,7 @@ export interface WorkerPlan {
  * plan per worker. Shared by the simulation and the real-mode runner so both
  * drive exactly the same client code with the same inputs.
  */
-export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: WorkerPlan[] } {
+export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: OperationEnd[]; workers: WorkerPlan[] } {
   const policy = NAMED_POLICIES[s.client.policy]!;
   const keySource = s.client.keySource as KeySource;
   const ends: OperationEnd[] = s.operations.map((op) => ({
@@ -64,16 +64,33 @@ export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: Worke
             () => `toolu_${keyOp.runId}_${round++}`,
             transport,
             env,
-            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
+            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs, ...(endpoint ? { endpoint } : {}) },
             s.client.model,
             log,
           );
           for (const a of log) end.attempts.push(a);
           end.results.push(res.final);
+          const key = log[log.length - 1]?.key;
+          if (s.client.keyReuseProbe && res.final.kind === 'success' && key !== undefined) {
+            (end.probes ??= []).push(await probeKeyReuse(transport, key, { ...intent, title: `${intent.title} (edited)` }, endpoint, s.client.timeoutMs));
+          }
           return res;
         },
       });
     }
   });
   return { ends, workers };
+}
+
+/**
+ * Sends one request with a key that already succeeded and a different body
+ * (the title edited), once, without retrying: the service must refuse it
+ * (SPEC §3: 422) and create nothing.
+ */
+async function probeKeyReuse(transport: Transport, key: string, intent: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key };
+  if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
+  const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
+  const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
+  return { key, outcome: wire.kind === 'response' ? wire.status : wire.reason };
 }

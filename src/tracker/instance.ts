@@ -109,6 +109,11 @@ export class TrackerInstance {
     return res;
   }
 
+  /** Reports in the database now (the simulated network traces their changes). */
+  effectCount(): number {
+    return this.store.countReports();
+  }
+
   /** A process restart: in-process memory (singleflight maps) is lost; SQLite data is kept. */
   restart(): void {
     this.strategy.restart();

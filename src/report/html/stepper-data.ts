@@ -81,7 +81,7 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     description: s.description,
     ...(source.file !== undefined ? { file: source.file } : {}),
     replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
-    variant: s.service.variant,
+    variant: s.service.variant ?? s.service.module ?? '',
     keySource: s.client.keySource,
     seed: s.seed,
     leaseMs: s.service.leaseMs,
@@ -261,7 +261,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     } else {
       const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
-      if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant)) {
+      if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
         const found = describeRow(row);
         const outcome = nextPhase(entries, i) ? 'pass' : 'stop';

@@ -1,0 +1,16 @@
+// This property FAILS, on purpose: the service checks the key in one
+// transaction and writes the payment in another. Run it to see retrysim's
+// shrunk counterexample and the command that replays it.
+import { expect } from 'vitest';
+import { test, serviceCases, runServiceCase, replayable } from 'retrysim/vitest';
+import service from './service.js';
+
+const module = new URL('./service.ts', import.meta.url);
+
+test.prop([serviceCases(service, { module })], { ...replayable(service, { module }), numRuns: 300, seed: 1 })(
+  'every order is charged exactly once, whatever is lost, slow, paused, killed or concurrent',
+  async (c) => {
+    const run = await runServiceCase(service, c);
+    expect(run.violations).toEqual([]);
+  },
+);

@@ -1,0 +1,71 @@
+/**
+ * The published package, as a user gets it: `npm pack`, then a fresh
+ * project with only its own package.json installs the tarball and runs the
+ * example properties, importing `retrysim` by name. Dependencies come from
+ * npm's cache when it has them (`--prefer-offline`), and better-sqlite3's
+ * native build is copied from this checkout instead of compiled again, so
+ * the test takes tens of seconds, not minutes.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+let dir: string;
+
+function run(cmd: string, args: string[], cwd = dir) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, timeout: 600_000 });
+  return { code: r.status, out: `${r.stdout}\n${r.stderr}` };
+}
+
+describe('the npm package', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'retrysim-pack-'));
+    // prepack builds dist/ (tsc), so the tarball runs on plain Node.
+    const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const tarball = join(dir, packed[0]!.filename);
+    const files = packed[0]!.files.map((f) => f.path);
+    expect(files).toContain('dist/index.js');
+    expect(files.some((f) => f.startsWith('src/'))).toBe(false);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-payments', private: true, type: 'module' }));
+    const i = run(npm, ['install', tarball, 'vitest@4.1.12', '@fast-check/vitest@0.5.0', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund']);
+    expect(i.code, i.out).toBe(0);
+    // The native module: the same platform and Node, already compiled here.
+    cpSync(join(root, 'node_modules/better-sqlite3/build'), join(dir, 'node_modules/better-sqlite3/build'), { recursive: true });
+    for (const e of ['payments-check-then-insert', 'payments-atomic']) cpSync(join(root, 'examples', e), join(dir, 'examples', e), { recursive: true });
+  }, 600_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exports the library by name, with types, and no TypeScript at run time', () => {
+    const r = run(process.execPath, ['-e', "import('retrysim').then((m) => console.log(['runScenario', 'loadService', 'Kernel', 'scenarioArbitrary', 'checkServiceInvariants'].map((n) => typeof m[n]).join(',')))"]);
+    expect(r.out.trim()).toBe('function,function,function,function,function');
+    expect(existsSync(join(dir, 'node_modules/retrysim/dist/index.d.ts'))).toBe(true);
+    expect(existsSync(join(dir, 'node_modules/retrysim/dist/vitest.d.ts'))).toBe(true);
+  });
+
+  it('a property over check-then-insert fails with a minimised counterexample that the installed CLI replays', () => {
+    const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/payments-check-then-insert']);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/Property failed after \d+ tests/);
+    expect(r.out).toMatch(/Shrunk \d+ time/);
+    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 2 worker(s), 0 fault(s), 1 preemption(s)): exactly-one');
+    const file = readdirSync(join(dir, 'scenarios/found')).find((f) => f.startsWith('payments-check-then-insert-exactly-one-'));
+    expect(file).toBeDefined();
+    const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', '--service', 'examples/payments-check-then-insert/service.ts', `scenarios/found/${file}`]);
+    expect(replay.code, replay.out).toBe(0);
+    expect(replay.out).toContain('exactly-one (op1): 2 effects (ids 1, 2) for one logical operation');
+    expect(replay.out).toContain('expect: met');
+  });
+
+  it('the same property over the atomic claim holds', () => {
+    const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/payments-atomic']);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/1 passed/);
+  });
+});

@@ -1,0 +1,93 @@
+import Database from 'better-sqlite3';
+import { describeThrow, ServiceError } from './errors.js';
+import type { ServiceDb, ServiceDefinition } from './definition.js';
+import { checkTables, tablesOf } from './validate.js';
+
+/**
+ * A service's database for simulation: one in-memory connection per
+ * definition, set up once and emptied between runs (reopening SQLite and
+ * re-running the user's setup per scenario would cost more than the run).
+ */
+export class ServiceDatabase {
+  readonly db: ServiceDb;
+  private readonly clears: Array<() => void>;
+  private readonly schemaVersion: () => number;
+  private readonly totalChanges: () => number;
+  private version: number;
+
+  constructor(
+    readonly def: ServiceDefinition,
+    path = ':memory:',
+  ) {
+    this.db = new Database(path);
+    if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
+    try {
+      def.setup(this.db);
+    } catch (e) {
+      this.db.close();
+      throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
+    }
+    try {
+      checkTables(def, this.db);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
+    this.clears = def.tables.map((t) => {
+      const st = this.db.prepare(`DELETE FROM "${t.replaceAll('"', '""')}"`);
+      return () => void st.run();
+    });
+    const hasSequence = this.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck();
+    this.clears.push(() => {
+      // AUTOINCREMENT tables keep their counters here; ids restart at 1 per run.
+      if ((hasSequence.get() as number) > 0) this.db.exec('DELETE FROM sqlite_sequence');
+    });
+    const sv = this.db.prepare('PRAGMA schema_version').pluck();
+    this.schemaVersion = () => sv.get() as number;
+    const tc = this.db.prepare('SELECT total_changes()').pluck();
+    this.totalChanges = () => tc.get() as number;
+    this.version = this.schemaVersion();
+  }
+
+  /** Rows written by this connection so far (committed or not): a request that moved it wrote something. */
+  changes(): number {
+    return this.totalChanges();
+  }
+
+  /** Empties every declared table, so the next run starts from the state setup left. */
+  reset(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK'); // a run stopped inside a transaction (a kill)
+    for (const c of this.clears) c();
+  }
+
+  /**
+   * After a request: if the schema changed (a CREATE at run time), refuse
+   * tables that were not declared, naming the request that made them.
+   */
+  checkSchema(request: string): void {
+    const v = this.schemaVersion();
+    if (v === this.version) return;
+    this.version = v;
+    const extra = tablesOf(this.db).filter((t) => !this.def.tables.includes(t));
+    if (extra.length > 0) {
+      throw new ServiceError(this.def.name, `writes outside its declared tables: request ${request} created ${extra.map((t) => `'${t}'`).join(', ')}, not in tables [${this.def.tables.join(', ')}]`);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+const cache = new WeakMap<ServiceDefinition, ServiceDatabase>();
+
+/** The cached in-memory database of a definition, emptied and ready for a run. */
+export function simDatabase(def: ServiceDefinition): ServiceDatabase {
+  let d = cache.get(def);
+  if (d === undefined) {
+    d = new ServiceDatabase(def);
+    cache.set(def, d);
+  }
+  d.reset();
+  return d;
+}

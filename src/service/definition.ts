@@ -1,0 +1,135 @@
+/**
+ * The service API: how a user describes their own idempotent endpoint so
+ * that retrysim can host it on the simulated network (and for real), run the
+ * standard fault space against it and judge its effects. A service is one
+ * module whose default export is a {@link ServiceDefinition}; it needs no
+ * runtime import from retrysim (`import type` is enough), so it loads the
+ * same way from a checkout, an installed package or a test file.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Deferred } from '../tracker/env.js';
+
+/** A better-sqlite3 connection (the service's own database). */
+export type ServiceDb = BetterSqlite3.Database;
+
+/** One HTTP request as the service sees it. Header names are lower-case. */
+export interface ServiceRequest {
+  method: string;
+  /** Path with optional query string. */
+  path: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The body text (JSON for the built-in client). */
+  body: string;
+}
+
+/** One HTTP response. */
+export interface ServiceResponse {
+  status: number;
+  /** Response headers; undefined values are left out. `idempotent-replay: true` marks a stored answer. */
+  headers?: Record<string, string | undefined>;
+  body: string;
+}
+
+/**
+ * What a handler may use besides its arguments. Time, interleaving and
+ * crashes come from here, so the same handler runs in simulation (virtual
+ * time, the scheduler deciding at every step) and for real.
+ */
+export interface ServiceSim<M = unknown> {
+  /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
+  now(): number;
+  /**
+   * An interleaving point: other requests may run here, and the pause, slow
+   * and kill faults fire here. `label` must be one of the definition's
+   * `steps`. Put one between every two transactions; never inside one.
+   */
+  step(label: string): Promise<void>;
+  /** Waits `ms` of (virtual) time. */
+  sleep(ms: number): Promise<void>;
+  /** A promise the scheduler knows about (e.g. for single-flight: losers await the winner). */
+  defer<T>(): Deferred<T>;
+  /**
+   * A named crash point (one of the definition's `crashPoints`): throws when
+   * the crash fault is armed for it, and the host answers 500 — as a real
+   * framework turns an uncaught exception into one. Run your cleanup in a
+   * `catch`/`finally` as you would for any exception.
+   */
+  crashPoint(label: string): void;
+  /** The service's database (shared by every instance; survives kill/restart). */
+  readonly db: ServiceDb;
+  /** This instance's in-process memory (from `memory()`); lost on kill/restart. */
+  readonly memory: M;
+  /** This instance's name (`s0`, `s1`, ...). */
+  readonly instance: string;
+}
+
+/** The business content of one logical operation, as the built-in client sends it. */
+export interface OperationIntent {
+  /** The operation's identity, unique per tenant (an order id, a run id). */
+  runId: string;
+  /** Free text the body may use (a module, a product). */
+  module: string;
+  /** Free text the body may use. The key-reuse probe changes it: the body must depend on it. */
+  title: string;
+  steps: string;
+  /** Tenant, sent as header `x-tenant` (default `default`). */
+  tenant: string;
+}
+
+/** Which logical operation an effect belongs to. */
+export interface EffectOwner {
+  runId: string;
+  tenant: string;
+}
+
+/**
+ * A user service. Everything the framework needs to host it, generate its
+ * fault space and judge it; the framework keeps no other way in.
+ *
+ * @example
+ * import type { ServiceDefinition } from 'retrysim';
+ * export default {
+ *   name: 'payments',
+ *   tables: ['payments'],
+ *   setup: (db) => db.exec('CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id TEXT, tenant TEXT)'),
+ *   steps: ['insert'],
+ *   operation: { path: '/payments', body: (op) => JSON.stringify({ order_id: op.runId }) },
+ *   effects: { of: (db, op) => db.prepare('SELECT id FROM payments WHERE order_id = ? AND tenant = ?').pluck().all(op.runId, op.tenant) as number[] },
+ *   async handle(req, sim) { await sim.step('insert'); ... },
+ * } satisfies ServiceDefinition;
+ */
+export interface ServiceDefinition<M = unknown> {
+  /** Short name for messages and file names (letters, digits, `_`, `-`). */
+  name: string;
+  /** The tables the service owns; `setup` must create exactly these. */
+  tables: readonly string[];
+  /** Creates the schema on a fresh database. Runs once per database, never per request. */
+  setup(db: ServiceDb): void;
+  /** Every label the handler passes to `sim.step`, in the order a request reaches them. */
+  steps: readonly string[];
+  /** Every label the handler passes to `sim.crashPoint`. Default: none. */
+  crashPoints?: readonly string[];
+  /** Builds the in-process memory of one instance, at start and after every restart. Default: `{}`. */
+  memory?: () => M;
+  /** Serves one request. Expected failures (409, 422) are responses; a throw is a bug in the service. */
+  handle(req: ServiceRequest, sim: ServiceSim<M>): Promise<ServiceResponse>;
+  /** The logical operation the built-in client performs against the service. */
+  operation: {
+    /** Default `POST`. */
+    method?: string;
+    path: string;
+    /** The request body of one logical operation (must depend on `runId` and `title`). */
+    body(op: OperationIntent): string;
+    /** The id of the effect a 2xx answer acknowledges. Default: the JSON body's `id` field when it is a number. */
+    resultId?(body: string): number | undefined;
+  };
+  /** How to count effects: the checkers judge a run by these and nothing else. */
+  effects: {
+    /** Ids of the effects of one logical operation (e.g. the rows of your table for this order). */
+    of(db: ServiceDb, op: EffectOwner): number[];
+    /** Which operation an effect id belongs to, or undefined when no effect has it (judges "acknowledged ids exist"). */
+    owner?(db: ServiceDb, id: number): EffectOwner | undefined;
+    /** How many effects exist in all (for the trace's `db: +1 effect` lines). Default: not traced. */
+    total?(db: ServiceDb): number;
+  };
+}

@@ -1,0 +1,200 @@
+import type { Deferred, StepEnv } from '../tracker/env.js';
+import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/faults.js';
+import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
+import type { HostedInstance } from '../net/sim-network.js';
+import type { ServiceDatabase } from './db.js';
+import type { ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
+import { describeThrow, ServiceError } from './errors.js';
+
+/** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
+export interface HostFaults extends FaultOptions {
+  /** The crash point the crash counter fires at; undefined: the first declared crash point a request reaches. */
+  crashAt?: string;
+  /** The step after which a request sleeps `slowMs`; default the definition's first step. */
+  slowAtStep?: string;
+}
+
+/**
+ * The request now running on any hosted instance. Only one request runs at a
+ * time (the kernel runs one task at a time), so whoever waits on a deferred
+ * is the request that was running when `wait()` was called.
+ */
+let running: HostSim | undefined;
+
+/**
+ * One process of a user's service on the simulated network: the same
+ * hosting the tracker gets (per-request env, kill/restart, fault counters),
+ * through the public {@link ServiceDefinition} only.
+ */
+export class ServiceHost implements HostedInstance {
+  readonly faults: HostFaults;
+  readonly effectNoun = 'effect';
+  memory: unknown;
+  restarts = 0;
+  private readonly total: (() => number) | undefined;
+
+  constructor(
+    readonly def: ServiceDefinition,
+    readonly sdb: ServiceDatabase,
+    readonly name: string,
+    faults: Partial<HostFaults> = {},
+  ) {
+    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, slowAtStep: faults.slowAtStep };
+    for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
+      if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
+    }
+    this.memory = this.freshMemory();
+    const t = def.effects.total;
+    this.total = t === undefined ? undefined : () => t(sdb.db);
+  }
+
+  private freshMemory(): unknown {
+    if (this.def.memory === undefined) return {};
+    try {
+      return this.def.memory();
+    } catch (e) {
+      throw new ServiceError(this.def.name, `memory() threw ${describeThrow(e)}`);
+    }
+  }
+
+  effectCount(): number | undefined {
+    return this.total?.();
+  }
+
+  restart(): void {
+    this.memory = this.freshMemory();
+    this.restarts++;
+  }
+
+  async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
+    const sim = new HostSim(this, env, req);
+    const what = `${req.method} ${req.path}`;
+    let res: ServiceResponse;
+    try {
+      sim.resume();
+      res = await this.def.handle(req as ServiceRequest, sim);
+      sim.suspend();
+    } catch (e) {
+      sim.suspend();
+      if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
+      if (e instanceof CrashFault) return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${e.message}` }) };
+      if (e instanceof ServiceError) throw e;
+      throw new ServiceError(this.def.name, `handle threw ${describeThrow(e)} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}; a service answers expected failures with a status, it does not throw`);
+    }
+    this.sdb.checkSchema(what);
+    if (this.sdb.db.inTransaction) throw new ServiceError(this.def.name, `handle returned from ${what} with a transaction still open; commit or roll back before answering`);
+    const out = checkResponse(this.def.name, what, res);
+    out.headers['x-instance'] = this.name;
+    // Only an answer that committed something can be "lost after commit".
+    if (out.status >= 200 && out.status < 300 && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) out.dropConnection = true;
+    return out;
+  }
+}
+
+function checkResponse(service: string, what: string, res: unknown): TrackerResponse {
+  const r = res as Partial<ServiceResponse> | undefined;
+  const bad = (why: string) => new ServiceError(service, `handle answered ${what} with ${why}; return { status, headers?, body }`);
+  if (typeof r !== 'object' || r === null) throw bad(String(res));
+  if (!Number.isInteger(r.status) || r.status! < 100 || r.status! > 599) throw bad(`status ${JSON.stringify(r.status)}`);
+  if (typeof r.body !== 'string') throw bad(`a body of type ${typeof r.body} (it must be a string)`);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers ?? {})) {
+    if (v === undefined) continue;
+    if (typeof v !== 'string') throw bad(`header '${k}' of type ${typeof v}`);
+    headers[k.toLowerCase()] = v;
+  }
+  const out: TrackerResponse = { status: r.status!, headers, body: r.body };
+  if (headers['idempotent-replay'] === 'true') out.replay = true;
+  return out;
+}
+
+/** The {@link ServiceSim} of one request. */
+class HostSim implements ServiceSim<unknown> {
+  /** Rows this request wrote (SQLite's change counter, counted while it ran). */
+  wrote = 0;
+  lastStep: string | undefined;
+  private mark = 0;
+
+  constructor(
+    private readonly host: ServiceHost,
+    private readonly env: StepEnv,
+    private readonly req: TrackerRequest,
+  ) {}
+
+  get db() {
+    return this.host.sdb.db;
+  }
+
+  get memory() {
+    return this.host.memory;
+  }
+
+  get instance() {
+    return this.host.name;
+  }
+
+  /** @internal This request runs again: changes from now on are its own. */
+  resume(): void {
+    running = this;
+    this.mark = this.host.sdb.changes();
+  }
+
+  /** @internal This request is about to wait: count what it wrote since it resumed. */
+  suspend(): void {
+    this.wrote += this.host.sdb.changes() - this.mark;
+    if (running === this) running = undefined;
+  }
+
+  now(): number {
+    return this.env.now() + this.host.faults.clockOffsetMs;
+  }
+
+  async step(label: string): Promise<void> {
+    const def = this.host.def;
+    if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
+    if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
+    this.lastStep = label;
+    this.suspend();
+    await this.env.step(label);
+    const f = this.host.faults;
+    const p = f.pause;
+    if (p && p.count > 0 && p.atStep === label) {
+      p.count -= 1;
+      await this.env.sleep(p.ms);
+    }
+    if (f.slowMs > 0 && label === (f.slowAtStep ?? def.steps[0])) await this.env.sleep(f.slowMs);
+    this.resume();
+  }
+
+  async sleep(ms: number): Promise<void> {
+    if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
+    this.suspend();
+    await this.env.sleep(ms);
+    this.resume();
+  }
+
+  defer<T>(): Deferred<T> {
+    const d = this.env.defer<T>();
+    return {
+      resolve: (v) => d.resolve(v),
+      reject: (e) => d.reject(e),
+      wait: async () => {
+        // The waiter is the request running now, not necessarily the one that made this.
+        const me = running;
+        me?.suspend();
+        try {
+          return await d.wait();
+        } finally {
+          me?.resume();
+        }
+      },
+    };
+  }
+
+  crashPoint(label: string): void {
+    const def = this.host.def;
+    if (!(def.crashPoints ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.crashPoint('${label}'), which is not declared in crashPoints [${(def.crashPoints ?? []).join(', ')}]`);
+    const f = this.host.faults;
+    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) throw new CrashFault(label);
+  }
+}

@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ServiceDefinition } from './definition.js';
+import { describeThrow, ServiceError } from './errors.js';
+import { registerService } from './registry.js';
+import { validateDefinition } from './validate.js';
+
+const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+/**
+ * Loads a user's service module (TypeScript through tsx's ESM API, no build
+ * step; JavaScript with a plain import), checks its default export (or a
+ * named `service` export) is a {@link ServiceDefinition}, and files it under
+ * its path so scenarios that name the module find it. Every problem is a
+ * {@link ServiceError} with one clear sentence.
+ */
+export async function loadService(path: string): Promise<ServiceDefinition> {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new ServiceError(path, `cannot load: no such file ${abs}`);
+  const url = pathToFileURL(abs).href;
+  let mod: Record<string, unknown>;
+  try {
+    if (TS.has(extname(abs))) {
+      const { tsImport } = await import('tsx/esm/api');
+      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    } else {
+      mod = (await import(url)) as Record<string, unknown>;
+    }
+  } catch (e) {
+    throw new ServiceError(path, `cannot load: ${describeThrow(e)}`);
+  }
+  const value = mod.default ?? mod.service;
+  if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default { name, tables, setup, steps, handle, operation, effects })`);
+  const def = validateDefinition(value, path);
+  registerService(path, def);
+  return def;
+}

@@ -1,0 +1,136 @@
+import { Kernel, type RunResult } from '../sim/kernel.js';
+import { Trace } from '../sim/trace.js';
+import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
+import { RandomChoice } from '../sim/choice/random.js';
+import { DeadlockError } from '../sim/errors.js';
+import { SimNetwork, SimServer } from '../net/sim-network.js';
+import { planWorkers } from '../scenario/workers.js';
+import type { RunOptions, ScenarioRun } from '../scenario/run.js';
+import type { Scenario } from '../scenario/schema.js';
+import type { Endpoint } from '../harness/client.js';
+import type { ServiceDefinition } from './definition.js';
+import { simDatabase } from './db.js';
+import { ServiceHost } from './host.js';
+import { checkServiceInvariants } from './check.js';
+import { describeThrow, ServiceError } from './errors.js';
+import { registeredService } from './registry.js';
+
+/** The built-in client's way to call a service's operation. */
+export function endpointOf(def: ServiceDefinition): Endpoint {
+  const op = def.operation;
+  const wrap = <A, R>(what: string, f: (a: A) => R) => (a: A): R => {
+    try {
+      return f(a);
+    } catch (e) {
+      throw new ServiceError(def.name, `operation.${what} threw ${describeThrow(e)}`);
+    }
+  };
+  return {
+    method: op.method ?? 'POST',
+    path: op.path,
+    body: wrap('body', (i) => {
+      const b = op.body({ runId: i.runId, module: i.module, title: i.title, steps: i.steps, tenant: i.tenant ?? 'default' });
+      if (typeof b !== 'string') throw new ServiceError(def.name, `operation.body must return the body text (a string), got ${typeof b}`);
+      return b;
+    }),
+    resultId: wrap('resultId', op.resultId ?? defaultResultId),
+  };
+}
+
+/** Default: a JSON body's numeric `id` field. */
+function defaultResultId(body: string): number | undefined {
+  try {
+    const v = JSON.parse(body) as { id?: unknown };
+    return typeof v.id === 'number' ? v.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The definition a scenario names: the one given, else the one loaded from its module path. */
+export function serviceFor(s: Scenario, given?: ServiceDefinition): ServiceDefinition {
+  if (given) return given;
+  const def = s.service.module === undefined ? undefined : registeredService(s.service.module);
+  if (def === undefined) throw new ServiceError(s.service.module ?? '?', `scenario '${s.name}' runs service module '${s.service.module}', which is not loaded; pass --service ${s.service.module}`);
+  return def;
+}
+
+/**
+ * Runs one scenario against a user's service: the same kernel, network,
+ * retrying client and fault space as the built-in tracker, hosted through
+ * the service API, judged by the service's declared effects. A problem in
+ * the service itself (a throw, a request that never answers, an undeclared
+ * step or table) is a {@link ServiceError} naming it.
+ */
+export async function runServiceScenario(s: Scenario, def: ServiceDefinition, opts: RunOptions = {}): Promise<ScenarioRun> {
+  const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+  const kernel = new Kernel({
+    seed: s.seed,
+    choices,
+    trace: new Trace(opts.keepTrace ?? false),
+    eventsMax: 200_000,
+    timeMsMax: 3_600_000,
+    replayHint: opts.replayHint ?? `retrysim replay --service ${s.service.module ?? def.name} <file> (scenario '${s.name}', seed ${s.seed})`,
+  });
+  const sdb = simDatabase(def);
+  const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, new ServiceHost(def, sdb, `s${i}`, {
+    // As for the tracker: counters arm instance 0, so a fault fires once.
+    loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
+    crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
+    crashAt: s.faults.crashAt,
+    slowMs: s.faults.slowMs,
+    slowAtStep: s.faults.slowAtStep,
+    pause: i === 0 ? s.faults.pause : undefined,
+    clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
+  })));
+  const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
+  const { ends, workers } = planWorkers(s, endpointOf(def));
+  for (const w of workers) {
+    const rng = kernel.fork(w.rngLabel);
+    kernel.spawn(w.name, async () => {
+      if (w.startMs > 0) await kernel.sleep(w.startMs);
+      const res = await w.run(net.transport(w.name), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
+      const f = res.final;
+      kernel.log(w.name, `result ${f.kind}`, f.kind === 'success' ? { id: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length } : { error: f.error, toolCalls: res.toolCalls.length });
+    });
+  }
+  let result: RunResult;
+  try {
+    result = await withForeignAwaitCheck(def, kernel, kernel.run());
+    if (choices instanceof ReplayChoice) choices.finish(result.choices);
+  } catch (e) {
+    if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+    if (e instanceof DeadlockError) {
+      const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
+      throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
+    }
+    throw e;
+  }
+  const verdict = checkServiceInvariants(def, sdb.db, ends);
+  // A user service is judged through its declared effects only; the recovery
+  // phase of invariant 5 (progress) is the built-in tracker's for now.
+  return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
+}
+
+/**
+ * A simulated run only ever waits on the kernel, so it completes within
+ * microtasks. If a macrotask gets to run before it does, a handler is
+ * awaiting something the simulation does not control (a real timer, real
+ * I/O, a promise nobody resolves) and the run would hang or go
+ * nondeterministic: stop it with a message naming the request.
+ */
+function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
+  let timer: NodeJS.Immediate | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setImmediate(() => { // real-time: allowed (orders host work after the run's microtasks; reads no time)
+      let who = 'a request';
+      try {
+        who = `request ${kernel.currentTask().name}`;
+      } catch {
+        // no task running: keep the generic wording
+      }
+      reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
+    });
+  });
+  return Promise.race([run, stuck]).finally(() => clearImmediate(timer));
+}

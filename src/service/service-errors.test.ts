@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseScenario } from '../scenario/load.js';
+import { runScenario } from '../scenario/run.js';
+import { ListChoice } from '../sim/choice/list.js';
+import type { ServiceDefinition } from './definition.js';
+import { ServiceError } from './errors.js';
+import { loadService } from './load.js';
+import * as broken from './fixtures/broken.js';
+
+function scenario(def: ServiceDefinition) {
+  return parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'x', seed: 1, service: { module: def.name },
+    client: { keySource: 'tool_call' }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't' }], expect: {},
+  }));
+}
+
+async function problem(def: ServiceDefinition): Promise<string> {
+  try {
+    await runScenario(scenario(def), { service: def, choices: new ListChoice([]) });
+  } catch (e) {
+    expect(e).toBeInstanceOf(ServiceError);
+    return (e as Error).message;
+  }
+  return 'no error';
+}
+
+describe('a broken user service gets one clear sentence naming the problem', () => {
+  it('a correct service runs (the fixtures differ from it by one mistake each)', async () => {
+    const r = await runScenario(scenario(broken.fine), { service: broken.fine, choices: new ListChoice([]) });
+    expect(r.violations).toEqual([]);
+    expect(r.reports).toEqual({ op1: 1 });
+  });
+
+  it('a handler that throws: the exception, where in the user code, and the request', async () => {
+    const m = await problem(broken.throws);
+    expect(m).toMatch(/^service 'throws': handle threw TypeError: Cannot read properties of undefined \(reading 'id'\) \(at .*broken\.ts:\d+:\d+\)\)? while serving POST \/items after step 'write'/);
+  });
+
+  it('a handler that awaits a real timer never answers on virtual time', async () => {
+    expect(await problem(broken.realTimer)).toMatch(/^service 'real-timer': never answered request s0\/op1\.w0#1: the handler awaited something outside the simulation/);
+  });
+
+  it('a handler that waits on a deferred nobody resolves', async () => {
+    expect(await problem(broken.neverResolves)).toMatch(/^service 'never-resolves': never answered requests s0\/op1\.w0#1, s0\/op1\.w0#2, .*: the handler waits on a sim\.defer\(\) that nothing resolves/);
+  });
+
+  it('a step that is not declared', async () => {
+    expect(await problem(broken.undeclaredStep)).toBe("service 'undeclared-step': handle called sim.step('validate'), which is not declared in steps [write]; declare every interleaving point");
+  });
+
+  it('a table outside the declared ones, at setup or at run time', async () => {
+    expect(await problem(broken.extraTable)).toMatch(/^service 'extra-table': writes outside its declared tables: setup created 'audit'/);
+    expect(await problem(broken.createsTable)).toMatch(/^service 'creates-table': writes outside its declared tables: request POST \/items created 'audit'/);
+  });
+
+  it('a step inside an open transaction, and an answer that is not { status, body: string }', async () => {
+    expect(await problem(broken.stepInTransaction)).toMatch(/sim\.step\('write'\) was called inside an open transaction/);
+    expect(await problem(broken.badAnswer)).toMatch(/handle answered POST \/items with a body of type object \(it must be a string\)/);
+  });
+
+  it('a module that is not a service: the missing field, by path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-'));
+    const f = join(dir, 'svc.mjs');
+    writeFileSync(f, "export default { name: 'half', tables: ['t'], setup() {}, handle() {}, operation: { path: '/x', body() {} }, effects: { of() {} } };");
+    await expect(loadService(f)).rejects.toThrow(`service 'half': ${f}: steps: `);
+    await expect(loadService(join(dir, 'missing.ts'))).rejects.toThrow(/cannot load: no such file/);
+    writeFileSync(join(dir, 'syntax.ts'), 'export default {');
+    await expect(loadService(join(dir, 'syntax.ts'))).rejects.toThrow(/cannot load: /);
+  });
+});
