@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * A worker thread's code as one CommonJS file, so the thread starts as fast
@@ -15,9 +16,11 @@ import { join, relative } from 'node:path';
 export async function workerBundle(root: string, name: string, entry: string): Promise<string | undefined> {
   const cacheDir = join(root, 'node_modules', '.cache', 'retrysim');
   const manifestPath = join(cacheDir, `${name}.json`);
+  // This builder is always an input: a change to how the bundle is made rebuilds it.
+  const builder = relative(root, fileURLToPath(import.meta.url));
   try {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as { inputs: string[]; hash: string; file: string };
-    if (hashInputs(root, m.inputs) === m.hash) return join(cacheDir, m.file);
+    if (m.inputs.includes(builder) && hashInputs(root, m.inputs) === m.hash) return join(cacheDir, m.file);
   } catch {
     // no cache yet, or an input is gone: build
   }
@@ -28,11 +31,22 @@ export async function workerBundle(root: string, name: string, entry: string): P
     return undefined;
   }
   try {
-    const r = esbuild.buildSync({
+    // import.meta.url becomes each source file's own URL (CommonJS has no
+    // import.meta), so code that finds files next to itself works as under tsx.
+    const metaUrl: import('esbuild').Plugin = {
+      name: 'retrysim-import-meta-url',
+      setup(b) {
+        b.onLoad({ filter: /\.[cm]?ts$/ }, (args) => ({
+          contents: readFileSync(args.path, 'utf8').replaceAll(META_URL, JSON.stringify(pathToFileURL(args.path).href)),
+          loader: 'ts',
+        }));
+      },
+    };
+    const r = await esbuild.build({
       entryPoints: [entry], bundle: true, format: 'cjs', platform: 'node', target: 'node20',
-      packages: 'external', write: false, metafile: true, absWorkingDir: root, logLevel: 'silent',
+      packages: 'external', write: false, metafile: true, absWorkingDir: root, logLevel: 'silent', plugins: [metaUrl],
     });
-    const inputs = Object.keys(r.metafile.inputs).sort();
+    const inputs = [...new Set([...Object.keys(r.metafile.inputs), builder])].sort();
     const hash = hashInputs(root, inputs);
     const file = `${name}-${hash.slice(0, 16)}.cjs`;
     mkdirSync(cacheDir, { recursive: true });
@@ -45,6 +59,12 @@ export async function workerBundle(root: string, name: string, entry: string): P
     return undefined; // read-only checkout or a build problem: the caller falls back to tsx
   }
 }
+
+/**
+ * The expression to replace, spelled so that it does not appear literally in
+ * this file: the CLI's own bundler rewrites every literal occurrence.
+ */
+const META_URL = ['import', 'meta', 'url'].join('.');
 
 function hashInputs(root: string, inputs: string[]): string {
   const h = createHash('sha256');

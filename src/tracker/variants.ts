@@ -63,6 +63,6 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
 };
 
 /** True for the variants whose correctness depends on a lease. */
-export function usesLease(variant: Variant): boolean {
-  return variant.startsWith('key_atomic');
+export function usesLease(variant: Variant | undefined): boolean {
+  return variant !== undefined && variant.startsWith('key_atomic');
 }
