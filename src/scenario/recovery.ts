@@ -82,7 +82,8 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
   const kernel = new Kernel({
     seed: s.seed,
     choices: new ListChoice([]),
-    trace: new Trace(r.keepTrace),
+    // Only a kept trace is worth building: nothing reads the recovery phase's hash.
+    trace: r.keepTrace ? new Trace(true) : false,
     eventsMax: 200_000,
     timeMsMax: startMs + budgetMs + 3_600_000,
     replayHint: `retrysim replay <file> (scenario '${s.name}', recovery phase, seed ${s.seed})`,
