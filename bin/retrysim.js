@@ -32,6 +32,9 @@ const EXTRA_INPUTS = ['bin/retrysim.js', 'package.json', 'tsconfig.json'];
 
 function hashInputs(inputs) {
   const h = createHash('sha256');
+  // The bundle bakes in absolute file URLs (import.meta.url, worker entries),
+  // so a cache copied along with node_modules into another checkout must miss.
+  h.update(root).update('\0');
   for (const f of inputs) h.update(f).update('\0').update(readFileSync(join(root, f))).update('\0');
   return h.digest('hex');
 }
