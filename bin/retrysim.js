@@ -18,10 +18,12 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// `retrysim ... | head` closes stdout early; that is not an error.
+// `retrysim ... | head` closes stdout early; that is not an error. Any other
+// failure to write (a full disk: `> /dev/full`) is one line and exit 1.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw e;
+  process.stderr.write(`retrysim: cannot write output: ${e.code ?? e.message}${e.code === 'ENOSPC' ? ' (no space left on device)' : ''}\n`);
+  process.exit(1);
 });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
