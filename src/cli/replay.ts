@@ -2,6 +2,7 @@ import { flags } from './args.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
+import { DeadlockError, SimLimitError } from '../sim/errors.js';
 
 const HELP = `retrysim replay FILE [--trace] [--json]
 
@@ -36,6 +37,17 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof ReplayDivergenceError) {
       console.error(`retrysim replay: ${file}: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof SimLimitError || e instanceof DeadlockError) {
+      // A valid file whose run cannot finish (its times or attempts add up
+      // past the kernel's limits): a verdict about the scenario, not a crash.
+      const why = e instanceof SimLimitError
+        ? `the run did not finish: it reached the simulation limit ${e.limit}=${e.value} at t=${e.timeMs.toFixed(0)} ms ` +
+          `(durations, attempts and resubmits add up to more than the kernel runs; shorten them)`
+        : `the run did not finish: ${e.message}`;
+      if (values.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
+      else console.error(`retrysim replay: ${file}: ${why}`);
       return 1;
     }
     throw e;
