@@ -1,4 +1,4 @@
-import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
+import { flags, intFlag, seedFlag, usage, UsageError, writableDir } from './args.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,12 @@ import { textTable } from '../report/table.js';
 
 const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute when busy
 const DEFAULT_SCHEDULES = 20_000;
+/**
+ * New counterexamples land outside scenarios/ (every file there is replayed
+ * by the test suite as a regression test): only a reviewed file, moved there
+ * by hand, becomes one.
+ */
+const DEFAULT_FOUND = '.retrysim/found';
 
 const HELP = `retrysim check [--variant V ...] [--runs N] [--seed S] [--explore random|pct|exhaustive]
                [--workers N] [--found DIR] [--json]
@@ -33,7 +39,8 @@ and written as a replayable file.
                   pct: probabilistic concurrency testing (depth 3)
                   exhaustive: every schedule of small two-worker scenarios
   --workers N     worker threads (default: CPU count); verdicts do not depend on N
-  --found DIR     where shrunk counterexamples go (default scenarios/found)
+  --found DIR     where shrunk counterexamples go (default ${DEFAULT_FOUND}, git-ignored:
+                  review one, then move it to scenarios/found/ to make it a regression test)
   --json          [{claim, variant, keySource, expected, runs, verdict, firstFailureMs, counterexample}]
 
 Exit 0 when every claim's verdict is the expected one, 1 otherwise, 2 for bad flags.`;
@@ -67,10 +74,10 @@ function parse(argv: string[]): Parsed | number {
   return {
     claims: variants.length === 0 ? [...CLAIMS] : CLAIMS.filter((c) => variants.includes(c.variant)),
     runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
-    seed: intFlag('seed', v.seed, 1),
+    seed: seedFlag(v.seed),
     explore: explore as Parsed['explore'],
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
-    found: writableDir('found', v.found ?? 'scenarios/found'),
+    found: writableDir('found', v.found ?? DEFAULT_FOUND),
     json: v.json === true,
   };
 }

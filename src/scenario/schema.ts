@@ -80,6 +80,8 @@ export const scenarioSchema = z.strictObject({
     policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),
     maxAttempts: z.number().int().min(1).max(20).default(4),
     timeoutMs: duration.default(2000),
+    /** The tool call's deadline from its first attempt (no further attempt unless 50 ms would be left); absent: none. */
+    deadlineMs: duration.optional(),
     model: z.strictObject({
       resubmits: z.number().int().min(0).max(5).default(0),
       reword: z.boolean().default(false),

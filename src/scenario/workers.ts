@@ -54,7 +54,7 @@ export function planWorkers(s: Scenario): { ends: OperationEnd[]; workers: Worke
             () => `toolu_${op.runId}_${round++}`,
             transport,
             env,
-            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs },
+            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs, ...(s.client.deadlineMs !== undefined ? { deadlineMs: s.client.deadlineMs } : {}) },
             s.client.model,
             log,
           );
