@@ -60,7 +60,7 @@ describe('retrysim serve (CLI)', () => {
     const s = new ServerProcess({ variant: 'naive', dbPath: join(dir, 'term.db'), slowMs: 300 });
     live.push(s);
     const port = await s.start();
-    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: {}, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 5000);
+    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 5000);
     await new Promise((r) => setTimeout(r, 100));
     const exit = s.stop();
     const res = await pending;
