@@ -8,12 +8,20 @@ export class UsageError extends Error {}
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /**
+ * The flag table of every command that has parsed flags in this process
+ * (`--help` is enough): the command-line fuzz test generates its inputs
+ * from these, so a new flag is fuzzed the day it is added.
+ */
+export const FLAG_TABLES = new Map<string, Options>();
+
+/**
  * Strict flag parsing shared by every subcommand: unknown flags and bad
  * values are a {@link UsageError}; `--help`/`-h` is added to every command.
  * Returns the parsed values, or the exit code when help was printed or the
  * flags were bad, so a command body is `const a = flags(...); if (typeof a === 'number') return a;`.
  */
 export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false) {
+  FLAG_TABLES.set(command, options);
   try {
     const r = parseArgs({ args: joinNegativeValues(argv, options), strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } });
     if ((r.values as { help?: boolean }).help) {

@@ -9,7 +9,7 @@ import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 import { runGrid, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
-import { UsageError, joinNegativeValues, seedFlag, writableFile } from './args.js';
+import { FLAG_TABLES, UsageError, joinNegativeValues, seedFlag, writableFile } from './args.js';
 
 const HELP = `Usage: retrysim herd [options]
 
@@ -60,6 +60,7 @@ export function estimatedEvents(runs: number, clients: readonly number[], strate
 }
 
 function parse(argv: string[]): Opts | 'help' {
+  FLAG_TABLES.set('herd', HERD_OPTIONS);
   let values;
   try {
     ({ values } = parseArgs({
@@ -81,7 +82,7 @@ function parse(argv: string[]): Opts | 'help' {
   };
   const clients = values.clients === undefined ? [...DEFAULT_CLIENTS] : values.clients.split(',').map((s) => int('clients', s, 1, CLIENTS_MAX));
   const strategies = values.strategies === undefined ? [...DEFAULT_STRATEGIES] : values.strategies.split(',').map((s) => s.trim());
-  for (const s of strategies) if (!isStrategyName(s)) throw new UsageError(`unknown strategy '${s}' (known: ${STRATEGY_NAMES.join(', ')})`);
+  for (const s of strategies) if (!isStrategyName(s)) throw new UsageError(`--strategies: unknown strategy '${s}' (known: ${STRATEGY_NAMES.join(', ')})`);
   if (new Set(clients).size !== clients.length) throw new UsageError('--clients lists a count twice');
   if (new Set(strategies).size !== strategies.length) throw new UsageError('--strategies lists a strategy twice');
   const runs = values.runs === undefined ? DEFAULT_RUNS : int('runs', values.runs, 1);
