@@ -21,10 +21,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// `retrysim ... | head` closes stdout early; that is not an error.
+// `retrysim ... | head` closes stdout early; that is not an error. Any other
+// failure to write (a full disk: `> /dev/full`) is one line and exit 1.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw e;
+  process.stderr.write(`retrysim: cannot write output: ${e.code ?? e.message}${e.code === 'ENOSPC' ? ' (no space left on device)' : ''}\n`);
+  process.exit(1);
 });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,6 +37,9 @@ const EXTRA_INPUTS = ['bin/retrysim.js', 'package.json', 'tsconfig.json'];
 
 function hashInputs(inputs) {
   const h = createHash('sha256');
+  // The bundle bakes in absolute file URLs (import.meta.url, worker entries),
+  // so a cache copied along with node_modules into another checkout must miss.
+  h.update(root).update('\0');
   for (const f of inputs) h.update(f).update('\0').update(readFileSync(join(root, f))).update('\0');
   return h.digest('hex');
 }

@@ -7,8 +7,7 @@ import { describe, expect } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioArbitrary } from '../src/scenario/arbitraries.js';
 import { HARNESS_FAULTS } from '../src/campaign/claims.js';
@@ -18,6 +17,9 @@ import { ReplayChoice } from '../src/sim/choice/replay.js';
 import { printScenario } from '../src/scenario/load.js';
 import { VARIANTS } from '../src/tracker/strategy.js';
 import { KEY_SOURCES } from '../src/harness/keys.js';
+import { tempDirs } from '../src/testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const anyCase = fc.constantFrom(...VARIANTS).chain((variant) =>
   fc.constantFrom(...KEY_SOURCES).chain((keySource) => scenarioArbitrary({ variant, keySource, faults: HARNESS_FAULTS })));
@@ -34,7 +36,7 @@ describe('record → replay gives the identical trace', () => {
   });
 
   test('a replay in a second process agrees', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'retrysim-det-'));
+    const dir = tmp('retrysim-det-');
     const cases = fc.sample(anyCase, { seed: 99, numRuns: 8 });
     const expected: string[] = [];
     const files: string[] = [];

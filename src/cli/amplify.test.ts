@@ -8,11 +8,11 @@ const amplify = (...args: string[]) => spawnSync(process.execPath, [bin, 'amplif
 describe('retrysim amplify', () => {
   test.each([
     [['--budget', 'lots'], /--budget must be one of none, ratio, token-bucket, got 'lots'/],
-    [['--layers', '0'], /--layers must be an integer >= 1, got '0'/],
-    [['--attempts', '3,x'], /--attempts must be an integer >= 1, got 'x'/],
+    [['--layers', '0'], /--layers must be an integer from 1 to 20, got '0'/],
+    [['--attempts', '3,x'], /--attempts must be an integer from 1 to 10, got 'x'/],
     [['--layers', '3', '--attempts', '4,3'], /--layers 3 does not match the 2 entries/],
-    [['--failure-rate', '1.5'], /--failure-rate must be a number in \[0, 1\], got '1.5'/],
-    [['--calls', 'many'], /--calls must be an integer >= 1/],
+    [['--failure-rate', '1.5'], /--failure-rate must be a number from 0 to 1, got '1.5'/],
+    [['--calls', 'many'], /--calls must be an integer from 1 to 100000/],
     [['--bogus'], /Unknown option '--bogus'/],
   ])('bad flags %j exit 2 with a clear message', (args, msg) => {
     const r = amplify(...(args as string[]));

@@ -2,7 +2,7 @@
  * `retrysim amplify`: retry amplification across layers (SPEC §6) and what a
  * retry budget or a token bucket per layer does to it.
  */
-import { flags, intFlag, usage, UsageError } from './args.js';
+import { flags, intFlag, numFlag, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import {
   CONTROLS,
@@ -51,19 +51,42 @@ interface Opts {
   json: boolean;
 }
 
+/** Bounds of the flags: beyond them the table would take minutes or exhaust the kernel's event limit. */
+const LAYERS_MAX = 20;
+const ATTEMPTS_MAX = 10;
+const CALLS_MAX = 100_000;
+/**
+ * Requests the layers may send, over the whole table, if every backend
+ * request failed: the worst case the simulation must be able to run. At
+ * ~3 kernel events per request, 3 M is ~10 s of simulation (5 layers × 3
+ * attempts × 200 calls is 0.12 M; 8 layers is 2.8 M).
+ */
+export const LAYER_REQUESTS_MAX = 3_000_000;
+
+/** Layer requests of the whole table (stacks 1..L) when every backend request fails. */
+export function worstCaseLayerRequests(attempts: readonly number[], calls: number): number {
+  let total = 0;
+  for (let depth = 1; depth <= attempts.length; depth++) {
+    let product = 1;
+    for (let l = 0; l < depth; l++) {
+      product *= attempts[l]!;
+      total += product;
+    }
+  }
+  return total * calls;
+}
+
 function parseAttempts(raw: string | undefined, layersRaw: string | undefined): number[] {
-  const layers = intFlag('layers', layersRaw, 5, 1);
-  if (raw === undefined || !raw.includes(',')) return uniformStack(layers, intFlag('attempts', raw, 3, 1));
-  const list = raw.split(',').map((s) => intFlag('attempts', s, 0, 1));
+  const layers = intFlag('layers', layersRaw, 5, 1, LAYERS_MAX);
+  if (raw === undefined || !raw.includes(',')) return uniformStack(layers, intFlag('attempts', raw, 3, 1, ATTEMPTS_MAX));
+  const list = raw.split(',').map((s) => intFlag('attempts', s, 0, 1, ATTEMPTS_MAX));
+  if (list.length > LAYERS_MAX) throw new UsageError(`--attempts lists ${list.length} layers; at most ${LAYERS_MAX}`);
   if (layersRaw !== undefined && layers !== list.length) throw new UsageError(`--layers ${layers} does not match the ${list.length} entries of --attempts ${raw}`);
   return list;
 }
 
 function parseRate(raw: string | undefined): number {
-  if (raw === undefined) return 1;
-  const p = Number(raw);
-  if (raw.trim() === '' || !(p >= 0 && p <= 1)) throw new UsageError(`--failure-rate must be a number in [0, 1], got '${raw}'`);
-  return p;
+  return numFlag('failure-rate', raw, 1, 0, 1);
 }
 
 /** Entry point of `retrysim amplify`. */
@@ -89,12 +112,17 @@ export async function run(argv: string[]): Promise<number> {
     if (budget !== undefined && !isControl(budget)) throw new UsageError(`--budget must be one of ${CONTROLS.join(', ')}, got '${budget}'`);
     const o: Opts = {
       attempts: parseAttempts(v.attempts, v.layers),
-      calls: intFlag('calls', v.calls, 200, 1),
+      calls: intFlag('calls', v.calls, 200, 1, CALLS_MAX),
       failureRate: parseRate(v['failure-rate']),
       controls: budget === undefined ? [...CONTROLS] : [budget],
-      seed: intFlag('seed', v.seed, 1),
+      seed: seedFlag(v.seed),
       json: v.json === true,
     };
+    const work = worstCaseLayerRequests(o.attempts, o.calls);
+    if (work > LAYER_REQUESTS_MAX) {
+      throw new UsageError(`${o.attempts.length} layers of ${o.attempts.join(' × ')} attempts with ${o.calls} calls could send ` +
+        `${work.toExponential(2)} requests (limit ${LAYER_REQUESTS_MAX.toExponential(0)}); lower --layers, --attempts or --calls`);
+    }
     return amplify(o);
   });
 }

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** A bad flag or argument: printed with the command's help, exit code 2. */
@@ -10,14 +10,22 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 type FlagsConfig<O extends Options> = { args: string[]; strict: true; allowPositionals: boolean; options: O & { help: { type: 'boolean'; short: 'h' } } };
 
 /**
+ * The flag table of every command that has parsed flags in this process
+ * (`--help` is enough): the command-line fuzz test generates its inputs
+ * from these, so a new flag is fuzzed the day it is added.
+ */
+export const FLAG_TABLES = new Map<string, Options>();
+
+/**
  * Strict flag parsing shared by every subcommand: unknown flags and bad
  * values are a {@link UsageError}; `--help`/`-h` is added to every command.
  * Returns the parsed values, or the exit code when help was printed or the
  * flags were bad, so a command body is `const a = flags(...); if (typeof a === 'number') return a;`.
  */
 export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false): ReturnType<typeof parseArgs<FlagsConfig<O>>> | number {
+  FLAG_TABLES.set(command, options);
   try {
-    const config: FlagsConfig<O> = { args: argv, strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } };
+    const config: FlagsConfig<O> = { args: joinNegativeValues(argv, options), strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } };
     const r = parseArgs(config);
     if ((r.values as { help?: boolean }).help) {
       console.log(help);
@@ -30,14 +38,61 @@ export function flags<O extends Options>(command: string, argv: string[], option
   }
 }
 
-/** An integer flag: `def` when absent, a {@link UsageError} naming the flag when not an integer ≥ min. */
-export function intFlag(name: string, raw: string | undefined, def: number, min = Number.MIN_SAFE_INTEGER): number {
+/**
+ * Rewrites `--flag -3` as `--flag=-3` for flags that take a value, so a
+ * negative number is a value as users expect (node's parseArgs calls it
+ * "ambiguous" otherwise) — and a printed reproduce line such as
+ * `--seed -1` runs as printed.
+ */
+export function joinNegativeValues(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/**
+ * An integer flag: `def` when absent, a {@link UsageError} naming the flag
+ * when not an integer in [min, max].
+ */
+export function intFlag(name: string, raw: string | undefined, def: number, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined) return def;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`--${name} must be an integer${min > Number.MIN_SAFE_INTEGER ? ` >= ${min}` : ''}, got '${raw}'`);
+  if (raw.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer${range(min, max)}, got '${raw}'`);
   }
   return n;
+}
+
+/** A number flag (decimals and exponents allowed): `def` when absent, else a finite number in [min, max]. */
+export function numFlag(name: string, raw: string | undefined, def: number, min: number, max: number): number {
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a number${range(min, max)}, got '${raw}'`);
+  }
+  return n;
+}
+
+function range(min: number, max: number): string {
+  const lo = min > Number.MIN_SAFE_INTEGER;
+  const hi = max < Number.MAX_SAFE_INTEGER;
+  if (lo && hi) return ` from ${min} to ${max}`;
+  if (lo) return ` >= ${min}`;
+  if (hi) return ` <= ${max}`;
+  return '';
+}
+
+/** The one seed flag of every command: any safe integer, negative ones too (default 1). */
+export function seedFlag(raw: string | undefined): number {
+  return intFlag('seed', raw, 1);
 }
 
 /**
@@ -47,7 +102,9 @@ export function intFlag(name: string, raw: string | undefined, def: number, min 
  */
 export function writableDir(flag: string, dir: string): string {
   try {
+    if (dir === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     makeDirs(dir);
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new UsageError(`--${flag} '${dir}' is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -66,13 +123,21 @@ function makeDirs(dir: string): void {
   mkdirSync(abs);
 }
 
-/** Checks before any work that `file` can be written (its directory exists and is writable). */
+/**
+ * Checks before any work that `file` can be written, by opening it for
+ * writing (and removing it again when the probe created it): permission
+ * bits say nothing to root, and /proc or a read-only mount only fail on open.
+ */
 export function writableFile(flag: string, file: string): string {
-  const dir = dirname(file);
   try {
-    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    accessSync(dir, constants.W_OK);
-    if (existsSync(file) && statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (file === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
+    if (existsSync(file)) {
+      if (statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      closeSync(openSync(file, 'r+'));
+    } else {
+      closeSync(openSync(file, 'wx'));
+      unlinkSync(file);
+    }
   } catch (e) {
     throw new UsageError(`--${flag} '${file}' cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }

@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAIMS } from '../campaign/claims.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
 const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
 
 describe('retrysim check', () => {
   it('gives the same verdicts and counterexamples whatever the number of workers', () => {
-    const d1 = mkdtempSync(join(tmpdir(), 'rs-check-'));
-    const d2 = mkdtempSync(join(tmpdir(), 'rs-check-'));
+    const d1 = tmp('rs-check-');
+    const d2 = tmp('rs-check-');
     const a = cli('check', '--runs', '150', '--seed', '11', '--workers', '1', '--json', '--found', d1);
     const b = cli('check', '--runs', '150', '--seed', '11', '--workers', '2', '--json', '--found', d2);
     expect(a.status).toBe(0);
@@ -25,7 +27,7 @@ describe('retrysim check', () => {
   });
 
   it('rejects bad flags with a message and exit 2, before doing any work', () => {
-    const aFile = join(mkdtempSync(join(tmpdir(), 'rs-check-')), 'file');
+    const aFile = join(tmp('rs-check-'), 'file');
     writeFileSync(aFile, '');
     for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--workers', 'x'], ['--bogus'], ['--found', join(aFile, 'sub')]]) {
       const r = cli('check', ...args);
@@ -35,7 +37,7 @@ describe('retrysim check', () => {
   });
 
   it('prints the failing claims with the command that replays them', () => {
-    const d = mkdtempSync(join(tmpdir(), 'rs-check-'));
+    const d = tmp('rs-check-');
     const r = cli('check', '--variant', 'naive', '--runs', '50', '--found', d);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/naive \/ none .* fails/);
@@ -54,7 +56,7 @@ describe('retrysim replay and matrix', () => {
   });
 
   it('an unwritable output path is refused up front, naming the flag', () => {
-    const aFile = join(mkdtempSync(join(tmpdir(), 'rs-out-')), 'file');
+    const aFile = join(tmp('rs-out-'), 'file');
     writeFileSync(aFile, '');
     const m = cli('matrix', '--write-scenarios', join(aFile, 'dir'));
     expect(m.status).toBe(2);

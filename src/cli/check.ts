@@ -1,4 +1,4 @@
-import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
+import { flags, intFlag, seedFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +18,12 @@ const DEFAULT_RUNS = 100_000; // about half a minute on two idle cores, a minute
 const DEFAULT_SCHEDULES = 20_000;
 /** Seconds between progress lines when stderr is not a terminal. */
 const PROGRESS_LINE_S = 5;
+/**
+ * New counterexamples land outside scenarios/ (every file there is replayed
+ * by the test suite as a regression test): only a reviewed file, moved there
+ * by hand, becomes one.
+ */
+const DEFAULT_FOUND = '.retrysim/found';
 
 const HELP = `retrysim check [--variant V ...] [--runs N | --time-budget DURATION] [--seed S]
                [--explore random|pct|exhaustive] [--workers N] [--found DIR]
@@ -56,7 +62,8 @@ and written as a replayable file.
   --out FILE         write this run's results for 'retrysim merge' (with --shard)
   --unreduced        with --explore exhaustive: also run the search without
                      reduction and show its schedule count beside (slow)
-  --found DIR        where shrunk counterexamples go (default scenarios/found)
+  --found DIR        where shrunk counterexamples go (default ${DEFAULT_FOUND}, git-ignored:
+                     review one, then move it to scenarios/found/ to make it a regression test)
   --json             [{claim, variant, keySource, expected, invariant, ok, why, runs, verdict,
                       firstFailureRun, firstFailureMs, counterexample, shrunkSize, violations, minimised}]
   --html DIR         also write DIR/index.html and one stepper page per counterexample
@@ -117,10 +124,10 @@ function parse(argv: string[]): Parsed | number {
     claims: variants.length === 0 ? [...CLAIMS] : CLAIMS.filter((c) => variants.includes(c.variant)),
     runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
     timeBudgetMs,
-    seed: intFlag('seed', v.seed, 1),
+    seed: seedFlag(v.seed),
     explore: explore as Parsed['explore'],
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
-    found: writableDir('found', v.found ?? 'scenarios/found'),
+    found: writableDir('found', v.found ?? DEFAULT_FOUND),
     shard,
     out: v.out === undefined ? undefined : writableFile('out', v.out),
     json: v.json === true,

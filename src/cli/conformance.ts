@@ -1,6 +1,7 @@
-import { flags } from './args.js';
+import { flags, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../real/conformance.js';
+import { MATRIX_ROWS, rowName } from '../scenario/canonical.js';
 
 const HELP = `retrysim conformance [--json] [--seed N] [--rows R,R] [--columns C,C]
 
@@ -18,8 +19,17 @@ difference (reports held, or the set of broken invariants).
 
 A full run takes about a minute (one server process per cell).`;
 
-function list(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+/**
+ * A comma list of names, each one of `known`; absent → undefined (all). An
+ * empty list or an unknown name is a usage error: running zero cells and
+ * reporting "no differences" would be a silent no-op.
+ */
+function list(flag: string, v: string | undefined, known: readonly string[]): string[] | undefined {
+  if (v === undefined) return undefined;
+  const names = v.split(',').map((x) => x.trim());
+  if (names.every((x) => x === '')) throw new UsageError(`--${flag} '${v}' names nothing; known: ${known.join(', ')}`);
+  for (const x of names) if (!known.includes(x)) throw new UsageError(`unknown --${flag} entry '${x}'; known: ${known.join(', ')}`);
+  return [...new Set(names)];
 }
 
 /** The side-by-side table: one row per matrix row, "sim | real" per column; '≠' marks a difference. */
@@ -40,31 +50,36 @@ export async function run(argv: string[]): Promise<number> {
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  if (!Number.isSafeInteger(seed)) {
-    console.error(`retrysim conformance: --seed must be an integer, got '${values.seed}'`);
-    return 2;
-  }
-  const columns = list(values.columns);
-  for (const c of columns ?? []) {
-    if (!CONFORMANCE_COLUMNS.includes(c)) {
-      console.error(`retrysim conformance: unknown column '${c}'; columns: ${CONFORMANCE_COLUMNS.join(', ')}`);
-      return 2;
-    }
-  }
+  let seed: number;
+  let rows: string[] | undefined;
+  let columns: string[] | undefined;
+  const bad = await usage('conformance', async () => {
+    seed = seedFlag(values.seed);
+    rows = list('rows', values.rows, MATRIX_ROWS.map(rowName));
+    columns = list('columns', values.columns, CONFORMANCE_COLUMNS);
+    return 0;
+  });
+  if (bad !== 0) return bad;
+  return conform(values.json === true, seed!, rows, columns);
+}
+
+async function conform(json: boolean, seed: number, rows: string[] | undefined, columns: string[] | undefined): Promise<number> {
+  const values = { json };
   const t0 = Date.now();
   let cells: ConformanceCell[];
   try {
     cells = await runConformance({
       seed,
-      rows: list(values.rows),
+      rows,
       columns,
       onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.row} ${c.column}`.padEnd(70)),
     });
   } catch (e) {
+    // The inputs were checked above: what fails here is the real world (a
+    // server that would not start, a port, a file), not the command line.
     if (!values.json) process.stderr.write('\n');
     console.error(`retrysim conformance: ${(e as Error).message}`);
-    return 2;
+    return 1;
   }
   const diffs = cells.filter((c) => !c.same);
   if (values.json) {

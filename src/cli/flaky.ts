@@ -1,10 +1,10 @@
-import { flags } from './args.js';
+import { flags, intFlag, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { VARIANTS, type Variant } from '../tracker/strategy.js';
 import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
 import { ruleOfThree } from '../real/stats.js';
 
-const HELP = `retrysim flaky [--runs N] [--variant V] [--slow-ms N] [--stagger-max-ms N] [--seed N] [--json]
+const HELP = `retrysim flaky [--runs N] [--variant V] [--slow-ms N] [--stagger-max-ms N] [--schedules-max N] [--seed N] [--json]
 
 The flakiness lab (SPEC §7). One timing-dependent test — two workers file the
 same report with the same idempotency key, the second U[0, stagger-max) ms
@@ -19,20 +19,14 @@ after the first; exactly one report must exist — run three ways:
   simulation     the same scenario on the kernel, every interleaving at every
                  stagger on a 1 ms grid, enumerated: which schedules fail
 
-  --runs N            wall-clock and virtual-time runs (default 30)
+  --runs N            wall-clock and virtual-time runs, 1–10000 (default 30)
   --variant V         ${VARIANTS.join(' | ')} (default key_split)
-  --slow-ms N         server processing time (default 2)
-  --stagger-max-ms N  second worker's start spread (default 40)
-  --schedules-max N   enumeration bound per stagger (default 3000)
-  --seed N            default 1
+  --slow-ms N         server processing time, 0–1000 ms (default 2)
+  --stagger-max-ms N  second worker's start spread, 1–1000 ms (default 40)
+  --schedules-max N   enumeration bound per stagger, 1–100000 (default 3000)
+  --seed N            any integer (default 1)
   --json              the whole report as JSON`;
 
-function int(name: string, v: string | undefined, def: number, min: number): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got '${v}'`);
-  return n;
-}
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 
@@ -75,25 +69,23 @@ export async function run(argv: string[]): Promise<number> {
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
-  let opts;
-  try {
+  let opts: Parameters<typeof runFlakyLab>[0] | undefined;
+  const bad = await usage('flaky', async () => {
     if (values.variant !== undefined && !(VARIANTS as readonly string[]).includes(values.variant)) {
-      throw new Error(`--variant must be one of ${VARIANTS.join(', ')}, got '${values.variant}'`);
+      throw new UsageError(`--variant must be one of ${VARIANTS.join(', ')}, got '${values.variant}'`);
     }
+    // Bounds: every wall-clock run sleeps slow-ms and up to stagger-max-ms for real.
     opts = {
-      runs: int('runs', values.runs, 30, 1),
+      runs: intFlag('runs', values.runs, 30, 1, 10_000),
       variant: (values.variant ?? 'key_split') as Variant,
-      slowMs: int('slow-ms', values['slow-ms'], 2, 0),
-      staggerMaxMs: int('stagger-max-ms', values['stagger-max-ms'], 40, 1),
-      schedulesMax: int('schedules-max', values['schedules-max'], 3000, 1),
-      seed: int('seed', values.seed, 1, 0),
+      slowMs: intFlag('slow-ms', values['slow-ms'], 2, 0, 1000),
+      staggerMaxMs: intFlag('stagger-max-ms', values['stagger-max-ms'], 40, 1, 1000),
+      schedulesMax: intFlag('schedules-max', values['schedules-max'], 3000, 1, 100_000),
+      seed: seedFlag(values.seed),
     };
-    if (opts.runs > 10_000) throw new Error('--runs is limited to 10000');
-    if (opts.staggerMaxMs > 1000) throw new Error('--stagger-max-ms is limited to 1000');
-  } catch (e) {
-    console.error(`retrysim flaky: ${(e as Error).message}`);
-    return 2;
-  }
+    return 0;
+  });
+  if (bad !== 0 || opts === undefined) return bad;
   const r = await runFlakyLab(opts);
   if (values.json) console.log(JSON.stringify(r));
   else print(r);

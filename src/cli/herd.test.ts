@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const bin = join(__dirname, '..', '..', 'bin', 'retrysim.js');
 const herd = (...args: string[]) => spawnSync(process.execPath, [bin, 'herd', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -10,7 +12,7 @@ const herd = (...args: string[]) => spawnSync(process.execPath, [bin, 'herd', ..
 describe('retrysim herd', () => {
   test.each([
     [['--strategies', 'expo,fibonacci'], /unknown strategy 'fibonacci'/],
-    [['--clients', '10,0'], /--clients must be an integer >= 1, got '0'/],
+    [['--clients', '10,0'], /--clients must be an integer from 1 to 5000, got '0'/],
     [['--clients', '-5'], /--clients/],
     [['--runs', '0'], /--runs must be an integer >= 1/],
     [['--runs', 'many'], /--runs must be an integer >= 1/],
@@ -37,7 +39,7 @@ describe('retrysim herd', () => {
   });
 
   test('text output: table, note on overload, events/s; --svg writes a picture', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'herd-'));
+    const dir = tmp('herd-');
     const svg = join(dir, 'h.svg');
     const r = herd('--clients', '10', '--runs', '3', '--svg', svg);
     expect(r.status).toBe(0);

@@ -9,7 +9,7 @@ import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 import { runGrid, herdJsonRow, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
-import { UsageError, writableFile } from './args.js';
+import { FLAG_TABLES, UsageError, joinNegativeValues, seedFlag, writableFile } from './args.js';
 
 const HELP = `Usage: retrysim herd [options]
 
@@ -41,43 +41,63 @@ interface Opts {
   html: string | undefined;
 }
 
+/** The flags of `retrysim herd` (exported for the command-line fuzz test). */
+export const HERD_OPTIONS = {
+  clients: { type: 'string' },
+  strategies: { type: 'string' },
+  runs: { type: 'string' },
+  seed: { type: 'string' },
+  workers: { type: 'string' },
+  json: { type: 'boolean' },
+  svg: { type: 'string' },
+  html: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** More clients than this and one `none` run alone nears the model's 50 M event limit (~0.7 × clients² events). */
+export const CLIENTS_MAX = 5000;
+/** Estimated kernel events of a whole command, at most: about two minutes at ~10 M events/s. */
+export const EVENTS_MAX = 1e9;
+
+/** An upper estimate of the grid's kernel events: runs × Σ (clients² + 4 × clients) per strategy (measured ≤ 0.7 c² + 4c). */
+export function estimatedEvents(runs: number, clients: readonly number[], strategies: number): number {
+  return runs * strategies * clients.reduce((s, c) => s + c * c + 4 * c, 0);
+}
+
 function parse(argv: string[]): Opts | 'help' {
+  FLAG_TABLES.set('herd', HERD_OPTIONS);
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, HERD_OPTIONS),
       strict: true,
       allowPositionals: false,
-      options: {
-        clients: { type: 'string' },
-        strategies: { type: 'string' },
-        runs: { type: 'string' },
-        seed: { type: 'string' },
-        workers: { type: 'string' },
-        json: { type: 'boolean' },
-        svg: { type: 'string' },
-        html: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: HERD_OPTIONS,
     }));
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
   if (values.help) return 'help';
-  const int = (name: string, s: string, min: number): number => {
+  const int = (name: string, s: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const n = Number(s);
-    if (s.trim() === '' || !Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got '${s}'`);
+    if (s.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`--${name} must be an integer ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `>= ${min}`}, got '${s}'`);
+    }
     return n;
   };
-  const clients = values.clients === undefined ? [...DEFAULT_CLIENTS] : values.clients.split(',').map((s) => int('clients', s, 1));
+  const clients = values.clients === undefined ? [...DEFAULT_CLIENTS] : values.clients.split(',').map((s) => int('clients', s, 1, CLIENTS_MAX));
   const strategies = values.strategies === undefined ? [...DEFAULT_STRATEGIES] : values.strategies.split(',').map((s) => s.trim());
-  for (const s of strategies) if (!isStrategyName(s)) throw new UsageError(`unknown strategy '${s}' (known: ${STRATEGY_NAMES.join(', ')})`);
+  for (const s of strategies) if (!isStrategyName(s)) throw new UsageError(`--strategies: unknown strategy '${s}' (known: ${STRATEGY_NAMES.join(', ')})`);
   if (new Set(clients).size !== clients.length) throw new UsageError('--clients lists a count twice');
   if (new Set(strategies).size !== strategies.length) throw new UsageError('--strategies lists a strategy twice');
   const runs = values.runs === undefined ? DEFAULT_RUNS : int('runs', values.runs, 1);
-  if (values.seed !== undefined && !Number.isSafeInteger(Number(values.seed))) throw new UsageError(`--seed must be a safe integer, got '${values.seed}'`);
-  const seed = values.seed === undefined ? 1 : Number(values.seed);
-  const workers = values.workers === undefined || values.workers === 'auto' ? 'auto' : int('workers', values.workers, 0);
+  const events = estimatedEvents(runs, clients, strategies.length);
+  if (events > EVENTS_MAX) {
+    throw new UsageError(`--runs ${runs} × --clients ${clients.join(',')} × ${strategies.length} strategies is about ${events.toExponential(1)} ` +
+      `simulated events (limit ${EVENTS_MAX.toExponential(0)}, a couple of minutes); lower --runs or --clients`);
+  }
+  const seed = seedFlag(values.seed);
+  const workers = values.workers === undefined || values.workers === 'auto' ? 'auto' : int('workers', values.workers, 0, 64);
   if (values.svg === '') throw new UsageError('--svg needs a file name');
   if (values.svg !== undefined) writableFile('svg', values.svg);
   if (values.html !== undefined) writableFile('html', values.html);

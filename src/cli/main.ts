@@ -3,6 +3,9 @@
  * file and exports `run(argv): Promise<number>` (the exit code), loaded
  * lazily so `retrysim --help` does not pay for SQLite or the herd model.
  */
+import { readFileSync } from 'node:fs';
+import { SimLimitError } from '../sim/errors.js';
+
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
 const commands: Record<string, Command> = {
@@ -33,9 +36,26 @@ export function usage(): string {
   ].join('\n');
 }
 
+/** The package's version, from package.json (`retrysim --version`). */
+export function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 /** Runs the CLI with these arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`retrysim ${version()}`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) {
+    // `retrysim help check` is `retrysim check --help`.
+    if (rest.length > 1 || commands[rest[0]!] === undefined) {
+      console.error(`retrysim help: unknown command '${rest.join(' ')}'\n\n${usage()}`);
+      return 2;
+    }
+    return main([rest[0]!, '--help']);
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(usage());
     return name === undefined ? 2 : 0;
@@ -45,6 +65,36 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`retrysim: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  const mod = await cmd.load();
-  return mod.run(rest);
+  try {
+    const mod = await cmd.load();
+    return await mod.run(rest);
+  } catch (e) {
+    return failure(name, argv, e);
+  }
+}
+
+/**
+ * The last line of defence: whatever escaped a command becomes one line on
+ * stderr and exit 1, never a stack trace (RETRYSIM_DEBUG=1 prints it). A
+ * full disk or a closed pipe is named as such; a simulation limit names the
+ * command line that reproduces it (runs are deterministic, so that line is
+ * the replay).
+ */
+function failure(name: string, argv: string[], e: unknown): number {
+  const err = e as NodeJS.ErrnoException;
+  if (process.env.RETRYSIM_DEBUG === '1') console.error(err?.stack ?? err);
+  if (err?.syscall === 'write' && typeof err.code === 'string') {
+    console.error(`retrysim ${name}: cannot write output: ${err.code}${err.code === 'ENOSPC' ? ' (no space left on device)' : ''}`);
+  } else if (e instanceof SimLimitError) {
+    console.error(`retrysim ${name}: the simulation hit its limit ${e.limit}=${e.value} at t=${e.timeMs.toFixed(0)} ms: ` +
+      `the inputs are too large to run; reproduce: retrysim ${argv.map(shellWord).join(' ')}`);
+  } else {
+    console.error(`retrysim ${name}: internal error: ${err?.message ?? String(e)} (a bug in retrysim; RETRYSIM_DEBUG=1 prints the stack)`);
+  }
+  return 1;
+}
+
+/** Quotes an argument for a POSIX shell when it needs it. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=,@%+-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
 }

@@ -6,6 +6,7 @@ import { ReplayDivergenceError } from '../sim/choice/replay.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
+import { DeadlockError, SimLimitError } from '../sim/errors.js';
 
 const HELP = `retrysim replay FILE [--service PATH] [--trace] [--json] [--html OUT.html]
 
@@ -100,6 +101,17 @@ export async function run(argv: string[]): Promise<number> {
       }
       console.error(`retrysim replay: ${file}: ${e.message}`);
       return 3;
+    }
+    if (e instanceof SimLimitError || e instanceof DeadlockError) {
+      // A valid file whose run cannot finish (its times or attempts add up
+      // past the kernel's limits): a verdict about the scenario, not a crash.
+      const why = e instanceof SimLimitError
+        ? `the run did not finish: it reached the simulation limit ${e.limit}=${e.value} at t=${e.timeMs.toFixed(0)} ms ` +
+          `(durations, attempts and resubmits add up to more than the kernel runs; shorten them)`
+        : `the run did not finish: ${e.message}`;
+      if (values.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
+      else console.error(`retrysim replay: ${file}: ${why}`);
+      return 1;
     }
     throw e;
   }

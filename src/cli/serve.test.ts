@@ -69,7 +69,7 @@ describe('retrysim serve (CLI)', () => {
     const s = new ServerProcess({ variant: 'naive', dbPath: join(dir, 'term.db'), slowMs: 3000 });
     live.push(s);
     const port = await s.start();
-    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: {}, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 30_000);
+    const pending = httpSend(port, { method: 'POST', path: '/reports', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run_id: 'r', module: 'm', title: 't', steps: '' }) }, 30_000);
     // SIGTERM only once the server holds the request (the admin GET that asks counts itself too),
     // instead of sleeping and hoping it arrived: under load a fixed sleep was too short.
     await waitFor('the POST to be in flight', async () => ((await httpJson(port, 'GET', '/_admin/counts')).json as { inflight: number }).inflight >= 2);

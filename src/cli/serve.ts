@@ -1,4 +1,5 @@
 import { flags } from './args.js';
+import { headerValueProblem } from '../tracker/validate.js';
 import { VARIANTS, type Variant } from '../tracker/strategy.js';
 import { ServeError, startServer } from '../real/server.js';
 
@@ -17,7 +18,7 @@ SIGINT drains in-flight requests and exits 0.
   --allow-unsafe-lease   skip the lease check (SPEC §4 scenario 6)
   --completed-ttl-ms N   memory_singleflight replay window
   --clock-offset-ms N    this instance's clock skew
-  --name NAME            x-instance header value (default tracker)
+  --name NAME            x-instance header value, printable ASCII (default tracker)
   --listen-not-before T  bind no earlier than epoch ms T (used by the conformance
                          runner to restart exactly restartAfterMs after a kill)
   --standby              load everything, print "standby ready", then wait for a
@@ -27,13 +28,22 @@ SIGINT drains in-flight requests and exits 0.
   --admin                enable POST/GET /_admin/faults and GET /_admin/counts
                          (loopback peers only; test fault switches)
 
-Routes: POST /reports (body limit 65536 bytes, larger → 413),
+Routes: POST /reports (content-type application/json, else 415; body limit
+65536 bytes, larger → 413; Idempotency-Key 1–255 characters of UTF-8, sent
+once — a repeated Idempotency-Key, X-Tenant or Content-Type is 400),
 GET /reports/:id, GET /reports?run_id=R.`;
 
-function num(name: string, v: string | undefined, min = 0): number | undefined {
+/**
+ * Longest duration a flag may name: one day. Node's timers hold at most
+ * 2^31 − 1 ms (~24.8 days) and silently fire after 1 ms beyond that, so
+ * `--slow-ms 1e10` would quietly mean 1 ms.
+ */
+const MS_MAX = 86_400_000;
+
+function num(name: string, v: string | undefined, min = 0, max = MS_MAX): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min}, got '${v}'`);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max}, got '${v}'`);
   return n;
 }
 
@@ -65,7 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     const port = num('port', values.port);
     if (port !== undefined && (!Number.isInteger(port) || port > 65535)) throw new Error(`--port must be an integer 0–65535, got '${values.port}'`);
     const offset = values['clock-offset-ms'];
-    if (offset !== undefined && !Number.isFinite(Number(offset))) throw new Error(`--clock-offset-ms must be a number, got '${offset}'`);
+    if (offset !== undefined) num('clock-offset-ms', offset, -MS_MAX, MS_MAX);
+    const nameProblem = values.name === undefined ? null : headerValueProblem(values.name);
+    if (nameProblem !== null) throw new Error(`--name ${nameProblem}`);
     opts = {
       variant: values.variant as Variant,
       dbPath: values.db,

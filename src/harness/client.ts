@@ -3,6 +3,7 @@ import type { RetryPolicy } from '../backoff/policies.js';
 import { bugReportHarnessPolicy } from '../backoff/policies.js';
 import type { Transport, TransportFailure, WireOutcome } from './transport.js';
 import { attemptKey, type KeySource } from './keys.js';
+import { MIN_ATTEMPT_MS } from '../retry/classify.js';
 
 /** SPEC §4: statuses the harness retries (besides transport errors). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
@@ -69,6 +70,13 @@ export interface HarnessOptions {
   maxAttempts?: number;
   /** Per-attempt timeout. Default 2000 ms. */
   timeoutMs?: number;
+  /**
+   * The tool call's deadline, ms from its first attempt. Default: none. An
+   * attempt waits at most until the deadline, and another attempt starts
+   * only if at least {@link MIN_ATTEMPT_MS} of it would be left after the
+   * backoff (SPEC §6) — else the harness gives up with "outcome unknown".
+   */
+  deadlineMs?: number;
   /** Where and how to send the operation. Default: the tracker's `POST /reports`. */
   endpoint?: Endpoint;
 }
@@ -106,13 +114,14 @@ export async function submitReport(
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   let lastError = '';
   const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
+  const deadline = opts.deadlineMs === undefined ? Infinity : env.now() + opts.deadlineMs;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const key = attemptKey(opts.keySource, keyCtx);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== undefined) headers['idempotency-key'] = key;
     if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
     const startMs = env.now();
-    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
+    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, Math.min(timeoutMs, deadline - startMs));
     const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now(), endpoint?.resultId ?? parseReportId);
     log.push(rec);
     if (wire.kind === 'response') {
@@ -126,7 +135,13 @@ export async function submitReport(
     } else {
       lastError = wire.reason;
     }
-    if (attempt < maxAttempts) await env.sleep(policy.delayMs(attempt, env.rng));
+    if (attempt < maxAttempts) {
+      const delay = policy.delayMs(attempt, env.rng);
+      if (env.now() + delay + MIN_ATTEMPT_MS > deadline) {
+        return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — the tool call's deadline ran out after attempt ${attempt}: ${lastError}`, attempts: attempt };
+      }
+      await env.sleep(delay);
+    }
   }
   return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — last attempt: ${lastError}`, attempts: maxAttempts };
 }

@@ -35,6 +35,6 @@ describe('conformance: simulation vs real server processes', () => {
     expect(j.cells[0]!.real.reports).toBe(1);
     const bad = await runCli(['conformance', '--columns', 'nope']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/unknown column 'nope'/);
+    expect(bad.stderr).toMatch(/unknown --columns entry 'nope'/);
   });
 });

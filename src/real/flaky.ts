@@ -133,7 +133,7 @@ export async function runWallClock(o: Required<FlakyOptions>): Promise<ApproachR
     const transport = httpTransport(port);
     const t0 = Date.now();
     const perRun: TestRun[] = [];
-    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, o.seed * 1_000_003 + i, o.staggerMaxMs));
+    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs));
     return { ...summarize(perRun, Date.now() - t0), perRun };
   } finally {
     await server.stop();
@@ -152,6 +152,14 @@ function inProcessTransport(instance: TrackerInstance): Transport {
   };
 }
 
+/**
+ * Run i's seed: seed × 1,000,003 + i, kept a safe integer for any seed the
+ * CLI accepts (the same value as before for every seed below ~9 × 10⁹).
+ */
+export function runSeed(seed: number, i: number): number {
+  return Number((BigInt(seed) * 1_000_003n + BigInt(i)) % BigInt(Number.MAX_SAFE_INTEGER));
+}
+
 /** 2. The same test function on virtual time (fake-timers bridge), same seeds. */
 export async function runVirtualTime(o: Required<FlakyOptions>): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
   const store = openStore(':memory:');
@@ -163,7 +171,7 @@ export async function runVirtualTime(o: Required<FlakyOptions>): Promise<Approac
   try {
     for (let i = 0; i < o.runs; i++) {
       const k = new Kernel({ seed: o.seed, trace: false });
-      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, o.seed * 1_000_003 + i, o.staggerMaxMs)));
+      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs)));
       await k.run();
       virtualMs += k.now;
       perRun.push(task.done.value as TestRun);

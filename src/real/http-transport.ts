@@ -34,7 +34,9 @@ export function httpSend(port: number, req: TrackerRequest, timeoutMs: number, h
     };
     const body = Buffer.from(req.body, 'utf8');
     const headers: Record<string, string | number> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = v;
+    // Header values go out as UTF-8 bytes (node writes a string's chars as
+    // Latin-1 and refuses anything beyond); the server reads them as UTF-8.
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Buffer.from(v, 'utf8').toString('latin1');
     if (req.method !== 'GET' || body.length > 0) headers['content-length'] = body.length;
     const r = request({ host, port, method: req.method, path: req.path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -63,6 +63,10 @@ describe('retrysim serve: bad input writes nothing', () => {
     ['a non-numeric report id', 'GET', '/reports/abc', '', {}, 400, /positive integer/],
     ['a list without run_id', 'GET', '/reports', '', {}, 400, /run_id/],
     ['the admin route is not /reports', 'POST', '/_admin/faults', '{"slowMs": -1}', {}, 400, /slowMs/],
+    ['a text/plain body', 'POST', '/reports', JSON.stringify(GOOD), { 'content-type': 'text/plain' }, 415, /content-type 'text\/plain' is not supported/],
+    ['a form body', 'POST', '/reports', JSON.stringify(GOOD), { 'content-type': 'application/x-www-form-urlencoded' }, 415, /application\/json/],
+    ['JSON in latin1', 'POST', '/reports', JSON.stringify(GOOD), { 'content-type': 'application/json; charset=iso-8859-1' }, 415, /charset 'iso-8859-1'/],
+    ['a key of 256 two-byte characters', 'POST', '/reports', JSON.stringify(GOOD), { 'idempotency-key': 'é'.repeat(256) }, 400, /1–255 characters, got 256/],
   ];
 
   it('the admin route refuses a slowMs the lease no longer covers, and applies nothing of that request', async () => {
@@ -145,6 +149,58 @@ describe('retrysim serve: bad input writes nothing', () => {
       expect(again.headers['idempotent-replay']).toBe('true');
       expect(again.json.report_id).toBe(first.json.report_id);
     }
+  });
+
+  it('a request without content-type → 415, nothing written', async () => {
+    const before = counts();
+    const o = await httpSend(port, { method: 'POST', path: '/reports', headers: {}, body: JSON.stringify(GOOD) }, 5000);
+    expect(o.kind === 'response' && o.status).toBe(415);
+    expect(counts()).toEqual(before);
+  });
+
+  it('a repeated Idempotency-Key (or X-Tenant) is 400, not one merged key "a1, b1"', async () => {
+    const { request } = await import('node:http');
+    const post = (headers: Record<string, string[]>) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const body = JSON.stringify({ ...GOOD, run_id: 'dup' });
+      const r = request({ host: '127.0.0.1', port, method: 'POST', path: '/reports', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      r.on('error', reject);
+      r.end(body);
+    });
+    const before = counts();
+    const a = await post({ 'idempotency-key': ['a1', 'b1'] });
+    expect(a.status).toBe(400);
+    expect(a.body).toMatch(/header 'idempotency-key' given 2 times/);
+    expect((await post({ 'x-tenant': ['t1', 't2'] })).status).toBe(400);
+    expect(counts()).toEqual(before);
+  });
+
+  it('a key is counted in characters: 255 two-byte characters are accepted and replay as one key', async () => {
+    const key = 'é'.repeat(255);
+    const body = JSON.stringify({ ...GOOD, run_id: 'utf8-key' });
+    const a = await send('POST', '/reports', body, { 'idempotency-key': key });
+    expect(a.status).toBe(201);
+    const b = await send('POST', '/reports', body, { 'idempotency-key': key });
+    expect(b.headers['idempotent-replay']).toBe('true');
+    expect(b.json.report_id).toBe(a.json.report_id);
+  });
+
+  it('a client that disconnects mid-body is dropped quietly: nothing written, the server keeps serving', async () => {
+    const { connect } = await import('node:net');
+    const before = counts();
+    await new Promise<void>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.write('POST /reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"run_id"');
+        s.destroy();
+        resolve();
+      });
+    });
+    expect((await send('GET', '/reports?run_id=r1')).status).toBe(200);
+    expect(counts()).toEqual(before);
+    expect(server.output).not.toMatch(/^\s+at .*:\d+:\d+/m);
   });
 
   it('a good request after all that writes exactly one report and one key', async () => {

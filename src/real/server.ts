@@ -125,15 +125,50 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   });
 }
 
-function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+/** Headers that carry one value each: a second copy would be merged by node into `"a, b"`, a key nobody sent. */
+const SINGLE_HEADERS = ['idempotency-key', 'x-tenant', 'content-type'] as const;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request's headers as the tracker reads them, or the 400 to answer
+ * with. Node hands header bytes over as Latin-1; they are decoded as UTF-8
+ * here, so a key's length is counted in characters (as documented), not in
+ * bytes. A repeated single-valued header, or bytes that are not UTF-8, are
+ * refused rather than guessed at.
+ */
+export function headersOf(req: IncomingMessage): { ok: true; headers: Record<string, string | undefined> } | { ok: false; response: TrackerResponse } {
+  for (const h of SINGLE_HEADERS) {
+    const n = req.headersDistinct[h]?.length ?? 0;
+    if (n > 1) return { ok: false, response: errorResponse(400, `header '${h}' given ${n} times; send it once`) };
+  }
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    const text = Array.isArray(v) ? v.join(', ') : v;
+    try {
+      out[k] = utf8.decode(Buffer.from(text, 'latin1'));
+    } catch {
+      return { ok: false, response: errorResponse(400, `header '${k}' is not valid UTF-8`) };
+    }
+  }
+  return { ok: true, headers: out };
 }
 
+/**
+ * Writes an answer. Headers are checked by node before a byte goes out; a
+ * value it refuses (it should never happen: the instance name is checked at
+ * start-up) must not become a 500 after a commit, so the connection is
+ * dropped instead — "outcome unknown", which a keyed retry replays.
+ */
 function send(res: ServerResponse, r: TrackerResponse): void {
   const body = Buffer.from(r.body, 'utf8');
-  res.writeHead(r.status, { ...r.headers, 'content-length': body.length });
+  try {
+    res.writeHead(r.status, { ...r.headers, 'content-length': body.length });
+  } catch (e) {
+    console.error(`retrysim serve: cannot write a ${r.status} answer (${(e as Error).message}); connection dropped`);
+    res.socket?.destroy();
+    return;
+  }
   res.end(body);
 }
 
@@ -217,7 +252,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     void (async () => {
       try {
         const path = req.url ?? '/';
-        const body = await readBody(req, MAX_BODY_BYTES);
+        let body: string | null;
+        try {
+          body = await readBody(req, MAX_BODY_BYTES);
+        } catch {
+          // The client went away mid-body: nothing was handled, nobody to answer.
+          req.socket.destroy();
+          return;
+        }
         if (body === null) {
           res.setHeader('connection', 'close');
           send(res, errorResponse(413, `body exceeds the limit of ${MAX_BODY_BYTES} bytes`));
@@ -227,7 +269,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           send(res, admin(req, body, path.split('?')[0]!));
           return;
         }
-        const r = await instance.handle({ method: req.method ?? 'GET', path, headers: headersOf(req), body }, env);
+        const h = headersOf(req);
+        if (!h.ok) {
+          send(res, h.response);
+          return;
+        }
+        const r = await instance.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env);
         if (r.dropConnection || httpFaults.dropResponses > 0) {
           if (!r.dropConnection) httpFaults.dropResponses--;
           req.socket.destroy(); // not a byte of response
@@ -238,7 +285,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         // A programming error in the handler: answer 500 rather than hang the client.
         if (!res.headersSent) send(res, errorResponse(500, `internal error: ${(e as Error).message}`));
         else res.destroy();
-        console.error(`retrysim serve: ${(e as Error).stack ?? e}`);
+        console.error(`retrysim serve: internal error: ${process.env.RETRYSIM_DEBUG === '1' ? (e as Error).stack : (e as Error).message}`);
       } finally {
         inflight--;
         if (inflight === 0) for (const f of drained.splice(0)) f();

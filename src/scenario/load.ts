@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, constants } from 'node:fs';
 
 import { SCENARIO_FORMAT, scenarioSchema, type Scenario } from './schema.js';
 import { leaseProblem } from '../tracker/lease.js';
-import { usesLease } from '../tracker/variants.js';
+import { STEP_LABELS, usesLease } from '../tracker/variants.js';
 import type { Variant } from '../tracker/strategy.js';
 
 /** One problem in a scenario file, at a JSON path such as `faults.kill.atMs`. */
@@ -32,6 +32,9 @@ function pathOf(p: readonly PropertyKey[]): string {
  */
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let raw: unknown;
+  // A UTF-8 byte-order mark is how some editors start a file; it is not JSON
+  // but it is not the user's content either.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     raw = JSON.parse(text);
   } catch (e) {
@@ -78,6 +81,13 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     if (!ids.has(k)) out.push({ path: `expect.reports.${k}`, message: `no operation with id '${k}'` });
   }
   const kill = s.faults.kill;
+  // A step the variant never reaches would make the fault silently never fire.
+  const steps = STEP_LABELS[s.service.variant as Variant];
+  const stepIssue = (path: string, step: string | undefined): void => {
+    if (step !== undefined && !steps.includes(step)) out.push({ path, message: `'${step}' is not a step of ${s.service.variant} (its steps: ${steps.join(', ')})` });
+  };
+  stepIssue('faults.pause.atStep', s.faults.pause?.atStep);
+  stepIssue('faults.kill.atStep', kill?.atStep);
   if (kill && kill.instance >= s.service.instances) {
     out.push({ path: 'faults.kill.instance', message: `instance ${kill.instance} does not exist (service.instances = ${s.service.instances})` });
   }
@@ -95,7 +105,16 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
 export function loadScenario(file: string): Scenario {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Opened without blocking and checked to be a regular file before
+    // reading: a FIFO with no writer would block forever, a directory or a
+    // device is no scenario.
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (e) {
     throw new ScenarioError(file, [{ path: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
   }

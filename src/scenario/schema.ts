@@ -13,6 +13,14 @@ export const SCENARIO_FORMAT = 'retrysim.scenario/2';
 
 const ms = z.number().finite().nonnegative();
 const count = z.number().int().nonnegative();
+/**
+ * A duration a scenario sets: at most 10 minutes. A run must end within the
+ * kernel's one virtual hour (timeMsMax); one value past it could never run,
+ * and the few that add up (attempts × timeout, workers × stagger) are caught
+ * as a "did not finish" verdict instead.
+ */
+export const DURATION_MS_MAX = 600_000;
+const duration = ms.max(DURATION_MS_MAX, `at most ${DURATION_MS_MAX} ms (10 minutes); a run must end within one virtual hour`);
 
 /** A decision of the recorded schedule (see ChoiceRecord). */
 const choiceRecord = z.strictObject({
@@ -42,18 +50,18 @@ const operation = z.strictObject({
   /** Workers that run this same operation at once (same tool call). */
   workers: z.number().int().min(1).max(8).default(1),
   /** When the first worker starts. */
-  startMs: ms.default(0),
+  startMs: duration.default(0),
   /** Worker w starts at startMs + w × staggerMs. */
-  staggerMs: ms.default(0),
+  staggerMs: duration.default(0),
 });
 
 const kill = z.strictObject({
   instance: count.default(0),
   /** Kill at this virtual time... */
-  atMs: ms.optional(),
+  atMs: duration.optional(),
   /** ...or when a request of that instance first reaches this step (e.g. `process`). */
   atStep: z.string().min(1).optional(),
-  restartAfterMs: ms.default(500),
+  restartAfterMs: duration.default(500),
 }).refine((k) => (k.atMs === undefined) !== (k.atStep === undefined), { message: 'kill needs exactly one of atMs or atStep' });
 
 /** The scenario file: everything needed to reproduce one run exactly. */
@@ -69,18 +77,20 @@ export const scenarioSchema = z.strictObject({
     /** ...or a user's service module (path as given to `--service`), loaded through the service API. */
     module: z.string().min(1).optional(),
     instances: z.number().int().min(1).max(8).default(1),
-    leaseMs: ms.default(5000),
+    leaseMs: ms.max(3_600_000).default(5000),
     /** Build a deliberately unsafe lease (scenario 6). */
     allowUnsafeLease: z.boolean().default(false),
-    completedTtlMs: ms.optional(),
+    completedTtlMs: ms.max(86_400_000).optional(),
     /** Per-instance clock skew, ms (index = instance). */
-    clockOffsetMs: z.array(z.number().finite()).max(8).default([]),
+    clockOffsetMs: z.array(z.number().min(-86_400_000).max(86_400_000)).max(8).default([]),
   }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' }),
   client: z.strictObject({
     keySource: z.enum(KEY_SOURCES as [string, ...string[]]),
     policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),
     maxAttempts: z.number().int().min(1).max(20).default(4),
-    timeoutMs: ms.default(2000),
+    timeoutMs: duration.default(2000),
+    /** The tool call's deadline from its first attempt (no further attempt unless 50 ms would be left); absent: none. */
+    deadlineMs: duration.optional(),
     model: z.strictObject({
       resubmits: z.number().int().min(0).max(5).default(0),
       reword: z.boolean().default(false),
@@ -90,17 +100,17 @@ export const scenarioSchema = z.strictObject({
   }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
-    latencyMeanMs: ms.default(1),
-    latencySdMs: ms.default(0),
+    latencyMeanMs: ms.max(60_000).default(1),
+    latencySdMs: ms.max(60_000).default(0),
     /** Lose the next N responses on the way back (any response, replays too). */
-    loseResponses: count.default(0),
+    loseResponses: count.max(1000).default(0),
   }).default({ latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 }),
   faults: z.strictObject({
-    loseResponseAfterCommit: count.default(0),
-    crashMidRequest: count.default(0),
-    slowMs: ms.default(0),
+    loseResponseAfterCommit: count.max(1000).default(0),
+    crashMidRequest: count.max(1000).default(0),
+    slowMs: duration.default(0),
     /** `thenCrash`: the stalled request crashes at the crash point when it resumes. */
-    pause: z.strictObject({ atStep: z.string().min(1), ms, count: count.default(1), thenCrash: z.boolean().optional() }).optional(),
+    pause: z.strictObject({ atStep: z.string().min(1), ms: duration, count: count.max(1000).default(1), thenCrash: z.boolean().optional() }).optional(),
     /** User services: the crash point the crashMidRequest counter fires at (default: the first one reached). */
     crashAt: z.string().min(1).optional(),
     /** User services: the step after which slowMs applies (default: the service's first step). */

@@ -64,7 +64,7 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
             () => `toolu_${keyOp.runId}_${round++}`,
             transport,
             env,
-            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs, ...(endpoint ? { endpoint } : {}) },
+            { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs, ...(s.client.deadlineMs !== undefined ? { deadlineMs: s.client.deadlineMs } : {}), ...(endpoint ? { endpoint } : {}) },
             s.client.model,
             log,
           );

@@ -81,7 +81,7 @@ describe('routes', () => {
 
   it('accepts header names in any case', async () => {
     const res = await inst.handle(
-      { method: 'post', path: '/reports', headers: { 'Idempotency-Key': 'k' }, body: JSON.stringify({ run_id: 'run-1', module: 'auth', title: 'login fails', steps: '1. open\n2. click' }) },
+      { method: 'post', path: '/reports', headers: { 'Idempotency-Key': 'k', 'Content-Type': 'application/json' }, body: JSON.stringify({ run_id: 'run-1', module: 'auth', title: 'login fails', steps: '1. open\n2. click' }) },
       new TestEnv(),
     );
     expect(res.replay).toBe(true);

@@ -8,7 +8,7 @@ import { getReport, listReports } from './reads.js';
 import { scopeKey } from './scope.js';
 import { isSqliteError, type Store } from './store.js';
 import type { StrategyContext, Variant, WriteRequest, WriteStrategy } from './strategy.js';
-import { validateKey, validateReportBody, validateTenant, type ReportInput } from './validate.js';
+import { headerValueProblem, validateContentType, validateKey, validateReportBody, validateTenant, type ReportInput } from './validate.js';
 import { createStrategy, usesLease } from './variants.js';
 
 /** Options of a {@link TrackerInstance}. */
@@ -64,6 +64,10 @@ export class TrackerInstance {
 
   constructor(opts: TrackerInstanceOptions) {
     this.name = opts.name ?? 'tracker';
+    // The name is sent as a header on every answer: a value node refuses to
+    // write would turn every answer into a failure after its commit.
+    const nameProblem = headerValueProblem(this.name);
+    if (nameProblem !== null) throw new Error(`instance name ${JSON.stringify(this.name)} ${nameProblem}`);
     this.variant = opts.variant;
     this.store = opts.db;
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
@@ -175,6 +179,8 @@ export class TrackerInstance {
     if (!key.ok) return errorResponse(key.status, key.error);
     const tenant = validateTenant(headers['x-tenant']);
     if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
+    const type = validateContentType(headers['content-type']);
+    if (!type.ok) return errorResponse(type.status, type.error);
     const body = checkBody(req.body);
     if (!body.ok) return errorResponse(body.status, body.error);
     return {
@@ -245,7 +251,7 @@ class InstanceContext implements StrategyContext {
   }
 }
 
-type CheckedBody = { ok: true; value: ReportInput; fingerprint: string } | { ok: false; status: 400 | 413; error: string };
+type CheckedBody = { ok: true; value: ReportInput; fingerprint: string } | { ok: false; status: 400 | 413 | 415; error: string };
 
 /**
  * Validation and fingerprint of recently seen bodies. Both are pure

@@ -78,7 +78,7 @@ export interface PostOptions {
 
 /** Sends `POST /reports` to an instance. */
 export function post(inst: TrackerInstance, env: StepEnv, opts: PostOptions = {}): Promise<TrackerResponse> {
-  const headers: Record<string, string | undefined> = {};
+  const headers: Record<string, string | undefined> = { 'content-type': 'application/json' };
   if (opts.key !== undefined) headers['idempotency-key'] = opts.key;
   if (opts.tenant !== undefined) headers['x-tenant'] = opts.tenant;
   return inst.handle({ method: 'POST', path: '/reports', headers, body: opts.body ?? reportBody() }, env);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 /** Largest accepted request body, in UTF-8 bytes (64 KiB); larger → 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Shortest accepted idempotency key, in characters (code points). */
+/** Shortest accepted idempotency key, in characters (code points; over HTTP the header's bytes are read as UTF-8). */
 export const KEY_LENGTH_MIN = 1;
 /** Longest accepted idempotency key, in characters (code points). */
 export const KEY_LENGTH_MAX = 255;
@@ -29,7 +29,7 @@ export interface ReportInput {
 }
 
 /** A validation result: the value, or the status and message to answer with. */
-export type Validated<T> = { ok: true; value: T } | { ok: false; status: 400 | 413; error: string };
+export type Validated<T> = { ok: true; value: T } | { ok: false; status: 400 | 413 | 415; error: string };
 
 const reportSchema = z.strictObject({
   run_id: z.string().min(1),
@@ -38,7 +38,7 @@ const reportSchema = z.strictObject({
   steps: z.string(),
 });
 
-function fail(status: 400 | 413, error: string): { ok: false; status: 400 | 413; error: string } {
+function fail(status: 400 | 413 | 415, error: string): { ok: false; status: 400 | 413 | 415; error: string } {
   return { ok: false, status, error };
 }
 
@@ -103,4 +103,35 @@ export function validateTenant(raw: string | undefined): Validated<string> {
   const n = codePoints(raw);
   if (n < 1 || n > 255) return fail(400, `header 'x-tenant' must be 1–255 characters, got ${n}`);
   return { ok: true, value: raw };
+}
+
+/**
+ * Validates the `content-type` of `POST /reports`: the body is JSON, so the
+ * type must say so — `application/json`, optionally with `charset=utf-8`
+ * (any case). Anything else, or no type at all, is 415 and writes nothing:
+ * a form post or a `text/plain` body is a client mistake worth hearing about,
+ * not something to guess at.
+ */
+export function validateContentType(raw: string | undefined): Validated<'json'> {
+  if (raw === undefined) return fail(415, "missing header 'content-type': send the body as application/json");
+  const [type, ...params] = raw.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return fail(415, `content-type '${raw}' is not supported: send the body as application/json`);
+  for (const p of params) {
+    const m = /^charset\s*=\s*"?([^"]*)"?$/.exec(p);
+    if (m && m[1] !== 'utf-8' && m[1] !== 'utf8') return fail(415, `charset '${m[1]}' is not supported: the body must be UTF-8`);
+  }
+  return { ok: true, value: 'json' };
+}
+
+/**
+ * Why `value` cannot be sent as an HTTP header value (the instance name goes
+ * out as `x-instance` on every answer), or null. Printable ASCII only, 1–64
+ * characters: node refuses control characters and anything past Latin-1 only
+ * when the answer is written — after the request has committed.
+ */
+export function headerValueProblem(value: string): string | null {
+  if (value.length < 1 || value.length > 64) return `must be 1–64 characters, got ${value.length}`;
+  const bad = /[^\x20-\x7e]/.exec(value);
+  if (bad) return `may hold printable ASCII only (it is sent as an HTTP header); '${JSON.stringify(bad[0]).slice(1, -1)}' at index ${bad.index} is not`;
+  return null;
 }
