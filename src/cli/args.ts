@@ -6,6 +6,8 @@ import { dirname, resolve } from 'node:path';
 export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** A command's flag table, spelled out (node:util's own option type is not exported, so a published .d.ts could not name it). */
+export type FlagTable = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 /** The parseArgs configuration {@link flags} builds (named, so the published .d.ts can spell its result). */
 type FlagsConfig<O extends Options> = { args: string[]; strict: true; allowPositionals: boolean; options: O & { help: { type: 'boolean'; short: 'h' } } };
 
@@ -14,7 +16,7 @@ type FlagsConfig<O extends Options> = { args: string[]; strict: true; allowPosit
  * (`--help` is enough): the command-line fuzz test generates its inputs
  * from these, so a new flag is fuzzed the day it is added.
  */
-export const FLAG_TABLES = new Map<string, Options>();
+export const FLAG_TABLES = new Map<string, FlagTable>();
 
 /**
  * Strict flag parsing shared by every subcommand: unknown flags and bad
@@ -23,7 +25,7 @@ export const FLAG_TABLES = new Map<string, Options>();
  * flags were bad, so a command body is `const a = flags(...); if (typeof a === 'number') return a;`.
  */
 export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false): ReturnType<typeof parseArgs<FlagsConfig<O>>> | number {
-  FLAG_TABLES.set(command, options);
+  FLAG_TABLES.set(command, options as FlagTable);
   try {
     const config: FlagsConfig<O> = { args: joinNegativeValues(argv, options), strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } };
     const r = parseArgs(config);
