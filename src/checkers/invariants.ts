@@ -62,11 +62,11 @@ export function checkInvariants(store: Store, ops: readonly OperationEnd[]): { r
       if (a.reportId === undefined || ids.includes(a.reportId)) continue; // exists, and is this operation's
       const owner = store.ownerOfReport(a.reportId);
       if (owner === undefined) {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report_id ${a.reportId}, which does not exist` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report id ${a.reportId}, which does not exist` });
       } else if (owner.tenant !== op.tenant) {
         violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received report ${a.reportId} of tenant '${owner.tenant}'` });
       } else {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `report_id ${a.reportId} belongs to run '${owner.run_id}', not '${op.runId}'` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `report ${a.reportId} belongs to run '${owner.run_id}', not '${op.runId}'` });
       }
     }
     // 3. Within one tool call, every attempt carried the same key.

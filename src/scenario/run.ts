@@ -16,7 +16,9 @@ import { checkInvariants, type OperationEnd, type Violation } from '../checkers/
 import type { Scenario } from './schema.js';
 import { ObservedTrace, observedTransport, type RunObserver } from './observe.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { runServiceScenario, serviceFor } from '../service/run.js';
+import { runServiceScenario } from '../service/run.js';
+import { serviceOf } from './service-of.js';
+import { trackerService } from '../tracker/service.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -51,6 +53,8 @@ export interface RunOptions {
    * one loaded from that module path, see `loadService`).
    */
   service?: ServiceDefinition;
+  /** @internal Run a built-in variant on the pre-port path (TrackerInstance), to hold the port equal to it. */
+  legacyTracker?: boolean;
 }
 
 /** Everything a run produced. */
@@ -91,14 +95,18 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
  * the checkers' verdicts, the schedule that was taken and the trace hash.
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
-  if (s.service.module !== undefined) return runServiceScenario(s, serviceFor(s, opts.service), opts);
+  if (s.service.module !== undefined || !opts.legacyTracker) return runServiceScenario(s, serviceOf(s, opts.service), opts);
+  return runLegacy(s, opts);
+}
+
+async function runLegacy(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
   const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
   const store = opts.store ?? openStore(':memory:');
   const obs = opts.observe;
   const kernel = new Kernel({
     seed: s.seed,
     choices,
-    trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, store) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
+    trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, store.db) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
     eventsMax: 200_000,
     timeMsMax: 3_600_000,
     replayHint: opts.replayHint ?? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})`,
@@ -153,11 +161,11 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
       throw e;
     }
-    obs?.end?.(store);
+    obs?.end?.(store.db);
     // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
     const verdict = checkInvariants(store, ends);
-    const rec = await runRecovery({ scenario: s, instances, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
-    const progress = checkProgress(store, ends, rec.outcomes, {
+    const rec = await runRecovery({ scenario: s, progress: trackerService({ variant: s.service.variant as Variant, leaseMs: s.service.leaseMs }).progress!, instances: instances as never, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
+    const progress = checkProgress((op) => store.reportIdsForRun(op.runId, op.tenant), ends, rec.outcomes, {
       usesLease: usesLease(s.service.variant as Variant),
       leaseMs: s.service.leaseMs,
       clientTimeoutMs: recoveryTimeoutMs(s),
