@@ -16,6 +16,7 @@ import { CLAIMS } from '../campaign/claims.js';
 import { arbitraryFor } from '../campaign/run.js';
 import { caseAt } from '../campaign/runs.js';
 import { ListChoice } from '../sim/choice/list.js';
+import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName } from './canonical.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import type { Footprint } from '../sim/footprint.js';
 
@@ -98,6 +99,19 @@ describe('the tracker through the service API runs exactly as the pre-port path'
       const c = caseAt(arb, 7, i).value;
       const { legacy, service } = await both(c.scenario, c.choices, { keepTrace: true });
       expect(service, `${id} case ${i}`).toEqual(legacy);
+    }
+  });
+
+  it('the matrix (seeds 1–3): every cell, every run', async () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      for (const row of MATRIX_ROWS) {
+        for (const col of MATRIX_COLUMNS) {
+          const s = canonicalScenario(col, row, seed);
+          const legacy = summary(await runScenario(s, { keepTrace: true, legacyTracker: true }));
+          const service = summary(await runScenario(s, { keepTrace: true }));
+          expect(service, `${rowName(row)} ${col} seed ${seed}`).toEqual(legacy);
+        }
+      }
     }
   });
 });
