@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario } from './load.js';
 import { runScenario } from './run.js';
 import { canonicalScenario } from './canonical.js';
-import { openStore } from '../tracker/store.js';
+import { openStore, storeOn, type KeyRow } from '../tracker/store.js';
 import { TrackerInstance } from '../tracker/instance.js';
 import { submitReport, type AttemptRecord } from '../harness/client.js';
 import type { Transport } from '../harness/transport.js';
@@ -110,21 +110,20 @@ describe('validation through the harness', () => {
 
 describe('a stale placeholder left by a killed process', () => {
   it('answers 409 within the lease and is taken over after it, fence 1 → 2', async () => {
-    const store = openStore(':memory:');
     const s = scenario({
       faults: { kill: { atStep: 'process', restartAfterMs: 100 } },
       // w1 arrives within the lease (409s), w2 after it (take-over).
       operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 3, staggerMs: 2700 }],
       client: { keySource: 'tool_call', maxAttempts: 2 },
     });
-    const r = await runScenario(s, { store });
+    let keys: KeyRow[] = [];
+    const r = await runScenario(s, { inspect: (db) => (keys = storeOn(db).keyRows()) });
     const op = r.operations[0]!;
     const w1 = op.attempts.filter((a) => a.startMs >= 2700 && a.startMs < 5000);
     expect(w1.length).toBeGreaterThan(0);
     expect(w1.every((a) => a.outcome.kind === 'http' && a.outcome.status === 409)).toBe(true);
     expect(r.reports.op1).toBe(1);
-    expect(store.keyRows()[0]).toMatchObject({ status: 'done', fence: 2 });
-    store.close();
+    expect(keys[0]).toMatchObject({ status: 'done', fence: 2 });
   });
 });
 

@@ -49,7 +49,7 @@ function summary(r: ScenarioRun) {
   return {
     reports: r.reports,
     violations: r.violations,
-    choices: r.result.choices.map((c) => ({ t: c.timeMs, of: c.labels, chosen: c.chosen })),
+    choices: r.result.choices,
     timeMs: r.result.timeMs,
     traceHash: r.result.traceHash,
     trace: r.trace,

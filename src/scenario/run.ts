@@ -3,7 +3,7 @@ import { Trace } from '../sim/trace.js';
 import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import { RandomChoice } from '../sim/choice/random.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
-import { openStore, type Store } from '../tracker/store.js';
+import { openStore } from '../tracker/store.js';
 import { TrackerInstance } from '../tracker/instance.js';
 import type { Variant } from '../tracker/strategy.js';
 import type { TrackerRequest } from '../tracker/messages.js';
@@ -15,7 +15,7 @@ import { planWorkers } from './workers.js';
 import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
 import { ObservedTrace, observedTransport, type RunObserver } from './observe.js';
-import type { ServiceDefinition } from '../service/definition.js';
+import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { runServiceScenario } from '../service/run.js';
 import { serviceOf } from './service-of.js';
 import { trackerService } from '../tracker/service.js';
@@ -32,8 +32,13 @@ export interface RunOptions {
    * run's cost; a failure is re-run with the trace before it is saved.
    */
   hashTrace?: boolean;
-  /** Reuse a store (it is reset first) — campaigns and benchmarks avoid reopening SQLite. */
-  store?: Store;
+  /**
+   * Look at the database the run left behind (after the recovery phase),
+   * before the next run reuses it: tests and the exploration bench read
+   * rows here. Runs share one cached connection per schema, so the
+   * database is only valid inside this call.
+   */
+  inspect?: (db: ServiceDb) => void;
   /** Shown in limit/deadlock errors. */
   replayHint?: string;
   /**
@@ -101,7 +106,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<S
 
 async function runLegacy(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
   const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-  const store = opts.store ?? openStore(':memory:');
+  const store = openStore(':memory:');
   const obs = opts.observe;
   const kernel = new Kernel({
     seed: s.seed,
@@ -182,6 +187,6 @@ async function runLegacy(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRu
       recoveryTrace: rec.trace,
     };
   } finally {
-    if (opts.store === undefined) store.close();
+    store.close();
   }
 }

@@ -130,6 +130,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     const verdict = checkServiceInvariants(def, sdb.db, ends);
     const progress = def.progress;
     if (progress === undefined) {
+      opts.inspect?.(sdb.db);
       return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
     }
     const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
@@ -140,6 +141,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       slowMs: s.faults.slowMs,
       skewMs: clockSkewMs(s),
     }, def.effects.noun ?? 'effect');
+    opts.inspect?.(sdb.db);
     return {
       reports: verdict.reports,
       violations: stalled.length === 0 ? verdict.violations : [...verdict.violations, ...stalled],
