@@ -44,8 +44,8 @@ export { submitReport, RETRYABLE_STATUSES, OUTCOME_UNKNOWN_TEXT, type ClientEnv,
 export { runOperation, rewordTitle, type ModelOptions, type OperationResult } from './harness/model-layer.js';
 /** The simulated network with kill/restart. */
 export { SimNetwork, SimServer, type NetworkOptions, type KillPlan } from './net/sim-network.js';
-/** SPEC §5's invariants, judged from the end state. */
-export { checkInvariants, type Invariant, type Violation, type OperationEnd } from './checkers/invariants.js';
+/** SPEC §5's invariants (judged through a service's declared effects: `checkServiceInvariants`). */
+export type { Invariant, Violation, OperationEnd, KeyReuseProbe } from './checkers/invariants.js';
 
 /** Scenario files: schema, load/print, run, record, canonical scenarios, arbitraries. */
 export { SCENARIO_FORMAT, scenarioSchema, INVARIANTS, type Scenario, type ScenarioInput, type InvariantName } from './scenario/schema.js';

@@ -11,7 +11,8 @@ import { TrackerInstance } from '../tracker/instance.js';
 import { submitReport, type AttemptRecord } from '../harness/client.js';
 import type { Transport } from '../harness/transport.js';
 import { Prng } from '../random/prng.js';
-import { checkInvariants } from '../checkers/invariants.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
 import type { StepEnv } from '../tracker/env.js';
 
 function scenario(over: Record<string, unknown>) {
@@ -177,7 +178,7 @@ describe('a report_id returned to the client always exists', () => {
   it('the checker catches a server that hands out an id it never stored', () => {
     const store = openStore(':memory:');
     const attempt: AttemptRecord = { toolUseId: 't', attempt: 1, key: 'k', title: 'x', startMs: 0, endMs: 1, outcome: { kind: 'http', status: 201 }, replay: false, reportId: 999 };
-    const v = checkInvariants(store, [{ id: 'op1', runId: 'r1', tenant: 'default', keySource: 'tool_call', attempts: [attempt], results: [{ kind: 'success', reportId: 999, replay: false, attempts: 1 }] }]);
+    const v = checkServiceInvariants(trackerService({ variant: 'key_atomic' }), store.db, [{ id: 'op1', runId: 'r1', tenant: 'default', keySource: 'tool_call', attempts: [attempt], results: [{ kind: 'success', reportId: 999, replay: false, attempts: 1 }] }]);
     expect(v.violations.map((x) => x.invariant).sort()).toEqual(['exactly-one', 'id-exists']);
   });
   it('and finds no such problem in real runs of every canonical cell of key_atomic/tool_call', async () => {
