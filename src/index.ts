@@ -66,6 +66,10 @@ export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type Generate
 /** The service API: your own endpoint (SQLite schema, handler, steps, crash points, effects) under retrysim's campaign. */
 export * from './service/index.js';
 export type { HostedInstance } from './net/sim-network.js';
+/** Your own retry client (fetch + ordinary timers) on virtual time against a simulated service. */
+export { runClientScenario, type RetryClient, type ClientOperation, type ClientRun, type ClientRunOptions } from './client/run.js';
+export { simFetch, type SentRequest } from './client/sim-fetch.js';
+export { runClientsOnVirtualTime, type ClientBridge } from './client/bridge.js';
 export type { Endpoint } from './harness/client.js';
 
 /** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */

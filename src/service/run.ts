@@ -9,7 +9,7 @@ import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
-import { releaseDatabase, simDatabase } from './db.js';
+import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { ServiceHost } from './host.js';
 import { checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
@@ -59,6 +59,21 @@ export function serviceFor(s: Scenario, given?: ServiceDefinition): ServiceDefin
   return def;
 }
 
+/** The scenario's instances of a service on one database, its faults armed. */
+export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase): ServiceHost[] {
+  return Array.from({ length: s.service.instances }, (_, i) => new ServiceHost(def, sdb, `s${i}`, {
+    // Counters are per instance; the scenario's faults arm instance 0 (the
+    // first to be hit under round-robin), so a fault fires once, not once per instance.
+    loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
+    crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
+    crashAt: s.faults.crashAt,
+    slowMs: s.faults.slowMs,
+    slowAtStep: s.faults.slowAtStep,
+    pause: i === 0 ? s.faults.pause : undefined,
+    clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
+  }));
+}
+
 /**
  * Runs one scenario against a service — a user's, or a built-in tracker
  * variant (src/tracker/service.ts): the kernel, the simulated network, one
@@ -81,17 +96,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       timeMsMax: 3_600_000,
       replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
-    const hosts = Array.from({ length: s.service.instances }, (_, i) => new ServiceHost(def, sdb, `s${i}`, {
-      // Counters are per instance; the scenario's faults arm instance 0 (the
-      // first to be hit under round-robin), so a fault fires once, not once per instance.
-      loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
-      crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
-      crashAt: s.faults.crashAt,
-      slowMs: s.faults.slowMs,
-      slowAtStep: s.faults.slowAtStep,
-      pause: i === 0 ? s.faults.pause : undefined,
-      clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-    }));
+    const hosts = hostInstances(s, def, sdb);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s, endpointOf(def));
     // Each operation's last request, for the recovery phase to resubmit verbatim.
