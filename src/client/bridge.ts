@@ -75,7 +75,7 @@ export async function runClientsOnVirtualTime<T>(
   const clock = FakeTimers.withGlobal(globalThis).install({
     now: kernel.now,
     // An explicit list: nextTick, queueMicrotask and setImmediate stay real.
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'], // real-time: allowed (names of what is faked)
   });
   const restore: Array<() => void> = [];
   const swap = <O extends object, K extends keyof O>(o: O, k: K, v: O[K]) => {
