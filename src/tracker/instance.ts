@@ -34,7 +34,9 @@ export interface TrackerInstanceOptions {
 }
 
 /**
- * One tracker server process. `handle` serves one request; the env passed
+ * One tracker server process for real mode (node:http, `retrysim serve`,
+ * the flakiness lab); the simulation hosts the same strategies through the
+ * service API instead (service.ts). `handle` serves one request; the env passed
  * with it supplies time and interleaving. Kill is done from outside: the
  * caller simply never resumes the in-flight requests (it must not reject
  * their pending steps, or catch blocks would run as if the process lived),
