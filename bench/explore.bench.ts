@@ -18,18 +18,18 @@ import { PctProbe } from '../src/sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../src/sim/choice/source.js';
 import { runScenario, type ScenarioRun } from '../src/scenario/run.js';
 import type { Scenario } from '../src/scenario/schema.js';
-import { openStore } from '../src/tracker/store.js';
+import { storeOn } from '../src/tracker/store.js';
 
-const store = openStore(':memory:');
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
-const outcome = (r: ScenarioRun) => JSON.stringify([r.reports, r.violations.map((v) => `${v.invariant}/${v.op}: ${v.detail}`).sort(), store.allReports(), store.keyRows()]);
+const outcome = (r: ScenarioRun, rows: unknown) => JSON.stringify([r.reports, r.violations.map((v) => `${v.invariant}/${v.op}: ${v.detail}`).sort(), rows]);
 
 async function explore(s: Scenario, reduce: boolean) {
   const seen = new Set<string>();
   const t0 = process.hrtime.bigint();
   const e = await exploreAll(async (choices) => {
-    const r = await runScenario(s, { choices, store });
-    seen.add(outcome(r));
+    let rows: unknown;
+    const r = await runScenario(s, { choices, inspect: (db) => (rows = [storeOn(db).allReports(), storeOn(db).keyRows()]) });
+    seen.add(outcome(r, rows));
     return r;
   }, { schedulesMax: 100_000, keep: () => false, reduce });
   return { schedules: e.schedules, blocked: e.blocked, complete: e.complete, outcomes: seen, ms: ms(t0) };
@@ -102,13 +102,12 @@ export default async function exploreBench(): Promise<void> {
   {
     // The key_split race scenario: n = 4 tasks (two clients, two requests).
     const probe = new PctProbe();
-    await runScenario(race, { choices: probe, store });
+    await runScenario(race, { choices: probe });
     const k = pctStepsEstimate(probe.steps);
-    const hit = async (src: ChoiceSource) => (await runScenario(race, { choices: src, store })).violations.length > 0;
+    const hit = async (src: ChoiceSource) => (await runScenario(race, { choices: src })).violations.length > 0;
     const d2 = await runsToFind((seed) => hit(new PctChoice({ seed, depth: 2, stepsEstimate: k })), 41, 2000);
     const campaign = await runsToFind((seed) => hit(campaignPct(seed, probe.steps)), 41, 2000);
     const old = await runsToFind((seed) => hit(new PctChoice({ seed, depth: 3, stepsEstimate: 40 })), 41, 2000);
     console.log(JSON.stringify({ bench: 'explore.pctDepth2.keySplitRace', n: 4, k, boundRate: +(1 / (4 * k)).toFixed(5), runsAtBound: 4 * k, medianRunsDepth2: d2.median, medianRunsCampaign: campaign.median, medianRunsFixedK40: old.median }));
   }
-  store.close();
 }

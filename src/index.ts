@@ -44,8 +44,8 @@ export { submitReport, RETRYABLE_STATUSES, OUTCOME_UNKNOWN_TEXT, type ClientEnv,
 export { runOperation, rewordTitle, type ModelOptions, type OperationResult } from './harness/model-layer.js';
 /** The simulated network with kill/restart. */
 export { SimNetwork, SimServer, type NetworkOptions, type KillPlan } from './net/sim-network.js';
-/** SPEC §5's invariants, judged from the end state. */
-export { checkInvariants, type Invariant, type Violation, type OperationEnd } from './checkers/invariants.js';
+/** SPEC §5's invariants (judged through a service's declared effects: `checkServiceInvariants`). */
+export type { Invariant, Violation, OperationEnd, KeyReuseProbe } from './checkers/invariants.js';
 
 /** Scenario files: schema, load/print, run, record, canonical scenarios, arbitraries. */
 export { SCENARIO_FORMAT, scenarioSchema, INVARIANTS, type Scenario, type ScenarioInput, type InvariantName } from './scenario/schema.js';
@@ -66,6 +66,10 @@ export { scenarioArbitrary, scenarioSize, type ScenarioGenOptions, type Generate
 /** The service API: your own endpoint (SQLite schema, handler, steps, crash points, effects) under retrysim's campaign. */
 export * from './service/index.js';
 export type { HostedInstance } from './net/sim-network.js';
+/** Your own retry client (fetch + ordinary timers) on virtual time against a simulated service. */
+export { runClientScenario, type RetryClient, type ClientOperation, type ClientRun, type ClientRunOptions } from './client/run.js';
+export { simFetch, type SentRequest } from './client/sim-fetch.js';
+export { runClientsOnVirtualTime, type ClientBridge } from './client/bridge.js';
 export type { Endpoint } from './harness/client.js';
 
 /** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */

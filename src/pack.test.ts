@@ -35,7 +35,7 @@ describe('the npm package', () => {
     expect(i.code, i.out).toBe(0);
     // The native module: the same platform and Node, already compiled here.
     cpSync(join(root, 'node_modules/better-sqlite3/build'), join(dir, 'node_modules/better-sqlite3/build'), { recursive: true });
-    for (const e of ['payments-check-then-insert', 'payments-atomic']) cpSync(join(root, 'examples', e), join(dir, 'examples', e), { recursive: true });
+    for (const e of ['payments-check-then-insert', 'payments-atomic', 'fetch-retry-client']) cpSync(join(root, 'examples', e), join(dir, 'examples', e), { recursive: true });
   }, 600_000);
 
   afterAll(() => {
@@ -67,5 +67,16 @@ describe('the npm package', () => {
     const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/payments-atomic']);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/1 passed/);
+  });
+
+  it('a fetch retry client with a new key per attempt is refuted with a one-operation, one-fault counterexample; the fixed client holds', () => {
+    const bad = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/buggy.test.ts']);
+    expect(bad.code, bad.out).toBe(1);
+    expect(bad.out).toMatch(/Shrunk \d+ time/);
+    expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' refuted \(1 op, 1 worker\(s\), 1 instance\(s\), faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
+    expect(bad.out).toContain('stable-key — tool call op1.w0 sent 2 different keys');
+    const good = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/fixed.test.ts']);
+    expect(good.code, good.out).toBe(0);
+    expect(good.out).toMatch(/1 passed/);
   });
 });

@@ -16,7 +16,9 @@
  * });
  */
 import fc from 'fast-check';
-import type { FaultKind, GeneratedCase } from './scenario/arbitraries.js';
+import { scenarioArbitrary, scenarioSize, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
+import { runClientScenario, type ClientRun, type RetryClient } from './client/run.js';
+import type { Variant } from './tracker/strategy.js';
 import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
@@ -99,6 +101,71 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         where = `(could not minimise the counterexample: ${(e as Error).message})`;
       }
       throw new Error(`${report}\n\nretrysim: ${where}`);
+    },
+  };
+}
+
+/** Options of {@link clientCases}. */
+export interface ClientCaseOptions {
+  /** The service the client talks to: a built-in variant (default `key_atomic`, a correct idempotent endpoint)... */
+  variant?: Variant;
+  /** ...or a user's service. */
+  service?: ServiceDefinition;
+  /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances. */
+  faults?: readonly FaultKind[];
+}
+
+/** The faults a retry client is run under by default. */
+export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances'];
+
+const clientServices = new WeakMap<GeneratedCase, ServiceDefinition>();
+
+/**
+ * The arbitrary of scenarios for a user's retry client: operations, faults,
+ * timing and interleavings around a service (a correct one by default, so
+ * what fails is the client). Pass it to `test.prop` with {@link runClientCase}.
+ */
+export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
+  const faults = o.faults ?? CLIENT_FAULTS;
+  if (o.service !== undefined) {
+    const def = o.service;
+    validateDefinition(def, def.name);
+    return serviceCaseArbitrary(def, moduleOf(def), 'tool_call', faults).map((c) => (clientServices.set(c, def), c));
+  }
+  return scenarioArbitrary({ variant: o.variant ?? 'key_atomic', keySource: 'tool_call', faults, opsMax: 1 });
+}
+
+/**
+ * Runs a user's retry client on one generated case, on virtual time:
+ * `violations` names `stable-key` (two keys for one operation), `deadline`
+ * (settled or sent past its deadline), `exactly-one` and `id-exists`.
+ */
+export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
+  const service = clientServices.get(c);
+  return runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
+}
+
+/**
+ * fast-check parameters whose reporter re-runs the shrunk case and says, in
+ * a few lines, what the client did: the scenario's size and faults, each
+ * request with its key and outcome, and the violations. Spread your own
+ * parameters in: `{ ...explainClient(client), numRuns: 300 }`.
+ */
+export function explainClient(client: RetryClient): fc.Parameters<[GeneratedCase]> {
+  return {
+    asyncReporter: async (details) => {
+      if (!details.failed) return;
+      const report = fc.defaultReportMessage(details) ?? 'property failed';
+      const c = details.counterexample?.[0];
+      if (c === undefined) throw new Error(report);
+      const r = await runClientCase(client, c);
+      const size = scenarioSize(c.scenario, 0);
+      const f = c.scenario.faults;
+      const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
+        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : []);
+      const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
+      throw new Error(`${report}\n\nretrysim: client '${client.name}' refuted (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
+        `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}`);
     },
   };
 }

@@ -13,6 +13,6 @@ test.prop([serviceCases(service, { module })], { ...replayable(service, { module
     const run = await runServiceCase(service, c);
     expect(run.violations).toEqual([]);
   },
-  // A property over a real SQLite service: give it more than vitest's 5 s default on a busy machine.
+  // A bound, not a speed claim: a thousand runs (plus shrinking) on a loaded machine outlast vitest's 5 s default.
   120_000,
 );

@@ -1,7 +1,6 @@
 import { exploreAll } from '../sim/explore/exhaustive.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { runScenario } from '../scenario/run.js';
-import { openStore } from '../tracker/store.js';
 import type { Claim } from './claims.js';
 import { smallScenarios } from './small.js';
 import { failsFor, minimiseAndSave, type CampaignResult } from './run.js';
@@ -43,42 +42,37 @@ async function exhaustive(
 ): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
-  const store = openStore(':memory:');
   let schedules = 0;
   let blocked = 0;
   let complete = true;
   const fails = failsFor(o.claim);
-  try {
-    for (const s of smallScenarios(o.claim)) {
-      const scenario = { ...s, seed: o.seed };
-      const e = await exploreAll((choices) => runScenario(scenario, { choices, store }), {
-        schedulesMax: o.schedulesMax ?? 20_000,
-        reduce,
-        keep: fails,
-        onSchedule: (x) => {
-          o.onProgress?.(schedules + x.index + 1);
-          return !fails(x.result); // stop at the first failing schedule
-        },
-      });
-      schedules += e.schedules;
-      blocked += e.blocked;
-      // Complete only when every schedule of every small scenario ran: a
-      // failure stops the enumeration early, and so does the schedule limit.
-      complete &&= e.complete;
-      const failing = e.results[0];
-      const reduction = reduce ? { blocked } : undefined;
-      if (failing && countOnly) return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', shrinks: 0, complete };
-      if (failing) {
-        const firstFailureMs = clock() - t0;
-        // The first failing leaf in depth-first order is arbitrary; the
-        // minimiser turns it into the failing schedule with the fewest
-        // preemptions (and drops what the failure does not need).
-        const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), store, o.foundDir);
-        return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
-      }
+  for (const s of smallScenarios(o.claim)) {
+    const scenario = { ...s, seed: o.seed };
+    const e = await exploreAll((choices) => runScenario(scenario, { choices }), {
+      schedulesMax: o.schedulesMax ?? 20_000,
+      reduce,
+      keep: fails,
+      onSchedule: (x) => {
+        o.onProgress?.(schedules + x.index + 1);
+        return !fails(x.result); // stop at the first failing schedule
+      },
+    });
+    schedules += e.schedules;
+    blocked += e.blocked;
+    // Complete only when every schedule of every small scenario ran: a
+    // failure stops the enumeration early, and so does the schedule limit.
+    complete &&= e.complete;
+    const failing = e.results[0];
+    const reduction = reduce ? { blocked } : undefined;
+    if (failing && countOnly) return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', shrinks: 0, complete };
+    if (failing) {
+      const firstFailureMs = clock() - t0;
+      // The first failing leaf in depth-first order is arbitrary; the
+      // minimiser turns it into the failing schedule with the fewest
+      // preemptions (and drops what the failure does not need).
+      const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), o.foundDir);
+      return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
     }
-    return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, complete, ...(reduce ? { reduction: { blocked } } : {}) };
-  } finally {
-    store.close();
   }
+  return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, complete, ...(reduce ? { reduction: { blocked } } : {}) };
 }

@@ -4,7 +4,6 @@ import { claimById } from './claims.js';
 import { runCampaign, scanRuns, type CampaignOptions, type CampaignResult, type ExploreMode, type ScanResult } from './run.js';
 import { runExhaustive } from './exhaustive.js';
 import { WHOLE, type Slice } from './runs.js';
-import { openStore } from '../tracker/store.js';
 
 /** One claim's campaign, as sent to a worker thread (plain data only). */
 export interface CampaignJob {
@@ -67,20 +66,14 @@ export async function runJob(job: CampaignJob, clockMs: () => number, onProgress
 export async function scanShare(job: CampaignJob, worker: number, workers: number, best: Int32Array, clockMs: () => number, onProgress?: (done: number) => void): Promise<ScanResult> {
   const o = optionsOf(job, clockMs, onProgress);
   const base = job.slice ?? WHOLE;
-  const store = openStore(':memory:');
-  try {
-    const r = await scanRuns({
-      ...o,
-      store,
-      slice: { ...base, worker, workers },
-      stopBefore: (i) => i > Atomics.load(best, 0),
-      ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, runs: Infinity } : {}),
-    });
-    if (r.firstFailure !== undefined) lowerTo(best, r.firstFailure);
-    return r;
-  } finally {
-    store.close();
-  }
+  const r = await scanRuns({
+    ...o,
+    slice: { ...base, worker, workers },
+    stopBefore: (i) => i > Atomics.load(best, 0),
+    ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, runs: Infinity } : {}),
+  });
+  if (r.firstFailure !== undefined) lowerTo(best, r.firstFailure);
+  return r;
 }
 
 /** Atomically lowers `best[0]` to `v` if `v` is lower (there is no Atomics.min). */

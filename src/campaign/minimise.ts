@@ -3,14 +3,11 @@ import { parseScenario } from '../scenario/load.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
-import type { Store } from '../tracker/store.js';
 
 /** Options of {@link minimiseCounterexample}. */
 export interface MinimiseOptions {
   /** The failure to keep: true when a run still shows it. */
   isHit: (run: ScenarioRun) => boolean;
-  /** A store to reuse (reset before every run). */
-  store: Store;
   /** Runs allowed for one schedule search (one scenario). Default 1,000. */
   searchRunsMax?: number;
   /** Runs allowed in all. Default 6,000. */
@@ -155,13 +152,13 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
   let runs = 0;
-  const first = await runScenario(scenario, { choices: new ListChoice(choices), store: o.store });
+  const first = await runScenario(scenario, { choices: new ListChoice(choices) });
   runs++;
   if (!o.isHit(first)) throw new Error('minimiseCounterexample: the given case does not fail');
   let cur = { scenario, choices: trimZeros(choices), preemptions: preemptionsOf(first), decisions: choices.filter((c) => c !== 0).length, preemptionsMinimal: false };
 
   const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<ScenarioRun>) => {
-    const r = await searchBounded((c) => runScenario(s, { choices: c, store: o.store }), o.isHit, {
+    const r = await searchBounded((c) => runScenario(s, { choices: c }), o.isHit, {
       preemptionsMax,
       runsMax: Math.min(searchRunsMax, Math.max(1, runsMax - runs)),
       ...(known ? { known } : {}),

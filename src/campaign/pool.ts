@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads';
 import type { CampaignJob } from './job.js';
 import { mergeScans, optionsOf, scanShare } from './job.js';
 import { resultOf, type CampaignResult, type ScanResult } from './run.js';
-import { openStore } from '../tracker/store.js';
 
 /** How a pool thread is started: a bundled CommonJS file, or the tsx entry as a fallback. */
 export interface WorkerEntry {
@@ -31,12 +30,7 @@ export class CampaignPool {
       ? [await scanShare(job, 0, 1, best, clockMs, progressDeltas(onProgress))]
       : await Promise.all(this.workers.map((w, i) => this.share(w, job, i, best, onProgress)));
     const merged: ScanResult = mergeScans(scans);
-    const store = openStore(':memory:');
-    try {
-      return await resultOf(optionsOf(job, clockMs), merged, store);
-    } finally {
-      store.close();
-    }
+    return resultOf(optionsOf(job, clockMs), merged);
   }
 
   private share(w: Worker, job: CampaignJob, i: number, best: Int32Array, onProgress: (delta: number) => void): Promise<ScanResult> {

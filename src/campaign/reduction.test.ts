@@ -5,7 +5,7 @@
  * reaches — on the claims' small scenarios and the canonical ones — and
  * loses outcomes as soon as a conflicting step is declared independent.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLAIMS } from './claims.js';
 import { smallScenarios } from './small.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
@@ -14,22 +14,20 @@ import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { canonicalScenario, MATRIX_COLUMNS, MATRIX_ROWS } from '../scenario/canonical.js';
 import { parseScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
-import { openStore } from '../tracker/store.js';
-
-const store = openStore(':memory:');
-afterAll(() => store.close());
+import { storeOn } from '../tracker/store.js';
 
 /** Everything a run leaves behind that a user could observe; the order of violations is not part of it. */
-function outcome(r: ScenarioRun): string {
+function outcome(r: ScenarioRun, rows: unknown): string {
   const violations = r.violations.map((v) => `${v.invariant}/${v.op}: ${v.detail}`).sort();
-  return JSON.stringify({ reports: r.reports, violations, rows: store.allReports(), keys: store.keyRows() });
+  return JSON.stringify({ reports: r.reports, violations, rows });
 }
 
 async function outcomes(s: Scenario, reduce: boolean, footprints?: (fp: Footprint | undefined) => Footprint | undefined) {
   const seen = new Set<string>();
   const e = await exploreAll(async (choices) => {
-    const r = await runScenario(s, { choices, store });
-    seen.add(outcome(r));
+    let rows: unknown;
+    const r = await runScenario(s, { choices, inspect: (db) => (rows = [storeOn(db).allReports(), storeOn(db).keyRows()]) });
+    seen.add(outcome(r, rows));
     return r;
   }, { schedulesMax: 6000, keep: () => false, reduce, ...(footprints ? { footprints } : {}) });
   return { seen, schedules: e.schedules, complete: e.complete };

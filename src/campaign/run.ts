@@ -11,7 +11,6 @@ import { ListChoice } from '../sim/choice/list.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
-import { openStore, type Store } from '../tracker/store.js';
 import type { Claim, MinimalShape } from './claims.js';
 import { minimiseCounterexample, type Minimised } from './minimise.js';
 import type { Invariant } from '../checkers/invariants.js';
@@ -99,14 +98,14 @@ export function failsFor(claim: Claim): (r: ScenarioRun) => boolean {
   return (r) => r.violations.some((v) => v.invariant === named);
 }
 
-async function choicesFor(c: GeneratedCase, explore: ExploreMode, store: Store, pct?: CampaignOptions['pct'], list?: (l: readonly number[]) => ChoiceSource): Promise<ChoiceSource> {
+async function choicesFor(c: GeneratedCase, explore: ExploreMode, pct?: CampaignOptions['pct'], list?: (l: readonly number[]) => ChoiceSource): Promise<ChoiceSource> {
   if (explore === 'pct') {
     if (!pct) throw new Error('explore=pct needs a pct factory');
     // PCT's guarantee needs k, the run's length in decisions; a fixed guess
     // is too long for most cases (fewer hits) and too short for some (no
     // change point can reach their late steps), so each case is measured.
     const probe = new PctProbe();
-    await runScenario(c.scenario, { choices: probe, store, hashTrace: false });
+    await runScenario(c.scenario, { choices: probe, hashTrace: false });
     return pct(c.scenario.seed, probe.steps);
   }
   return list ? list(c.choices) : new ListChoice(c.choices);
@@ -153,7 +152,6 @@ export interface ScanOptions {
   deadlineMs?: number;
   clockMs?: () => number;
   onProgress?: (evaluated: number) => void;
-  store: Store;
 }
 
 /**
@@ -176,7 +174,7 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
     const c = caseAt(arb, o.seed, i).value;
     let r: ScenarioRun;
     try {
-      r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, o.store, o.pct, o.listSource), store: o.store, hashTrace: false });
+      r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, o.pct, o.listSource), hashTrace: false });
     } catch (e) {
       evaluated++;
       return { evaluated, firstFailure: i, firstFailureMs: clock() - t0, error: e instanceof Error ? e.message : String(e) };
@@ -226,15 +224,15 @@ export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Val
  * Deterministic in (claim, seed, index): every split of the campaign that
  * found the same first failure reports the same counterexample.
  */
-export async function finishFailure(o: CampaignOptions, index: number, store: Store): Promise<{ counterexample: Counterexample; shrinks: number }> {
+export async function finishFailure(o: CampaignOptions, index: number): Promise<{ counterexample: Counterexample; shrinks: number }> {
   const explore = o.explore ?? 'random';
   const arb = arbitraryFor(o.claim);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
-  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, store, o.pct, o.listSource), store })));
+  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })));
   const counterexample = o.minimise === false
-    ? await saveCounterexample(c, o.claim, o.seed, ((src) => () => src)(await choicesFor(c, explore, store, o.pct, o.listSource)), store, o.foundDir)
-    : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, store, o.pct, o.listSource), store, o.foundDir);
+    ? await saveCounterexample(c, o.claim, o.seed, ((src) => () => src)(await choicesFor(c, explore, o.pct, o.listSource)), o.foundDir)
+    : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, o.pct, o.listSource), o.foundDir);
   return { counterexample, shrinks };
 }
 
@@ -246,17 +244,12 @@ export async function finishFailure(o: CampaignOptions, index: number, store: St
  */
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
-  const store: Store = openStore(':memory:');
-  try {
-    const scan = await scanRuns({ ...o, store, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, runs: Infinity } : {}) });
-    return await resultOf(o, scan, store);
-  } finally {
-    store.close();
-  }
+  const scan = await scanRuns({ ...o, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, runs: Infinity } : {}) });
+  return resultOf(o, scan);
 }
 
 /** A claim's result from its scan (possibly merged from several slices): the failure finished, or the verdict that it holds. */
-export async function resultOf(o: CampaignOptions, scan: ScanResult, store: Store): Promise<CampaignResult> {
+export async function resultOf(o: CampaignOptions, scan: ScanResult): Promise<CampaignResult> {
   const base = { claim: o.claim, seed: o.seed, shrinks: 0 };
   if (scan.firstFailure === undefined) return { ...base, runs: scan.evaluated, verdict: 'holds' };
   const failure = { firstFailureMs: scan.firstFailureMs, firstFailureRun: scan.firstFailure + 1 };
@@ -264,7 +257,7 @@ export async function resultOf(o: CampaignOptions, scan: ScanResult, store: Stor
   // the campaign covered exactly first failure + 1 runs, however it was split.
   const runs = o.timeBudgetMs === undefined ? scan.firstFailure + 1 : scan.evaluated;
   if (scan.error !== undefined) return { ...base, runs, verdict: 'fails', ...failure, error: scan.error };
-  const { counterexample, shrinks } = await finishFailure(o, scan.firstFailure, store);
+  const { counterexample, shrinks } = await finishFailure(o, scan.firstFailure);
   return { ...base, runs, shrinks, verdict: 'fails', ...failure, counterexample };
 }
 
@@ -284,12 +277,12 @@ export function targetInvariant(claim: Claim, run: ScenarioRun): Invariant | und
  * ({@link minimiseCounterexample}: fewest preemptions, then no removable
  * operation, worker, fault, instance or attempt) and saves it.
  */
-export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: number, choices: ChoiceSource, store: Store, foundDir: string | undefined): Promise<Counterexample> {
-  const first = await runScenario(c.scenario, { choices, store });
+export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: number, choices: ChoiceSource, foundDir: string | undefined): Promise<Counterexample> {
+  const first = await runScenario(c.scenario, { choices });
   const target = targetInvariant(claim, first);
   const isHit = (r: ScenarioRun) => (target === undefined ? r.violations.length > 0 : r.violations.some((v) => v.invariant === target));
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, store });
-  const cx = await saveCounterexample({ scenario: m.scenario, choices: m.choices }, claim, seed, () => new ListChoice(m.choices), store, foundDir);
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit });
+  const cx = await saveCounterexample({ scenario: m.scenario, choices: m.choices }, claim, seed, () => new ListChoice(m.choices), foundDir);
   cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, runs: m.runs };
   if (!m.preemptionsMinimal) cx.notMinimal.push(`preemptions ${m.preemptions}: the schedule search ran out of runs before it could show fewer do not fail`);
   for (const u of m.undecided) cx.notMinimal.push(`not shown necessary (search ran out of runs): ${u}`);
@@ -305,11 +298,10 @@ export async function saveCounterexample(
   claim: Claim,
   seed: number,
   choices: () => ChoiceSource,
-  store: Store,
   foundDir: string | undefined,
 ): Promise<Counterexample> {
   const o = { claim, seed, foundDir };
-  const run = await runScenario(c.scenario, { choices: choices(), store });
+  const run = await runScenario(c.scenario, { choices: choices() });
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const scenario: Scenario = {
     ...c.scenario,

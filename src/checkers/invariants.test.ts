@@ -1,7 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { openStore, type Store } from '../tracker/store.js';
 import type { AttemptRecord, HarnessResult } from '../harness/client.js';
-import { checkInvariants, type OperationEnd } from './invariants.js';
+import type { OperationEnd } from './invariants.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
+
+/** The tracker's invariants, judged as every run is: through its service definition's effects. */
+const checkInvariants = (s: Store, ops: readonly OperationEnd[]) => checkServiceInvariants(trackerService({ variant: 'key_atomic' }), s.db, ops);
 
 /**
  * The checkers judged on hand-built end states, one branch at a time, with
@@ -60,7 +65,7 @@ describe('checkInvariants', () => {
     const s = openStore();
     const id = report(s, 'r1');
     const v = checkInvariants(s, [op({ attempts: [attempt({ reportId: id }), attempt({ attempt: 2, reportId: 99 })] })]);
-    expect(v.violations).toEqual([{ invariant: 'id-exists', op: 'op1', detail: 'attempt toolu_r1_1#2 was given report_id 99, which does not exist' }]);
+    expect(v.violations).toEqual([{ invariant: 'id-exists', op: 'op1', detail: 'attempt toolu_r1_1#2 was given report id 99, which does not exist' }]);
   });
 
   test("id-exists: an id of the same tenant's other run", () => {
@@ -68,7 +73,7 @@ describe('checkInvariants', () => {
     report(s, 'r1');
     const other = report(s, 'r2');
     const v = checkInvariants(s, [op({ attempts: [attempt({ reportId: other })] })]);
-    expect(v.violations).toEqual([{ invariant: 'id-exists', op: 'op1', detail: `report_id ${other} belongs to run 'r2', not 'r1'` }]);
+    expect(v.violations).toEqual([{ invariant: 'id-exists', op: 'op1', detail: `report ${other} belongs to run 'r2', not 'r1'` }]);
   });
 
   test("tenant-isolation: an id of another tenant's report, even for the same run id", () => {

@@ -2,7 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { openStore, type Store } from '../tracker/store.js';
 import type { HarnessResult } from '../harness/client.js';
 import type { OperationEnd } from './invariants.js';
-import { checkProgress, type ProgressContext, type RecoveryOutcome } from './progress.js';
+import { checkProgress as checkProgressBy, type ProgressContext, type RecoveryOutcome } from './progress.js';
+import { effectsOf } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
+
+/** progress as every run judges it: the operation's reports through the tracker's service definition. */
+const checkProgress = (s: Store, ...rest: Parameters<typeof checkProgressBy> extends [unknown, ...infer R] ? R : never) =>
+  checkProgressBy((o) => effectsOf(trackerService({ variant: 'key_atomic' }), s.db, o), ...rest);
 
 /**
  * `progress` (SPEC §5 invariant 5) on hand-built recovery outcomes: which

@@ -1,4 +1,3 @@
-import type { Store } from '../tracker/store.js';
 import type { OperationEnd, Violation } from './invariants.js';
 
 /** How one operation that had not succeeded fared in the recovery phase (src/scenario/recovery.ts). */
@@ -20,7 +19,7 @@ export interface RecoveryOutcome {
 
 /** The deployment facts that decide whether a lack of progress is the service's fault. */
 export interface ProgressContext {
-  /** The variant relies on a lease (key_atomic and its variants). */
+  /** The service relies on a lease of `leaseMs` (key_atomic and its variants; a service's `progress.leased`). */
   usesLease: boolean;
   leaseMs: number;
   clientTimeoutMs: number;
@@ -49,16 +48,16 @@ export interface ProgressContext {
  * and, with fencing, nobody finishes (README: safe, but a livelock) — the
  * service refuses that configuration unless built unsafe on purpose.
  */
-export function checkProgress(store: Store, ops: readonly OperationEnd[], recovery: ReadonlyMap<string, RecoveryOutcome>, ctx: ProgressContext): Violation[] {
+export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[], ops: readonly OperationEnd[], recovery: ReadonlyMap<string, RecoveryOutcome>, ctx: ProgressContext, noun = 'report'): Violation[] {
   const out: Violation[] = [];
   const unsafeLease = ctx.usesLease && ctx.leaseMs <= ctx.clientTimeoutMs + ctx.slowMs + ctx.skewMs;
   for (const op of ops) {
     if (op.results.some((r) => r.kind === 'success')) continue;
     const rec = recovery.get(op.id);
     if (rec === undefined || rec.kind === 'found') continue; // nothing sent, or the report exists
-    const n = store.reportIdsForRun(op.runId, op.tenant).length;
+    const n = effectsOf(op).length;
     if (rec.kind === 'success') {
-      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded, but the operation now has ${n} reports` });
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded, but the operation now has ${n} ${noun}s` });
       continue;
     }
     if (op.reusesKey && rec.kind === 'refused') continue;
@@ -67,7 +66,7 @@ export function checkProgress(store: Store, ops: readonly OperationEnd[], recove
     out.push({
       invariant: 'progress',
       op: op.id,
-      detail: `after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms), no report exists and resubmitting the same request ${why}`,
+      detail: `after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms), no ${noun} exists and resubmitting the same request ${why}`,
     });
   }
   return out;

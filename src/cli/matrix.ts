@@ -1,7 +1,6 @@
 import { flags, seedFlag, usage, writableDir, writableFile } from './args.js';
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
 import { runScenario } from '../scenario/run.js';
-import { openStore } from '../tracker/store.js';
 import { textTable } from '../report/table.js';
 import { canonicalFileName } from '../scenario/canonical.js';
 import { recordScenario } from '../scenario/record.js';
@@ -43,16 +42,11 @@ export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {
 
 /** Computes the matrix: row name → column → reports held. */
 export async function computeMatrix(seed = 1): Promise<Record<string, Record<string, number>>> {
-  const store = openStore(':memory:');
   const rows: Record<string, Record<string, number>> = {};
-  try {
-    for (const row of MATRIX_ROWS) {
-      const cells: Record<string, number> = {};
-      for (const col of MATRIX_COLUMNS) cells[col] = (await runScenario(canonicalScenario(col, row, seed), { store })).reports.op1!;
-      rows[rowName(row)] = cells;
-    }
-  } finally {
-    store.close();
+  for (const row of MATRIX_ROWS) {
+    const cells: Record<string, number> = {};
+    for (const col of MATRIX_COLUMNS) cells[col] = (await runScenario(canonicalScenario(col, row, seed))).reports.op1!;
+    rows[rowName(row)] = cells;
   }
   return rows;
 }

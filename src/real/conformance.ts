@@ -1,7 +1,6 @@
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, type MatrixRow } from '../scenario/canonical.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import { runScenario } from '../scenario/run.js';
-import { openStore } from '../tracker/store.js';
 import { runScenarioReal } from './scenario-real.js';
 
 /**
@@ -103,28 +102,23 @@ export async function runConformance(opts: ConformanceOptions = {}): Promise<Con
   }
   const total = rows.length * columns.length;
   const out: ConformanceCell[] = [];
-  const store = openStore(':memory:');
-  try {
-    for (const row of rows) {
-      for (const column of columns) {
-        const s = await conformanceScenario(column, row, seed);
-        const sim = await runScenario(s, { store });
-        const real = await runScenarioReal(s);
-        const simV = invariantSet(sim.violations);
-        const realV = invariantSet(real.violations);
-        const cell: ConformanceCell = {
-          row: rowName(row),
-          column,
-          sim: { reports: sim.reports.op1 ?? 0, violations: simV },
-          real: { reports: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs },
-          same: (sim.reports.op1 ?? 0) === (real.reports.op1 ?? 0) && simV.join() === realV.join(),
-        };
-        out.push(cell);
-        opts.onCell?.(cell, out.length, total);
-      }
+  for (const row of rows) {
+    for (const column of columns) {
+      const s = await conformanceScenario(column, row, seed);
+      const sim = await runScenario(s);
+      const real = await runScenarioReal(s);
+      const simV = invariantSet(sim.violations);
+      const realV = invariantSet(real.violations);
+      const cell: ConformanceCell = {
+        row: rowName(row),
+        column,
+        sim: { reports: sim.reports.op1 ?? 0, violations: simV },
+        real: { reports: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs },
+        same: (sim.reports.op1 ?? 0) === (real.reports.op1 ?? 0) && simV.join() === realV.join(),
+      };
+      out.push(cell);
+      opts.onCell?.(cell, out.length, total);
     }
-  } finally {
-    store.close();
   }
   return out;
 }

@@ -212,30 +212,25 @@ export function stepPattern(choices: readonly ChoiceRecord[]): string {
 /** 3. The simulation: every interleaving, for every stagger on a 1 ms grid in [0, staggerMaxMs). */
 export async function runSimulated(o: Required<FlakyOptions>): Promise<SimulatedResult> {
   const t0 = Date.now();
-  const store = openStore(':memory:');
   const staggers: SimulatedResult['staggers'] = [];
   const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
-  try {
-    for (let d = 0; d < o.staggerMaxMs; d++) {
-      const s = labScenario(o, d);
-      let failing = 0;
-      const e = await exploreAll((choices) => runScenario(s, { choices, store }), {
-        schedulesMax: o.schedulesMax,
-        keep: () => false,
-        onSchedule: (x) => {
-          if (x.result.reports.op1 === 1) return;
-          failing++;
-          const p = stepPattern(x.result.result.choices) || '(no tie at a server step)';
-          const entry = patterns.get(p) ?? { schedules: 0, staggerMs: new Set<number>() };
-          entry.schedules++;
-          entry.staggerMs.add(d);
-          patterns.set(p, entry);
-        },
-      });
-      staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
-    }
-  } finally {
-    store.close();
+  for (let d = 0; d < o.staggerMaxMs; d++) {
+    const s = labScenario(o, d);
+    let failing = 0;
+    const e = await exploreAll((choices) => runScenario(s, { choices }), {
+      schedulesMax: o.schedulesMax,
+      keep: () => false,
+      onSchedule: (x) => {
+        if (x.result.reports.op1 === 1) return;
+        failing++;
+        const p = stepPattern(x.result.result.choices) || '(no tie at a server step)';
+        const entry = patterns.get(p) ?? { schedules: 0, staggerMs: new Set<number>() };
+        entry.schedules++;
+        entry.staggerMs.add(d);
+        patterns.set(p, entry);
+      },
+    });
+    staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
   }
   return finishSimulated(staggers, patterns, Date.now() - t0);
 }

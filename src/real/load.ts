@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { Prng } from '../random/prng.js';
 import { submitReport, type AttemptRecord, type HarnessResult } from '../harness/client.js';
 import type { KeySource } from '../harness/keys.js';
-import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import type { OperationEnd, Violation } from '../checkers/invariants.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
 import { openStore } from '../tracker/store.js';
 import type { Variant } from '../tracker/strategy.js';
 import { ServerProcess } from './child.js';
@@ -131,7 +133,7 @@ export async function runLoad(o: LoadOptions = {}): Promise<LoadResult> {
     const store = openStore(dbPath);
     let verdict;
     try {
-      verdict = checkInvariants(store, ends);
+      verdict = checkServiceInvariants(trackerService({ variant: opts.variant }), store.db, ends);
     } finally {
       store.close();
     }

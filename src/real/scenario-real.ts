@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../random/prng.js';
-import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import type { OperationEnd, Violation } from '../checkers/invariants.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
 import { planWorkers } from '../scenario/workers.js';
 import { openStore } from '../tracker/store.js';
 import type { Variant } from '../tracker/strategy.js';
@@ -138,7 +140,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     for (const sup of supervisors) await sup.stop();
     const store = openStore(dbPath);
     try {
-      const verdict = checkInvariants(store, ends);
+      const verdict = checkServiceInvariants(trackerService({ variant: s.service.variant as Variant }), store.db, ends);
       return {
         reports: verdict.reports,
         violations: verdict.violations,

@@ -10,8 +10,9 @@ import type { Variant } from '../tracker/strategy.js';
 import { MAX_BODY_BYTES } from '../tracker/validate.js';
 
 /**
- * The tracker over node:http, on loopback, with a SQLite file. The handler is
- * the same `TrackerInstance` the simulation runs; this file only turns HTTP
+ * The tracker over node:http, on loopback, with a SQLite file. The handler
+ * runs the same HTTP surface and write strategies (tracker/handler.ts) the
+ * simulation hosts through the service API; this file only turns HTTP
  * into `TrackerRequest`s and back, enforces the body limit while reading (so
  * a huge body is never buffered), and honours `dropConnection` by destroying
  * the socket before a byte is written.

@@ -6,12 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario } from './load.js';
 import { runScenario } from './run.js';
 import { canonicalScenario } from './canonical.js';
-import { openStore } from '../tracker/store.js';
+import { openStore, storeOn, type KeyRow } from '../tracker/store.js';
 import { TrackerInstance } from '../tracker/instance.js';
 import { submitReport, type AttemptRecord } from '../harness/client.js';
 import type { Transport } from '../harness/transport.js';
 import { Prng } from '../random/prng.js';
-import { checkInvariants } from '../checkers/invariants.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { trackerService } from '../tracker/service.js';
 import type { StepEnv } from '../tracker/env.js';
 
 function scenario(over: Record<string, unknown>) {
@@ -110,21 +111,20 @@ describe('validation through the harness', () => {
 
 describe('a stale placeholder left by a killed process', () => {
   it('answers 409 within the lease and is taken over after it, fence 1 → 2', async () => {
-    const store = openStore(':memory:');
     const s = scenario({
       faults: { kill: { atStep: 'process', restartAfterMs: 100 } },
       // w1 arrives within the lease (409s), w2 after it (take-over).
       operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 3, staggerMs: 2700 }],
       client: { keySource: 'tool_call', maxAttempts: 2 },
     });
-    const r = await runScenario(s, { store });
+    let keys: KeyRow[] = [];
+    const r = await runScenario(s, { inspect: (db) => (keys = storeOn(db).keyRows()) });
     const op = r.operations[0]!;
     const w1 = op.attempts.filter((a) => a.startMs >= 2700 && a.startMs < 5000);
     expect(w1.length).toBeGreaterThan(0);
     expect(w1.every((a) => a.outcome.kind === 'http' && a.outcome.status === 409)).toBe(true);
     expect(r.reports.op1).toBe(1);
-    expect(store.keyRows()[0]).toMatchObject({ status: 'done', fence: 2 });
-    store.close();
+    expect(keys[0]).toMatchObject({ status: 'done', fence: 2 });
   });
 });
 
@@ -178,7 +178,7 @@ describe('a report_id returned to the client always exists', () => {
   it('the checker catches a server that hands out an id it never stored', () => {
     const store = openStore(':memory:');
     const attempt: AttemptRecord = { toolUseId: 't', attempt: 1, key: 'k', title: 'x', startMs: 0, endMs: 1, outcome: { kind: 'http', status: 201 }, replay: false, reportId: 999 };
-    const v = checkInvariants(store, [{ id: 'op1', runId: 'r1', tenant: 'default', keySource: 'tool_call', attempts: [attempt], results: [{ kind: 'success', reportId: 999, replay: false, attempts: 1 }] }]);
+    const v = checkServiceInvariants(trackerService({ variant: 'key_atomic' }), store.db, [{ id: 'op1', runId: 'r1', tenant: 'default', keySource: 'tool_call', attempts: [attempt], results: [{ kind: 'success', reportId: 999, replay: false, attempts: 1 }] }]);
     expect(v.violations.map((x) => x.invariant).sort()).toEqual(['exactly-one', 'id-exists']);
   });
   it('and finds no such problem in real runs of every canonical cell of key_atomic/tool_call', async () => {

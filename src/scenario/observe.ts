@@ -1,5 +1,5 @@
 import { Trace, type TraceEntry } from '../sim/trace.js';
-import type { Store } from '../tracker/store.js';
+import type { ServiceDb } from '../service/definition.js';
 import type { TrackerRequest } from '../tracker/messages.js';
 import type { Transport } from '../harness/transport.js';
 
@@ -11,16 +11,16 @@ import type { Transport } from '../harness/transport.js';
  */
 export interface RunObserver {
   /**
-   * Called for every trace entry as it is added, with the run's store. The
-   * database is as the previous step left it: between two entries only the
-   * task that logged the first one ran, so reading the store here gives the
-   * rows "after" the previous entry's step.
+   * Called for every trace entry as it is added, with the run's database.
+   * It is as the previous step left it: between two entries only the task
+   * that logged the first one ran, so reading it here gives the rows
+   * "after" the previous entry's step.
    */
-  entry(e: TraceEntry, store: Store): void;
+  entry(e: TraceEntry, db: ServiceDb): void;
   /** Called just before worker `worker` puts a request on the simulated network (its request task's `spawn` entry follows). */
   request?(worker: string, req: TrackerRequest): void;
-  /** Called once after the run ended, before the checkers read the store. */
-  end?(store: Store): void;
+  /** Called once after the run ended, before the checkers read the database. */
+  end?(db: ServiceDb): void;
 }
 
 /** A trace that also hands each entry to an observer. Used only when a run is observed. */
@@ -28,14 +28,14 @@ export class ObservedTrace extends Trace {
   constructor(
     keep: boolean,
     private readonly observer: RunObserver,
-    private readonly store: Store,
+    private readonly db: ServiceDb,
   ) {
     super(keep);
   }
 
   override add(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
     super.add(t, actor, event, data);
-    this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.store);
+    this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.db);
   }
 }
 

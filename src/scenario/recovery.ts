@@ -6,15 +6,19 @@ import { NAMED_POLICIES } from '../backoff/policies.js';
 import { RETRYABLE_STATUSES } from '../harness/client.js';
 import type { OperationEnd } from '../checkers/invariants.js';
 import type { RecoveryOutcome } from '../checkers/progress.js';
-import type { TrackerInstance } from '../tracker/instance.js';
 import type { TrackerRequest } from '../tracker/messages.js';
+import type { HostFaults } from '../service/host.js';
+import type { HostedInstance } from '../net/sim-network.js';
+import type { ServiceDefinition } from '../service/definition.js';
 import type { Scenario } from './schema.js';
 
 /** What the recovery phase needs from the main run. */
 export interface RecoveryInput {
   scenario: Scenario;
-  /** The main run's tracker instances: same store, same in-process memory. */
-  instances: readonly TrackerInstance[];
+  /** How the service asks for an operation's effect and how long leases need to expire. */
+  progress: NonNullable<ServiceDefinition['progress']>;
+  /** The main run's service instances: same database, same in-process memory. */
+  instances: ReadonlyArray<HostedInstance & { readonly faults: HostFaults }>;
   /** Virtual time at which the main run ended. */
   mainEndMs: number;
   ends: readonly OperationEnd[];
@@ -47,17 +51,17 @@ const RECOVERY_ATTEMPTS_MAX = 200;
  * faults stop. This phase runs once the main run has ended, on a fresh
  * kernel so that the main run's trace, schedule and decisions are exactly
  * what they were before this phase existed (scenario files replay
- * unchanged). It keeps the same store and the same tracker instances — the
+ * unchanged). It keeps the same database and the same service instances — the
  * state the faults left behind, placeholders and in-process maps included —
  * disarms the fault counters (lost answers, crashes, pauses), uses a
  * loss-free network with no kill, and starts once every lease has expired
- * (main end + lease + the clocks' largest skew + 1 ms). Slow processing and
+ * (main end + the service's `progress.settleMs` — the tracker's lease — + the clocks' largest skew + 1 ms). Slow processing and
  * clock skew stay: SPEC §5 lists lost answers, crashes, pauses and kills as
  * the faults that stop; processing time and skew are the deployment.
  *
  * Each operation that did not end in success behaves like a well-behaved
  * client after "outcome unknown … query before resubmitting": it first asks
- * `GET /reports?run_id=…`; if a report exists, the operation is done. If
+ * the service's `progress.query` (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
  * not, it resubmits its last request verbatim (same tool call, same key,
  * same body) with the scenario's client timeout (at least a round trip, see
  * {@link recoveryTimeoutMs}) and backoff until it gets a
@@ -76,9 +80,10 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     inst.faults.crashMidRequest = 0;
     inst.faults.pause = undefined;
   }
-  const startMs = r.mainEndMs + s.service.leaseMs + clockSkewMs(s) + 1;
+  const settleMs = r.progress.settleMs;
+  const startMs = r.mainEndMs + settleMs + clockSkewMs(s) + 1;
   const timeoutMs = recoveryTimeoutMs(s);
-  const budgetMs = 2 * (s.service.leaseMs + timeoutMs + s.faults.slowMs) + 1000;
+  const budgetMs = 2 * (settleMs + timeoutMs + s.faults.slowMs) + 1000;
   const kernel = new Kernel({
     seed: s.seed,
     choices: new ListChoice([]),
@@ -101,8 +106,8 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       await kernel.sleep(startMs);
       const headers: Record<string, string> = {};
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
-      const q = await transport.send({ method: 'GET', path: `/reports?run_id=${encodeURIComponent(end.runId)}`, headers, body: '' }, timeoutMs);
-      if (q.kind === 'response' && q.status === 200 && (JSON.parse(q.body) as { reports: unknown[] }).reports.length > 0) {
+      const q = await transport.send({ method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' }, timeoutMs);
+      if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
         outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs });
         kernel.log(name, 'query found the report');
         return;

@@ -1,22 +1,12 @@
-import { Kernel, type RunResult } from '../sim/kernel.js';
-import { Trace } from '../sim/trace.js';
-import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
-import { RandomChoice } from '../sim/choice/random.js';
+import type { RunResult } from '../sim/kernel.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
-import { openStore, type Store } from '../tracker/store.js';
-import { TrackerInstance } from '../tracker/instance.js';
-import type { Variant } from '../tracker/strategy.js';
-import type { TrackerRequest } from '../tracker/messages.js';
-import { usesLease } from '../tracker/variants.js';
-import { checkProgress, type RecoveryOutcome } from '../checkers/progress.js';
-import { clockSkewMs, recoveryTimeoutMs, runRecovery } from './recovery.js';
-import { SimNetwork, SimServer } from '../net/sim-network.js';
-import { planWorkers } from './workers.js';
-import { checkInvariants, type OperationEnd, type Violation } from '../checkers/invariants.js';
+import type { RecoveryOutcome } from '../checkers/progress.js';
+import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from './schema.js';
-import { ObservedTrace, observedTransport, type RunObserver } from './observe.js';
-import type { ServiceDefinition } from '../service/definition.js';
-import { runServiceScenario, serviceFor } from '../service/run.js';
+import type { RunObserver } from './observe.js';
+import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
+import { runServiceScenario } from '../service/run.js';
+import { serviceOf } from './service-of.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -30,8 +20,13 @@ export interface RunOptions {
    * run's cost; a failure is re-run with the trace before it is saved.
    */
   hashTrace?: boolean;
-  /** Reuse a store (it is reset first) — campaigns and benchmarks avoid reopening SQLite. */
-  store?: Store;
+  /**
+   * Look at the database the run left behind (after the recovery phase),
+   * before the next run reuses it: tests and the exploration bench read
+   * rows here. Runs share one cached connection per schema, so the
+   * database is only valid inside this call.
+   */
+  inspect?: (db: ServiceDb) => void;
   /** Shown in limit/deadlock errors. */
   replayHint?: string;
   /**
@@ -86,94 +81,13 @@ export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; pro
 }
 
 /**
- * Runs one scenario on the kernel: tracker instances on one SQLite database,
- * the simulated network, and one retrying client task per worker. Returns
- * the checkers' verdicts, the schedule that was taken and the trace hash.
+ * Runs one scenario on the kernel: the scenario's service — a built-in
+ * tracker variant or a user's module, both {@link ServiceDefinition}s hosted
+ * through the same service API — on one SQLite database, the simulated
+ * network, and one retrying client task per worker. Returns the checkers'
+ * verdicts (judged through the service's declared effects), the schedule
+ * that was taken and the trace hash.
  */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<ScenarioRun> {
-  if (s.service.module !== undefined) return runServiceScenario(s, serviceFor(s, opts.service), opts);
-  const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-  const store = opts.store ?? openStore(':memory:');
-  const obs = opts.observe;
-  const kernel = new Kernel({
-    seed: s.seed,
-    choices,
-    trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, store) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
-    eventsMax: 200_000,
-    timeMsMax: 3_600_000,
-    replayHint: opts.replayHint ?? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})`,
-  });
-  store.reset();
-  try {
-    const instances: TrackerInstance[] = [];
-    const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, instances[i] = new TrackerInstance({
-      name: `s${i}`,
-      variant: s.service.variant as Variant,
-      db: store,
-      leaseMs: s.service.leaseMs,
-      clientTimeoutMs: recoveryTimeoutMs(s),
-      allowUnsafeLease: s.service.allowUnsafeLease,
-      completedTtlMs: s.service.completedTtlMs,
-      // Counters are per instance; the scenario's faults arm instance 0 (the
-      // first to be hit under round-robin), so a fault fires once, not once per instance.
-      faults: {
-        loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
-        crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
-        slowMs: s.faults.slowMs,
-        pause: i === 0 ? s.faults.pause : undefined,
-        clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-      },
-    })));
-    const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
-    const { ends, workers } = planWorkers(s);
-    // Each operation's last request, for the recovery phase to resubmit verbatim.
-    const lastRequests = new Map<string, TrackerRequest>();
-    for (const w of workers) {
-      const rng = kernel.fork(w.rngLabel);
-      const opId = ends[w.opIndex]!.id;
-      const wire = net.transport(w.name);
-      const transport = { send: (req: TrackerRequest, timeoutMs: number) => (lastRequests.set(opId, req), wire.send(req, timeoutMs)) };
-      // Every client step either sleeps or sends: it touches what a send touches.
-      const fp = net.clientFootprint;
-      kernel.spawn(w.name, async () => {
-        if (w.startMs > 0) await kernel.sleep(w.startMs, fp);
-        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
-        const f = res.final;
-        kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
-          ? { reportId: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
-          : { error: f.error, toolCalls: res.toolCalls.length });
-      }, { footprint: fp });
-    }
-    let result: RunResult;
-    try {
-      result = await kernel.run();
-      if (choices instanceof ReplayChoice) choices.finish(result.choices);
-    } catch (e) {
-      // The run up to the divergence is what a reader needs to see why.
-      if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
-      throw e;
-    }
-    obs?.end?.(store);
-    // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
-    const verdict = checkInvariants(store, ends);
-    const rec = await runRecovery({ scenario: s, instances, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
-    const progress = checkProgress(store, ends, rec.outcomes, {
-      usesLease: usesLease(s.service.variant as Variant),
-      leaseMs: s.service.leaseMs,
-      clientTimeoutMs: recoveryTimeoutMs(s),
-      slowMs: s.faults.slowMs,
-      skewMs: clockSkewMs(s),
-    });
-    return {
-      reports: verdict.reports,
-      violations: progress.length === 0 ? verdict.violations : [...verdict.violations, ...progress],
-      operations: ends,
-      result,
-      trace: opts.keepTrace ? kernel.trace!.lines() : [],
-      recovery: rec.outcomes,
-      recoveryTrace: rec.trace,
-    };
-  } finally {
-    if (opts.store === undefined) store.close();
-  }
+  return runServiceScenario(s, serviceOf(s, opts.service), opts);
 }

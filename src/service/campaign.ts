@@ -10,7 +10,6 @@ import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
 import { minimiseCounterexample } from '../campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from '../campaign/run.js';
-import { openStore } from '../tracker/store.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
@@ -130,38 +129,33 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
  */
 export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string): Promise<NonNullable<ServiceCampaignResult['counterexample']>> {
   registerService(module, def);
-  const store = openStore(':memory:'); // the minimiser's API wants one; service runs use their own database
-  try {
-    const first = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
-    const target = first.violations[0]?.invariant;
-    const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
-    const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, store });
-    const run = await runScenario(m.scenario, { choices: new ListChoice(m.choices), service: def });
-    const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
-    const scenario: Scenario = {
-      ...m.scenario,
-      name: `${def.name}: shrunk counterexample`,
-      description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
-      schedule: scheduleOf(run.result.choices),
-      expect: { reports: run.reports, violations: invariants },
-    };
-    const size = scenarioSize(scenario, run.operations.reduce((n, op) => n + op.attempts.length, 0));
-    let file: string | undefined;
-    if (foundDir !== undefined) {
-      mkdirSync(foundDir, { recursive: true });
-      file = join(foundDir, `${def.name}-${target ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
-      writeFileSync(file, printScenario(scenario));
-    }
-    return {
-      scenario,
-      ...(file !== undefined ? { file } : {}),
-      violations: run.violations,
-      size,
-      preemptionsMinimal: m.preemptionsMinimal,
-      removed: m.removed,
-      replay: file !== undefined ? `retrysim replay --service ${module} ${file} --trace` : '(not written)',
-    };
-  } finally {
-    store.close();
+  const first = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
+  const target = first.violations[0]?.invariant;
+  const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit });
+  const run = await runScenario(m.scenario, { choices: new ListChoice(m.choices), service: def });
+  const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
+  const scenario: Scenario = {
+    ...m.scenario,
+    name: `${def.name}: shrunk counterexample`,
+    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
+    schedule: scheduleOf(run.result.choices),
+    expect: { reports: run.reports, violations: invariants },
+  };
+  const size = scenarioSize(scenario, run.operations.reduce((n, op) => n + op.attempts.length, 0));
+  let file: string | undefined;
+  if (foundDir !== undefined) {
+    mkdirSync(foundDir, { recursive: true });
+    file = join(foundDir, `${def.name}-${target ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
+    writeFileSync(file, printScenario(scenario));
   }
+  return {
+    scenario,
+    ...(file !== undefined ? { file } : {}),
+    violations: run.violations,
+    size,
+    preemptionsMinimal: m.preemptionsMinimal,
+    removed: m.removed,
+    replay: file !== undefined ? `retrysim replay --service ${module} ${file} --trace` : '(not written)',
+  };
 }

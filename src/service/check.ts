@@ -1,8 +1,9 @@
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
-import type { ServiceDb, ServiceDefinition } from './definition.js';
+import type { EffectOwner, ServiceDb, ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
 
-function effectsOf(def: ServiceDefinition, db: ServiceDb, op: OperationEnd): number[] {
+/** The ids of one operation's effects, through the definition (a bad answer is a {@link ServiceError}). */
+export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>): number[] {
   let ids: unknown;
   try {
     ids = def.effects.of(db, { runId: op.runId, tenant: op.tenant });
@@ -26,21 +27,28 @@ function effectsOf(def: ServiceDefinition, db: ServiceDb, op: OperationEnd): num
 export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[]): { reports: Record<string, number>; violations: Violation[] } {
   const violations: Violation[] = [];
   const reports: Record<string, number> = {};
+  const noun = def.effects.noun ?? 'effect';
   for (const op of ops) {
     const ids = effectsOf(def, db, op);
     reports[op.id] = ids.length;
     const sawSuccess = op.results.some((r) => r.kind === 'success');
-    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} effects (ids ${ids.join(', ')}) for one logical operation` });
-    else if (ids.length === 0 && sawSuccess) violations.push({ invariant: 'exactly-one', op: op.id, detail: 'the client was told it succeeded, but no effect exists' });
+    // 1. exactly one effect: never two, and not zero once the client saw success.
+    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${noun}s (ids ${ids.join(', ')}) for one logical operation` });
+    else if (ids.length === 0 && sawSuccess) violations.push({ invariant: 'exactly-one', op: op.id, detail: `the client was told it succeeded, but no ${noun} exists` });
+    // 2 and 4. Every id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
       if (a.reportId === undefined || ids.includes(a.reportId)) continue;
-      const owner = def.effects.owner?.(db, a.reportId);
+      const owner = ownerOf(def, db, a.reportId);
       if (owner !== undefined && owner.tenant !== op.tenant) {
-        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' was given effect ${a.reportId} of tenant '${owner.tenant}'` });
+        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${a.reportId} of tenant '${owner.tenant}'` });
+      } else if (owner !== undefined) {
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${a.reportId} belongs to run '${owner.runId}', not '${op.runId}'` });
       } else {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: owner === undefined ? `attempt ${a.toolUseId}#${a.attempt} was given id ${a.reportId}, which is not an effect of this operation` : `id ${a.reportId} belongs to '${owner.runId}', not '${op.runId}'` });
+        const why = def.effects.owner === undefined ? `which is not one of this operation's ${noun}s` : 'which does not exist';
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given ${noun} id ${a.reportId}, ${why}` });
       }
     }
+    // 3. Within one tool call, every attempt carried the same key.
     if (op.keySource !== 'none') {
       const byCall = new Map<string, Set<string | undefined>>();
       for (const a of op.attempts) byCall.set(a.toolUseId, (byCall.get(a.toolUseId) ?? new Set()).add(a.key));
@@ -48,6 +56,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
         if (keys.size > 1) violations.push({ invariant: 'stable-key', op: op.id, detail: `tool call ${call} sent ${keys.size} different keys across its attempts` });
       }
     }
+    // The key-reuse probe: the same key with another body must be refused.
     for (const p of op.probes ?? []) {
       if (typeof p.outcome === 'number' && p.outcome >= 200 && p.outcome < 300) {
         violations.push({ invariant: 'key-reuse', op: op.id, detail: `key '${p.key}' sent again with a different body was accepted (HTTP ${p.outcome}), not refused` });
@@ -55,4 +64,13 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     }
   }
   return { reports, violations };
+}
+
+function ownerOf(def: ServiceDefinition, db: ServiceDb, id: number): EffectOwner | undefined {
+  if (def.effects.owner === undefined) return undefined;
+  try {
+    return def.effects.owner(db, id);
+  } catch (e) {
+    throw new ServiceError(def.name, `effects.owner threw ${describeThrow(e)}`);
+  }
 }

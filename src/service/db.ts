@@ -14,6 +14,8 @@ export class ServiceDatabase {
   private readonly schemaVersion: () => number;
   private readonly totalChanges: () => number;
   private version: number;
+  /** A run is using it now (a second run at the same time gets a database of its own). */
+  busy = false;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -64,13 +66,13 @@ export class ServiceDatabase {
    * After a request: if the schema changed (a CREATE at run time), refuse
    * tables that were not declared, naming the request that made them.
    */
-  checkSchema(request: string): void {
+  checkSchema(request: string, def: ServiceDefinition = this.def): void {
     const v = this.schemaVersion();
     if (v === this.version) return;
     this.version = v;
-    const extra = tablesOf(this.db).filter((t) => !this.def.tables.includes(t));
+    const extra = tablesOf(this.db).filter((t) => !def.tables.includes(t));
     if (extra.length > 0) {
-      throw new ServiceError(this.def.name, `writes outside its declared tables: request ${request} created ${extra.map((t) => `'${t}'`).join(', ')}, not in tables [${this.def.tables.join(', ')}]`);
+      throw new ServiceError(def.name, `writes outside its declared tables: request ${request} created ${extra.map((t) => `'${t}'`).join(', ')}, not in tables [${def.tables.join(', ')}]`);
     }
   }
 
@@ -79,15 +81,34 @@ export class ServiceDatabase {
   }
 }
 
-const cache = new WeakMap<ServiceDefinition, ServiceDatabase>();
+/**
+ * Cached databases by schema: the setup function and the declared tables.
+ * Definitions that share both (the built-in tracker's variants, one per
+ * lease and variant) share one connection.
+ */
+const cache = new WeakMap<ServiceDefinition['setup'], Map<string, ServiceDatabase>>();
 
-/** The cached in-memory database of a definition, emptied and ready for a run. */
+/**
+ * The cached in-memory database of a definition's schema, emptied and ready
+ * for a run, and marked busy until {@link releaseDatabase}. When it is busy
+ * (two runs interleaved in one thread), the caller gets a fresh one that
+ * release closes.
+ */
 export function simDatabase(def: ServiceDefinition): ServiceDatabase {
-  let d = cache.get(def);
-  if (d === undefined) {
-    d = new ServiceDatabase(def);
-    cache.set(def, d);
-  }
+  let bySchema = cache.get(def.setup);
+  if (bySchema === undefined) cache.set(def.setup, (bySchema = new Map()));
+  const key = def.tables.join('\0');
+  let d = bySchema.get(key);
+  if (d === undefined) bySchema.set(key, (d = new ServiceDatabase(def)));
+  else if (d.busy) d = new ServiceDatabase(def);
   d.reset();
+  d.busy = true;
   return d;
+}
+
+/** Ends a run's use of a database from {@link simDatabase}. */
+export function releaseDatabase(d: ServiceDatabase): void {
+  d.busy = false;
+  const cached = cache.get(d.def.setup)?.get(d.def.tables.join('\0'));
+  if (cached !== d) d.close();
 }

@@ -8,6 +8,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Deferred } from '../tracker/env.js';
+import type { Footprint } from '../sim/footprint.js';
 
 /** A better-sqlite3 connection (the service's own database). */
 export type ServiceDb = BetterSqlite3.Database;
@@ -42,8 +43,15 @@ export interface ServiceSim<M = unknown> {
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's
    * `steps`. Put one between every two transactions; never inside one.
+   *
+   * `footprint` (optional) declares what the phase that follows touches up
+   * to the next step or the answer, e.g. `{ writes: ['db:key:' + key] }`:
+   * exhaustive exploration then runs only one order of two phases that
+   * touch nothing in common (partial-order reduction). Omitted, the phase
+   * conflicts with everything, which is always safe. A declaration must
+   * cover everything another request could observe.
    */
-  step(label: string): Promise<void>;
+  step(label: string, footprint?: Footprint): Promise<void>;
   /** Waits `ms` of (virtual) time. */
   sleep(ms: number): Promise<void>;
   /** A promise the scheduler knows about (e.g. for single-flight: losers await the winner). */
@@ -109,6 +117,11 @@ export interface ServiceDefinition<M = unknown> {
   steps: readonly string[];
   /** Every label the handler passes to `sim.crashPoint`. Default: none. */
   crashPoints?: readonly string[];
+  /**
+   * The step after which the slow fault's processing time passes, unless a
+   * scenario names another (`faults.slowAtStep`). Default: the first step.
+   */
+  slowStep?: string;
   /** Builds the in-process memory of one instance, at start and after every restart. Default: `{}`. */
   memory?: () => M;
   /** Serves one request. Expected failures (409, 422) are responses; a throw is a bug in the service. */
@@ -131,5 +144,30 @@ export interface ServiceDefinition<M = unknown> {
     owner?(db: ServiceDb, id: number): EffectOwner | undefined;
     /** How many effects exist in all (for the trace's `db: +1 effect` lines). Default: not traced. */
     total?(db: ServiceDb): number;
+    /** What one effect is called in messages and the trace (`report`, `payment`). Default `effect`. */
+    noun?: string;
+  };
+  /**
+   * Opt in to SPEC §5 invariant 5, `progress`: after the main run, once the
+   * faults stop (lost answers, crashes, pauses; no kill) and `settleMs` more
+   * has passed, every operation that did not succeed behaves as a
+   * well-behaved client after "outcome unknown": it asks `query` whether it
+   * took effect, and otherwise resubmits its last request until a 2xx, a
+   * non-retryable answer or a budget of virtual time. An operation that ends
+   * without success and without an effect violates `progress`.
+   */
+  progress?: {
+    /** How long after the main run the resubmissions start: every lease has expired by then (ms). */
+    settleMs: number;
+    /**
+     * The service relies on a lease of `settleMs`: then a deployment whose
+     * lease does not outlast the client's timeout + processing + clock skew
+     * is mis-configured (SPEC §3), and its lack of progress is excused.
+     */
+    leased: boolean;
+    /** The read a client sends to ask whether the operation took effect (method GET; `x-tenant` is added). */
+    query(op: EffectOwner): { path: string };
+    /** Whether the query's answer shows the effect. */
+    found(status: number, body: string): boolean;
   };
 }

@@ -1,4 +1,5 @@
 import type { Deferred, StepEnv } from '../tracker/env.js';
+import type { Footprint } from '../sim/footprint.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/faults.js';
 import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { HostedInstance } from '../net/sim-network.js';
@@ -28,7 +29,9 @@ let running: HostSim | undefined;
  */
 export class ServiceHost implements HostedInstance {
   readonly faults: HostFaults;
-  readonly effectNoun = 'effect';
+  readonly effectNoun: string;
+  /** The step after which the slow fault's time passes. */
+  readonly slowStep: string;
   memory: unknown;
   restarts = 0;
   private readonly total: (() => number) | undefined;
@@ -43,6 +46,8 @@ export class ServiceHost implements HostedInstance {
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
+    this.effectNoun = def.effects.noun ?? 'effect';
+    this.slowStep = faults.slowAtStep ?? def.slowStep ?? def.steps[0]!;
     this.memory = this.freshMemory();
     const t = def.effects.total;
     this.total = t === undefined ? undefined : () => t(sdb.db);
@@ -81,12 +86,13 @@ export class ServiceHost implements HostedInstance {
       if (e instanceof ServiceError) throw e;
       throw new ServiceError(this.def.name, `handle threw ${describeThrow(e)} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}; a service answers expected failures with a status, it does not throw`);
     }
-    this.sdb.checkSchema(what);
+    this.sdb.checkSchema(what, this.def);
     if (this.sdb.db.inTransaction) throw new ServiceError(this.def.name, `handle returned from ${what} with a transaction still open; commit or roll back before answering`);
     const out = checkResponse(this.def.name, what, res);
     out.headers['x-instance'] = this.name;
-    // Only an answer that committed something can be "lost after commit".
-    if (out.status >= 200 && out.status < 300 && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) out.dropConnection = true;
+    // Only a fresh answer that committed something can be "lost after commit"
+    // (a replay committed nothing, even if it wrote and rolled back first).
+    if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) out.dropConnection = true;
     return out;
   }
 }
@@ -110,16 +116,24 @@ function checkResponse(service: string, what: string, res: unknown): TrackerResp
 
 /** The {@link ServiceSim} of one request. */
 class HostSim implements ServiceSim<unknown> {
-  /** Rows this request wrote (SQLite's change counter, counted while it ran). */
+  /** Rows this request wrote (SQLite's change counter, counted while it ran; only while the lost-answer fault is armed). */
   wrote = 0;
   lastStep: string | undefined;
   private mark = 0;
+  /** Whether to count writes: only the lost-answer-after-commit fault asks, and counters only count down. */
+  private readonly track: boolean;
+  /** This request stalled in a `thenCrash` pause: it crashes at the next crash point. */
+  private crashAfterPause = false;
+  /** The current phase's footprint, for the sleeps inside it. */
+  private phase: Footprint | undefined;
 
   constructor(
     private readonly host: ServiceHost,
     private readonly env: StepEnv,
     private readonly req: TrackerRequest,
-  ) {}
+  ) {
+    this.track = host.faults.loseResponseAfterCommit > 0;
+  }
 
   get db() {
     return this.host.sdb.db;
@@ -136,12 +150,12 @@ class HostSim implements ServiceSim<unknown> {
   /** @internal This request runs again: changes from now on are its own. */
   resume(): void {
     running = this;
-    this.mark = this.host.sdb.changes();
+    if (this.track) this.mark = this.host.sdb.changes();
   }
 
   /** @internal This request is about to wait: count what it wrote since it resumed. */
   suspend(): void {
-    this.wrote += this.host.sdb.changes() - this.mark;
+    if (this.track) this.wrote += this.host.sdb.changes() - this.mark;
     if (running === this) running = undefined;
   }
 
@@ -149,27 +163,35 @@ class HostSim implements ServiceSim<unknown> {
     return this.env.now() + this.host.faults.clockOffsetMs;
   }
 
-  async step(label: string): Promise<void> {
+  async step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
     if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
     this.lastStep = label;
     this.suspend();
-    await this.env.step(label);
+    // While a fault counter of this instance is armed, whichever request
+    // reaches it first takes it: every phase may race for it, so none is
+    // declared independent. Counters only count down, so once they are all
+    // zero the service's own declaration is exact.
     const f = this.host.faults;
+    const armed = f.crashMidRequest > 0 || f.loseResponseAfterCommit > 0 || (f.pause !== undefined && f.pause.count > 0);
+    this.phase = armed ? undefined : footprint;
+    await this.env.step(label, this.phase);
     const p = f.pause;
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
-      await this.env.sleep(p.ms);
+      if (p.thenCrash) this.crashAfterPause = true;
+      await this.env.sleep(p.ms, this.phase);
     }
-    if (f.slowMs > 0 && label === (f.slowAtStep ?? def.steps[0])) await this.env.sleep(f.slowMs);
+    // The rest of the phase runs after the sleeps: they touch what the phase declared.
+    if (f.slowMs > 0 && label === this.host.slowStep) await this.env.sleep(f.slowMs, this.phase);
     this.resume();
   }
 
   async sleep(ms: number): Promise<void> {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
     this.suspend();
-    await this.env.sleep(ms);
+    await this.env.sleep(ms, this.phase);
     this.resume();
   }
 
@@ -194,6 +216,10 @@ class HostSim implements ServiceSim<unknown> {
   crashPoint(label: string): void {
     const def = this.host.def;
     if (!(def.crashPoints ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.crashPoint('${label}'), which is not declared in crashPoints [${(def.crashPoints ?? []).join(', ')}]`);
+    if (this.crashAfterPause) {
+      this.crashAfterPause = false;
+      throw new CrashFault(`${label} (after a pause)`);
+    }
     const f = this.host.faults;
     if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) throw new CrashFault(label);
   }

@@ -5,7 +5,7 @@
 export type { ServiceDefinition, ServiceSim, ServiceRequest, ServiceResponse, ServiceDb, OperationIntent, EffectOwner } from './definition.js';
 export { ServiceError } from './errors.js';
 export { validateDefinition } from './validate.js';
-export { ServiceDatabase, simDatabase } from './db.js';
+export { ServiceDatabase, simDatabase, releaseDatabase } from './db.js';
 export { ServiceHost, type HostFaults } from './host.js';
 export { checkServiceInvariants } from './check.js';
 export { runServiceScenario, endpointOf } from './run.js';

@@ -9,9 +9,13 @@ import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
-import { simDatabase } from './db.js';
+import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { ServiceHost } from './host.js';
-import { checkServiceInvariants } from './check.js';
+import { checkServiceInvariants, effectsOf } from './check.js';
+import { ObservedTrace, observedTransport } from '../scenario/observe.js';
+import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
+import { checkProgress } from '../checkers/progress.js';
+import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
 
@@ -55,26 +59,11 @@ export function serviceFor(s: Scenario, given?: ServiceDefinition): ServiceDefin
   return def;
 }
 
-/**
- * Runs one scenario against a user's service: the same kernel, network,
- * retrying client and fault space as the built-in tracker, hosted through
- * the service API, judged by the service's declared effects. A problem in
- * the service itself (a throw, a request that never answers, an undeclared
- * step or table) is a {@link ServiceError} naming it.
- */
-export async function runServiceScenario(s: Scenario, def: ServiceDefinition, opts: RunOptions = {}): Promise<ScenarioRun> {
-  const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-  const kernel = new Kernel({
-    seed: s.seed,
-    choices,
-    trace: new Trace(opts.keepTrace ?? false),
-    eventsMax: 200_000,
-    timeMsMax: 3_600_000,
-    replayHint: opts.replayHint ?? `retrysim replay --service ${s.service.module ?? def.name} <file> (scenario '${s.name}', seed ${s.seed})`,
-  });
-  const sdb = simDatabase(def);
-  const servers = Array.from({ length: s.service.instances }, (_, i) => new SimServer(i, new ServiceHost(def, sdb, `s${i}`, {
-    // As for the tracker: counters arm instance 0, so a fault fires once.
+/** The scenario's instances of a service on one database, its faults armed. */
+export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase): ServiceHost[] {
+  return Array.from({ length: s.service.instances }, (_, i) => new ServiceHost(def, sdb, `s${i}`, {
+    // Counters are per instance; the scenario's faults arm instance 0 (the
+    // first to be hit under round-robin), so a fault fires once, not once per instance.
     loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
     crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
     crashAt: s.faults.crashAt,
@@ -82,34 +71,94 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     slowAtStep: s.faults.slowAtStep,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-  })));
-  const net = new SimNetwork(kernel, servers, kernel.fork('net'), s.network, s.faults.kill);
-  const { ends, workers } = planWorkers(s, endpointOf(def));
-  for (const w of workers) {
-    const rng = kernel.fork(w.rngLabel);
-    kernel.spawn(w.name, async () => {
-      if (w.startMs > 0) await kernel.sleep(w.startMs);
-      const res = await w.run(net.transport(w.name), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms), rng });
-      const f = res.final;
-      kernel.log(w.name, `result ${f.kind}`, f.kind === 'success' ? { id: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length } : { error: f.error, toolCalls: res.toolCalls.length });
-    });
-  }
-  let result: RunResult;
+  }));
+}
+
+/**
+ * Runs one scenario against a service — a user's, or a built-in tracker
+ * variant (src/tracker/service.ts): the kernel, the simulated network, one
+ * retrying client task per worker, the service hosted through the service
+ * API only, judged by its declared effects; then, when the service opts in
+ * (`progress`), the recovery phase of invariant 5. A problem in the service
+ * itself (a throw, a request that never answers, an undeclared step or
+ * table) is a {@link ServiceError} naming it.
+ */
+export async function runServiceScenario(s: Scenario, def: ServiceDefinition, opts: RunOptions = {}): Promise<ScenarioRun> {
+  const choices = opts.choices ?? (s.schedule.length > 0 || opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+  const sdb = simDatabase(def);
+  const obs = opts.observe;
   try {
-    result = await withForeignAwaitCheck(def, kernel, kernel.run());
-    if (choices instanceof ReplayChoice) choices.finish(result.choices);
-  } catch (e) {
-    if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
-    if (e instanceof DeadlockError) {
-      const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
-      throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
+    const kernel = new Kernel({
+      seed: s.seed,
+      choices,
+      trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, sdb.db) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
+      eventsMax: 200_000,
+      timeMsMax: 3_600_000,
+      replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
+    });
+    const hosts = hostInstances(s, def, sdb);
+    const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
+    const { ends, workers } = planWorkers(s, endpointOf(def));
+    // Each operation's last request, for the recovery phase to resubmit verbatim.
+    const lastRequests = new Map<string, TrackerRequest>();
+    for (const w of workers) {
+      const rng = kernel.fork(w.rngLabel);
+      const opId = ends[w.opIndex]!.id;
+      const wire = net.transport(w.name);
+      const transport = { send: (req: TrackerRequest, timeoutMs: number) => (lastRequests.set(opId, req), wire.send(req, timeoutMs)) };
+      // Every client step either sleeps or sends: it touches what a send touches.
+      const fp = net.clientFootprint;
+      kernel.spawn(w.name, async () => {
+        if (w.startMs > 0) await kernel.sleep(w.startMs, fp);
+        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
+        const f = res.final;
+        kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
+          ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
+          : { error: f.error, toolCalls: res.toolCalls.length });
+      }, { footprint: fp });
     }
-    throw e;
+    let result: RunResult;
+    try {
+      result = await withForeignAwaitCheck(def, kernel, kernel.run());
+      if (choices instanceof ReplayChoice) choices.finish(result.choices);
+    } catch (e) {
+      // The run up to the divergence is what a reader needs to see why.
+      if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      if (e instanceof DeadlockError) {
+        const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
+        throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
+      }
+      throw e;
+    }
+    obs?.end?.(sdb.db);
+    // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
+    const verdict = checkServiceInvariants(def, sdb.db, ends);
+    const progress = def.progress;
+    if (progress === undefined) {
+      opts.inspect?.(sdb.db);
+      return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
+    }
+    const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
+    const stalled = checkProgress((op) => effectsOf(def, sdb.db, op), ends, rec.outcomes, {
+      usesLease: progress.leased,
+      leaseMs: progress.settleMs,
+      clientTimeoutMs: recoveryTimeoutMs(s),
+      slowMs: s.faults.slowMs,
+      skewMs: clockSkewMs(s),
+    }, def.effects.noun ?? 'effect');
+    opts.inspect?.(sdb.db);
+    return {
+      reports: verdict.reports,
+      violations: stalled.length === 0 ? verdict.violations : [...verdict.violations, ...stalled],
+      operations: ends,
+      result,
+      trace: opts.keepTrace ? kernel.trace!.lines() : [],
+      recovery: rec.outcomes,
+      recoveryTrace: rec.trace,
+    };
+  } finally {
+    releaseDatabase(sdb);
   }
-  const verdict = checkServiceInvariants(def, sdb.db, ends);
-  // A user service is judged through its declared effects only; the recovery
-  // phase of invariant 5 (progress) is the built-in tracker's for now.
-  return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
 }
 
 /**

@@ -12,10 +12,12 @@ const definitionShape = z.object({
   setup: fn,
   steps: z.array(label).min(1, 'declare the steps (interleaving points) the handler passes to sim.step'),
   crashPoints: z.array(label).optional(),
+  slowStep: label.optional(),
   memory: fn.optional(),
   handle: fn,
   operation: z.object({ method: z.string().min(1).optional(), path: z.string().startsWith('/'), body: fn, resultId: fn.optional() }),
-  effects: z.object({ of: fn, owner: fn.optional(), total: fn.optional() }),
+  effects: z.object({ of: fn, owner: fn.optional(), total: fn.optional(), noun: z.string().regex(/^[a-z][a-z _-]{0,31}$/, 'noun must be a lower-case word').optional() }),
+  progress: z.object({ settleMs: z.number().finite().nonnegative(), leased: z.boolean(), query: fn, found: fn }).optional(),
 });
 
 /**
@@ -35,6 +37,7 @@ export function validateDefinition(value: unknown, source: string): ServiceDefin
     const dup = list.find((x, i) => list.indexOf(x) !== i);
     if (dup !== undefined) throw new ServiceError(def.name, `${source}: ${what} lists '${dup}' twice`);
   }
+  if (def.slowStep !== undefined && !def.steps.includes(def.slowStep)) throw new ServiceError(def.name, `${source}: slowStep '${def.slowStep}' is not one of steps [${def.steps.join(', ')}]`);
   return def;
 }
 

@@ -29,7 +29,7 @@ export {
 } from './validate.js';
 export { canonicalJson, fingerprint } from './fingerprint.js';
 export { scopeKey, unscopeKey, type KeyScope } from './scope.js';
-export { Store, openStore, isSqliteError, type ReportRow, type KeyRow, type KeyStatus, type ReportFilter } from './store.js';
+export { Store, openStore, storeOn, TRACKER_SCHEMA, isSqliteError, type ReportRow, type KeyRow, type KeyStatus, type ReportFilter } from './store.js';
 export { NO_FAULTS, resolveFaults, fire, CrashFault, type FaultOptions, type PauseFault } from './faults.js';
 export { DEFAULT_LEASE_MS, DEFAULT_CLIENT_TIMEOUT_MS, leaseProblem, assertLease, type LeaseConfig } from './lease.js';
 export {
@@ -39,7 +39,10 @@ export {
   type WriteStrategy,
   type StrategyContext,
 } from './strategy.js';
-export { createStrategy, STEP_LABELS, usesLease, type StrategyOptions } from './variants.js';
+export { createStrategy, STEP_LABELS, CRASH_POINTS, usesLease, type StrategyOptions } from './variants.js';
+/** The built-in tracker as a service definition: how the simulation hosts and judges every variant. */
+export { trackerService, type TrackerDeployment, type TrackerMemory } from './service.js';
+export { serveTracker } from './handler.js';
 export { NaiveStrategy } from './strategies/naive.js';
 export { KeySplitStrategy } from './strategies/key-split.js';
 export { KeyAtomicStrategy, claimKey, finishKey, type ClaimResult, type FinishResult } from './strategies/key-atomic.js';

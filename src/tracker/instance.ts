@@ -1,15 +1,13 @@
-import type { StepEnv } from './env.js';
+import type { Deferred, StepEnv } from './env.js';
 import type { Footprint } from '../sim/footprint.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from './faults.js';
-import { fingerprint } from './fingerprint.js';
 import { assertLease, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, leaseProblem } from './lease.js';
-import { errorResponse, type TrackerRequest, type TrackerResponse } from './messages.js';
-import { getReport, listReports } from './reads.js';
-import { scopeKey } from './scope.js';
-import { isSqliteError, type Store } from './store.js';
-import type { StrategyContext, Variant, WriteRequest, WriteStrategy } from './strategy.js';
-import { headerValueProblem, validateContentType, validateKey, validateReportBody, validateTenant, type ReportInput } from './validate.js';
+import type { TrackerRequest, TrackerResponse } from './messages.js';
+import type { Store } from './store.js';
+import type { StrategyContext, Variant, WriteStrategy } from './strategy.js';
+import { serveTracker } from './handler.js';
 import { createStrategy, usesLease } from './variants.js';
+import { headerValueProblem } from './validate.js';
 
 /** Options of a {@link TrackerInstance}. */
 export interface TrackerInstanceOptions {
@@ -37,7 +35,9 @@ export interface TrackerInstanceOptions {
 }
 
 /**
- * One tracker server process. `handle` serves one request; the env passed
+ * One tracker server process for real mode (node:http, `retrysim serve`,
+ * the flakiness lab); the simulation hosts the same strategies through the
+ * service API instead (service.ts). `handle` serves one request; the env passed
  * with it supplies time and interleaving. Kill is done from outside: the
  * caller simply never resumes the in-flight requests (it must not reject
  * their pending steps, or catch blocks would run as if the process lived),
@@ -108,7 +108,9 @@ export class TrackerInstance {
 
   /** Serves one request. Never rejects for expected failures; those are responses. */
   async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
-    const res = await this.dispatch(req, env);
+    let res = await serveTracker(req, this.variant, this.strategy, this.context(env));
+    // Only a fresh commit can be "lost after commit"; replays and errors committed nothing.
+    if (res.status === 201 && !res.replay && fire(this.faults, 'loseResponseAfterCommit')) res = { ...res, dropConnection: true };
     res.headers['x-instance'] = this.name;
     return res;
   }
@@ -122,75 +124,6 @@ export class TrackerInstance {
   restart(): void {
     this.strategy.restart();
     this.restarts += 1;
-  }
-
-  private async dispatch(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
-    const q = req.path.indexOf('?');
-    const pathname = q < 0 ? req.path : req.path.slice(0, q);
-    const method = req.method.toUpperCase();
-    if (method === 'GET') {
-      // Reads are scoped by tenant like writes (SPEC §5 invariant 4).
-      const tenant = validateTenant(lowerCaseHeaders(req.headers)['x-tenant']);
-      if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
-      if (pathname === '/reports') return listReports(this.store, new URLSearchParams(q < 0 ? '' : req.path.slice(q + 1)), tenant.value);
-      const id = /^\/reports\/([^/]+)$/.exec(pathname);
-      if (id) {
-        let idText: string;
-        try {
-          idText = decodeURIComponent(id[1]!);
-        } catch {
-          return errorResponse(400, `malformed escape in report id '${id[1]}'`);
-        }
-        return getReport(this.store, idText, tenant.value);
-      }
-    }
-    if (pathname === '/reports') {
-      if (method === 'POST') return this.post(req, env);
-      return errorResponse(405, `method ${method} not allowed on /reports`, { allow: 'GET, POST' });
-    }
-    const m = /^\/reports\/([^/]+)$/.exec(pathname);
-    if (m) {
-      return errorResponse(405, `method ${method} not allowed on ${pathname}`, { allow: 'GET' });
-    }
-    return errorResponse(404, `no route for ${method} ${pathname}`);
-  }
-
-  private async post(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
-    const write = this.validate(req);
-    if ('status' in write) return write;
-    let res: TrackerResponse;
-    try {
-      res = await this.strategy.write(write, this.context(env));
-    } catch (e) {
-      if (e instanceof CrashFault) return errorResponse(500, `internal error: ${e.message}`);
-      if (isSqliteError(e, 'SQLITE_BUSY')) return errorResponse(503, 'database busy; retry', { 'retry-after': '1' });
-      throw e; // a programming error: let it surface instead of hiding it as a 500
-    }
-    // Only a fresh commit can be "lost after commit"; replays and errors committed nothing.
-    if (res.status === 201 && !res.replay && fire(this.faults, 'loseResponseAfterCommit')) {
-      return { ...res, dropConnection: true };
-    }
-    return res;
-  }
-
-  private validate(req: TrackerRequest): WriteRequest | TrackerResponse {
-    const headers = lowerCaseHeaders(req.headers);
-    const key = validateKey(headers['idempotency-key']);
-    if (!key.ok) return errorResponse(key.status, key.error);
-    const tenant = validateTenant(headers['x-tenant']);
-    if (!tenant.ok) return errorResponse(tenant.status, tenant.error);
-    const type = validateContentType(headers['content-type']);
-    if (!type.ok) return errorResponse(type.status, type.error);
-    const body = checkBody(req.body);
-    if (!body.ok) return errorResponse(body.status, body.error);
-    return {
-      tenant: tenant.value,
-      key: key.value,
-      // key_atomic_unscoped keys its table by the raw key: the tenant-leak canary.
-      scopedKey: key.value === null ? null : this.variant === 'key_atomic_unscoped' ? key.value : scopeKey(tenant.value, 'POST', key.value),
-      report: body.value,
-      fingerprint: body.fingerprint,
-    };
   }
 
   private context(env: StepEnv): StrategyContext {
@@ -242,6 +175,10 @@ class InstanceContext implements StrategyContext {
     if (this.faults.slowMs > 0) await this.env.sleep(this.faults.slowMs, this.phase);
   }
 
+  defer<T>(): Deferred<T> {
+    return this.env.defer<T>();
+  }
+
   crashPoint(point: string): void {
     if (this.crashAfterPause) {
       this.crashAfterPause = false;
@@ -249,43 +186,4 @@ class InstanceContext implements StrategyContext {
     }
     if (fire(this.faults, 'crashMidRequest')) throw new CrashFault(point);
   }
-}
-
-type CheckedBody = { ok: true; value: ReportInput; fingerprint: string } | { ok: false; status: 400 | 413 | 415; error: string };
-
-/**
- * Validation and fingerprint of recently seen bodies. Both are pure
- * functions of the body text, and a retrying client sends the same text
- * again and again, so the schema check and the SHA-256 run once per text.
- * Small bodies only, and a bounded number of them: the memo is a cache, not
- * a store. Cached values are frozen, since they are shared between requests.
- */
-const bodyMemo = new Map<string, CheckedBody>();
-const BODY_MEMO_ENTRIES_MAX = 256;
-const BODY_MEMO_CHARS_MAX = 4096;
-
-function checkBody(text: string): CheckedBody {
-  const hit = bodyMemo.get(text);
-  if (hit !== undefined) return hit;
-  const v = validateReportBody(text);
-  const checked: CheckedBody = v.ok
-    ? Object.freeze({ ok: true as const, value: Object.freeze(v.value), fingerprint: fingerprint(v.value) })
-    : Object.freeze(v);
-  if (text.length <= BODY_MEMO_CHARS_MAX) {
-    if (bodyMemo.size >= BODY_MEMO_ENTRIES_MAX) bodyMemo.clear();
-    bodyMemo.set(text, checked);
-  }
-  return checked;
-}
-
-/** Header names are specified lower-case; tolerate other casings from hand-built requests. */
-function lowerCaseHeaders(h: Record<string, string | undefined>): Record<string, string | undefined> {
-  for (const k in h) {
-    if (k !== k.toLowerCase()) {
-      const out: Record<string, string | undefined> = {};
-      for (const [name, v] of Object.entries(h)) out[name.toLowerCase()] = v;
-      return out;
-    }
-  }
-  return h;
 }

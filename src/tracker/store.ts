@@ -158,13 +158,26 @@ export class Store {
   private reportsClean = false;
   private keysClean = false;
 
-  /** Opens `path` (a file, or `':memory:'`) and creates the schema if missing. */
-  constructor(readonly path: string) {
-    this.cacheCount = path === ':memory:';
-    this.db = new Database(path);
-    // WAL lets readers run beside the single writer when a file is shared
-    // by several connections (two real processes on one database).
-    if (path !== ':memory:' && path !== '') this.db.pragma('journal_mode = WAL');
+  /** The file path, or `':memory:'`. */
+  readonly path: string;
+
+  /**
+   * Opens `path` (a file, or `':memory:'`) — or uses an open connection
+   * (the service API hands the tracker its database) — and creates the
+   * schema if missing.
+   */
+  constructor(pathOrDb: string | Database.Database) {
+    if (typeof pathOrDb === 'string') {
+      this.path = pathOrDb;
+      this.db = new Database(pathOrDb);
+      // WAL lets readers run beside the single writer when a file is shared
+      // by several connections (two real processes on one database).
+      if (pathOrDb !== ':memory:' && pathOrDb !== '') this.db.pragma('journal_mode = WAL');
+    } else {
+      this.db = pathOrDb;
+      this.path = pathOrDb.memory ? ':memory:' : pathOrDb.name;
+    }
+    this.cacheCount = this.path === ':memory:';
     this.db.exec(SCHEMA);
     this.s = prepareAll(this.db);
   }
@@ -377,6 +390,18 @@ export class Store {
   close(): void {
     this.db.close();
   }
+}
+
+/** The tracker's SQL schema (SPEC §3): what the tracker service's setup creates. */
+export const TRACKER_SCHEMA = SCHEMA;
+
+const over = new WeakMap<Database.Database, Store>();
+
+/** The store over an open connection (one per connection, so its caches stay coherent). */
+export function storeOn(db: Database.Database): Store {
+  let s = over.get(db);
+  if (s === undefined) over.set(db, (s = new Store(db)));
+  return s;
 }
 
 /**

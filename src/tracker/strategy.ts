@@ -1,4 +1,4 @@
-import type { StepEnv } from './env.js';
+import type { Deferred } from './env.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { TrackerResponse } from './messages.js';
 import type { Store } from './store.js';
@@ -67,7 +67,6 @@ export interface WriteRequest {
  */
 export interface StrategyContext {
   readonly store: Store;
-  readonly env: StepEnv;
   readonly leaseMs: number;
   /** The instance's clock: `env.now()` plus its skew. */
   nowMs(): number;
@@ -80,8 +79,10 @@ export interface StrategyContext {
   step(label: string, footprint?: Footprint): Promise<void>;
   /** The slow part: sleeps `slowMs` when the fault is set. */
   process(): Promise<void>;
-  /** The variant's crash point: throws {@link CrashFault} when the counter fires. */
+  /** The variant's crash point (see `CRASH_POINTS`): throws {@link CrashFault} when the counter fires. */
   crashPoint(point: string): void;
+  /** A promise the scheduler knows about (single-flight: twins await the winner). */
+  defer<T>(): Deferred<T>;
 }
 
 /** One write strategy. Expected outcomes (409, 422, replay) are returned, not thrown. */

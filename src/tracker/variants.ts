@@ -1,4 +1,4 @@
-import type { Variant, WriteStrategy } from './strategy.js';
+import { VARIANTS, type Variant, type WriteStrategy } from './strategy.js';
 import { KeyAtomicStrategy, BROKEN_GUARDS } from './strategies/key-atomic.js';
 import { KeyAtomicRacyClaimStrategy } from './strategies/key-atomic-racy.js';
 import { KeySplitStrategy } from './strategies/key-split.js';
@@ -61,6 +61,16 @@ export const STEP_LABELS: Readonly<Record<Variant, readonly string[]>> = {
   key_atomic_refuse_keyed: ['claim', 'process', 'finish', 'respond'],
   memory_singleflight: ['check', 'process', 'insert', 'respond'],
 };
+
+/**
+ * The crash point of each variant (SPEC §3, crash_mid_request): `naive` and
+ * `key_split` right after the report commit (key_split: before the key is
+ * registered), the others after the claim (or in-flight entry) and
+ * processing, before the report is written.
+ */
+export const CRASH_POINTS: Readonly<Record<Variant, string>> = Object.fromEntries(
+  VARIANTS.map((v) => [v, v === 'naive' || v === 'key_split' ? 'after-insert' : 'after-process']),
+) as Record<Variant, string>;
 
 /** True for the variants whose correctness depends on a lease. */
 export function usesLease(variant: Variant | undefined): boolean {

@@ -3,7 +3,7 @@ import type { ChoiceRecord } from '../../sim/choice/source.js';
 import { matchesExpect, runScenario, type RunOptions, type ScenarioRun } from '../../scenario/run.js';
 import type { RunObserver } from '../../scenario/observe.js';
 import type { Scenario } from '../../scenario/schema.js';
-import type { Store } from '../../tracker/store.js';
+import { storeOn, type Store } from '../../tracker/store.js';
 import { unscopeKey } from '../../tracker/scope.js';
 import type { DbState, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
 
@@ -54,8 +54,8 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     return id;
   };
   const observer: RunObserver = {
-    entry(e, store) {
-      before.push(intern(store));
+    entry(e, db) {
+      before.push(intern(storeOn(db)));
       entries.push(e);
       const m = REQUEST_ACTOR.exec(e.actor);
       if (m && e.event === 'spawn') {
@@ -69,8 +69,8 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
       list.push({ key: req.headers['idempotency-key'], tenant: req.headers['x-tenant'] ?? 'default' });
       pending.set(worker, list);
     },
-    end(store) {
-      final = intern(store);
+    end(db) {
+      final = intern(storeOn(db));
     },
   };
   const run = await runScenario(s, { ...opts, observe: observer });

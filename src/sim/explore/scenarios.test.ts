@@ -2,23 +2,20 @@
  * Bounded exhaustive exploration of real scenarios: key_atomic survives every
  * schedule of the same-key race; key_split fails inside the enumeration.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exploreAll } from './exhaustive.js';
 import { runScenario, type ScenarioRun } from '../../scenario/run.js';
 import { canonicalScenario } from '../../scenario/canonical.js';
 import { parseScenario } from '../../scenario/load.js';
-import { openStore } from '../../tracker/store.js';
 import { ListChoice } from '../choice/list.js';
 import type { Scenario } from '../../scenario/schema.js';
 
-const store = openStore(':memory:');
-afterAll(() => store.close());
 
 const row = (variant: string, keySource: string) => ({ variant, keySource }) as Parameters<typeof canonicalScenario>[1];
 const failing = (r: ScenarioRun) => r.violations.length > 0 || r.reports.op1 !== 1;
 
 function explore(s: Scenario, schedulesMax: number) {
-  return exploreAll((choices) => runScenario(s, { choices, store }), { schedulesMax, keep: failing });
+  return exploreAll((choices) => runScenario(s, { choices }), { schedulesMax, keep: failing });
 }
 
 /** Two workers on one key, the second 1 ms later; slow processing (5 ms), fixed 1 ms latency. */
@@ -52,7 +49,7 @@ describe('exhaustive exploration of concurrent_duplicate (two workers, one key, 
     expect(e.results.length).toBeGreaterThan(0);
     const first = e.results[0]!;
     expect(first.result.reports.op1).toBe(2);
-    const again = await runScenario(s, { choices: new ListChoice(first.choices), store });
+    const again = await runScenario(s, { choices: new ListChoice(first.choices) });
     expect(again.reports.op1).toBe(2);
     expect(again.result.traceHash).toBe(first.result.result.traceHash);
   });

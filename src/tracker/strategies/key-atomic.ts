@@ -120,7 +120,7 @@ export class KeyAtomicStrategy implements WriteStrategy {
       // one is armed the instance declares every phase as touching anything.
       await ctx.step('process', TOUCHES_NOTHING);
       await ctx.process();
-      ctx.crashPoint('key_atomic: after claim and processing, before report write');
+      ctx.crashPoint('after-process'); // after the claim and processing, before the report write
     } catch (e) {
       // Processing failed in a live process: free the key so a retry need not wait out the lease.
       if (scoped !== null) {

@@ -40,7 +40,7 @@ export class KeySplitStrategy implements WriteStrategy {
     await ctx.process();
     await ctx.step('insert', writes(REPORTS));
     const id = store.insertReport(req.report, req.scopedKey, ctx.nowMs(), req.tenant); // commit 1
-    ctx.crashPoint('key_split: after report commit, before key registration');
+    ctx.crashPoint('after-insert'); // after the report commit, before key registration
     if (req.scopedKey !== null) {
       await ctx.step('register', writes(keyRow(req.scopedKey)));
       try {

@@ -86,13 +86,13 @@ export class MemorySingleflightStrategy implements WriteStrategy {
         return awaitWinner(other);
       }
       // putIfAbsent: no await since the lookup above, so this is atomic.
-      mine = { fingerprint: req.fingerprint, done: ctx.env.defer<StoredResult>() };
+      mine = { fingerprint: req.fingerprint, done: ctx.defer<StoredResult>() };
       inFlight.set(scoped, mine);
     }
     try {
       await ctx.step('process', TOUCHES_NOTHING);
       await ctx.process();
-      ctx.crashPoint('memory_singleflight: after processing, before report write');
+      ctx.crashPoint('after-process'); // after processing, before the report write
       await ctx.step('insert', writes(REPORTS, this.memory));
       const id = ctx.store.insertReport(req.report, scoped, ctx.nowMs(), req.tenant);
       if (scoped !== null && mine) {

@@ -20,7 +20,7 @@ export class NaiveStrategy implements WriteStrategy {
     await ctx.step('insert', writes(REPORTS));
     // A single INSERT is its own (autocommit) transaction; the key is ignored on purpose.
     const id = ctx.store.insertReport(req.report, null, ctx.nowMs(), req.tenant);
-    ctx.crashPoint('naive: after report commit');
+    ctx.crashPoint('after-insert'); // after the report commit
     await ctx.step('respond', TOUCHES_NOTHING);
     return createdResponse(id);
   }

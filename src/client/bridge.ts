@@ -1,0 +1,127 @@
+import FakeTimers from '@sinonjs/fake-timers';
+import type { Kernel } from '../sim/kernel.js';
+import type { Future } from '../sim/future.js';
+import type { Prng } from '../random/prng.js';
+
+/**
+ * Runs a user's client code — ordinary async code with setTimeout, Date,
+ * AbortSignal.timeout, Math.random and crypto.randomUUID — on the kernel's
+ * virtual time, from one kernel task, alongside requests it makes through a
+ * simulated `fetch`. Unlike `runOnVirtualTime` (one computation that only
+ * waits on timers), the code may also wait on requests in flight: the
+ * bridge parks its task until the earlier of the next fake timer and a
+ * request finishing, then fires due timers and delivers finished requests
+ * (in that order), and lets the code's promise chains settle. User code
+ * therefore only ever runs while this task holds the kernel. Randomness is
+ * seeded from the run (replays draw the same keys); nextTick and
+ * queueMicrotask are never faked (that hangs promise code and vitest).
+ */
+export interface ClientBridge {
+  /** Wakes the bridge: a request finished (its delivery is queued with {@link ClientBridge.deliver}). */
+  deliver(fn: () => void): void;
+  /** Counts requests in flight, so the bridge knows the code waits on more than timers. */
+  inFlight: number;
+}
+
+let active = false;
+
+// Captured before any fake clock is installed: the bridge needs the real
+// setImmediate to let promise chains settle between rounds. It only orders
+// host-level work; it reads no time.
+const realSetImmediate = globalThis.setImmediate; // real-time: allowed (microtask drain, no time read)
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => realSetImmediate(resolve)); // real-time: allowed (see above)
+}
+
+function earliestTimer(clock: FakeTimers.Clock): number | undefined {
+  const timers = (clock as unknown as { timers?: Map<number, { callAt: number }> }).timers;
+  if (timers === undefined) return undefined;
+  let min: number | undefined;
+  for (const t of timers.values()) if (min === undefined || t.callAt < min) min = t.callAt;
+  return min;
+}
+
+function uuidFrom(rng: Prng): string {
+  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * Runs every computation of `starts` (each is handed the bridge, to give
+ * its fetch) on virtual time until all have settled. Resolves with their
+ * outcomes, in order. Must be called from inside a kernel task.
+ */
+export async function runClientsOnVirtualTime<T>(
+  kernel: Kernel,
+  rng: Prng,
+  starts: ReadonlyArray<(bridge: ClientBridge) => Promise<T>>,
+  roundsMax = 100_000,
+): Promise<Array<{ ok: true; value: T } | { ok: false; error: unknown }>> {
+  if (active) throw new Error('runClientsOnVirtualTime: another bridged run is already active (the fake clock is process-global)');
+  active = true;
+  let wake: Future<void> = kernel.future<void>();
+  const deliveries: Array<() => void> = [];
+  const bridge: ClientBridge = {
+    inFlight: 0,
+    deliver(fn) {
+      deliveries.push(fn);
+      wake.resolve();
+    },
+  };
+  const clock = FakeTimers.withGlobal(globalThis).install({
+    now: kernel.now,
+    // An explicit list: nextTick, queueMicrotask and setImmediate stay real.
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'], // real-time: allowed (names of what is faked)
+  });
+  const restore: Array<() => void> = [];
+  const swap = <O extends object, K extends keyof O>(o: O, k: K, v: O[K]) => {
+    const old = o[k];
+    Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    restore.push(() => Object.defineProperty(o, k, { value: old, configurable: true, writable: true }));
+  };
+  swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
+  swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
+  // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
+  swap(AbortSignal, 'timeout', (ms: number) => {
+    const c = new AbortController();
+    globalThis.setTimeout(() => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms); // real-time: allowed (the fake clock's setTimeout)
+    return c.signal;
+  });
+  try {
+    const outcomes: Array<{ ok: true; value: T } | { ok: false; error: unknown } | undefined> = starts.map(() => undefined);
+    starts.forEach((start, i) => {
+      let p: Promise<T>;
+      try {
+        p = start(bridge);
+      } catch (e) {
+        p = Promise.reject(e);
+      }
+      p.then((value) => (outcomes[i] = { ok: true, value }), (error) => (outcomes[i] = { ok: false, error }));
+    });
+    for (let round = 0; ; round++) {
+      await settle();
+      if (outcomes.every((o) => o !== undefined)) break;
+      if (round >= roundsMax) throw new Error(`client bridge: limit roundsMax=${roundsMax} reached (a timer that keeps re-arming?) at t=${kernel.now} ms, seed ${kernel.seed}`);
+      const next = earliestTimer(clock);
+      if (next === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
+        throw new Error('the client is waiting, but on neither a timer nor a request (real I/O, or a promise nobody resolves); it cannot run on virtual time');
+      }
+      if (deliveries.length === 0) {
+        if (next === undefined) await wake.wait();
+        else await wake.waitFor(Math.max(0, next - clock.now));
+      }
+      wake = kernel.future<void>();
+      clock.tick(Math.max(0, kernel.now - clock.now)); // due timers first (an abort wins a tie)
+      for (const d of deliveries.splice(0)) d();
+    }
+    return outcomes as Array<{ ok: true; value: T } | { ok: false; error: unknown }>;
+  } finally {
+    for (const r of restore.reverse()) r();
+    clock.uninstall();
+    active = false;
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { clientCases, runClientCase } from '../vitest.js';
+import { runClientScenario, type RetryClient } from './run.js';
+import { parseScenario } from '../scenario/load.js';
+import { scenarioSize, type GeneratedCase } from '../scenario/arbitraries.js';
+import { buggyClient as buggy, fixedClient as fixed } from '../../examples/fetch-retry-client/client.js';
+
+
+/** One payment, one lost answer after the commit: the retry must carry the same key. */
+function lostAnswer(extra: object = {}) {
+  return parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'one lost answer', seed: 1,
+    service: { variant: 'key_atomic' }, client: { keySource: 'tool_call' },
+    faults: { loseResponseAfterCommit: 1 },
+    operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1' }],
+    expect: {},
+    ...extra,
+  }));
+}
+
+describe('a user\'s fetch retry client on virtual time', () => {
+  it('a new key per attempt is refuted: the retry after a lost answer pays twice', async () => {
+    const r = await runClientScenario(lostAnswer(), buggy);
+    expect(r.violations.map((v) => v.invariant).sort()).toEqual(['exactly-one', 'stable-key']);
+    const keys = new Set(r.workers[0]!.sent.map((s) => s.key));
+    expect(keys.size).toBe(2);
+    expect(r.reports.op1).toBe(2);
+  });
+
+  it('one key per operation holds on the same scenario', async () => {
+    const r = await runClientScenario(lostAnswer(), fixed);
+    expect(r.violations).toEqual([]);
+    expect(r.reports.op1).toBe(1);
+    expect(r.workers[0]!.sent).toHaveLength(2);
+    expect(r.workers[0]!.outcome).toBe('resolved');
+  });
+
+  it('timeouts are AbortSignals on virtual time: a request paused for 30 s is abandoned at 2 s and retried', async () => {
+    const s = lostAnswer({ faults: { pause: { atStep: 'process', ms: 30_000, count: 1 } } });
+    const r = await runClientScenario(s, fixed);
+    const sent = r.workers[0]!.sent;
+    expect(sent[0]!.outcome).toBe('aborted');
+    expect(sent[1]!.atMs).toBeGreaterThanOrEqual(2000);
+    expect(sent[1]!.outcome).toBe(409); // the paused request still holds the key
+    expect(r.violations).toEqual([]);
+  });
+
+  it('a client past its deadline is refuted on deadline', async () => {
+    const hurried: RetryClient = { ...fixed, name: 'hurried', deadlineMs: 1000 };
+    const r = await runClientScenario(lostAnswer({ faults: { pause: { atStep: 'process', ms: 30_000, count: 1 } } }), hurried);
+    expect(r.violations.map((v) => v.invariant)).toContain('deadline');
+  });
+
+  it('runs are deterministic: the same case draws the same keys and sends the same requests', async () => {
+    const a = await runClientScenario(lostAnswer(), buggy);
+    const b = await runClientScenario(lostAnswer(), buggy);
+    expect(b.workers).toEqual(a.workers);
+    expect(b.result.traceHash).toBe(a.result.traceHash);
+  });
+
+  it('as a property: the buggy client fails with a shrunk counterexample of one operation and one fault; the fixed one holds', async () => {
+    const prop = (client: RetryClient) => fc.asyncProperty(clientCases(), async (c) => (await runClientCase(client, c)).violations.length === 0);
+    const bad = await fc.check(prop(buggy), { numRuns: 300, seed: 1 });
+    expect(bad.failed).toBe(true);
+    const [c] = bad.counterexample as [GeneratedCase];
+    const size = scenarioSize(c.scenario, 0);
+    expect(size.operations).toBe(1);
+    expect(size.workers).toBe(1);
+    expect(size.faults).toBe(1);
+    const r = await runClientCase(buggy, c);
+    expect(r.violations.map((v) => v.invariant)).toContain('stable-key');
+    const good = await fc.check(prop(fixed), { numRuns: 300, seed: 1 });
+    expect(good.failed, String(good.counterexample && JSON.stringify((await runClientCase(fixed, good.counterexample[0] as GeneratedCase)).violations))).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,164 @@
+import { Kernel, type RunResult } from '../sim/kernel.js';
+import { Trace } from '../sim/trace.js';
+import { RandomChoice } from '../sim/choice/random.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import { SimNetwork, SimServer } from '../net/sim-network.js';
+import type { AttemptRecord, HarnessResult } from '../harness/client.js';
+import type { OperationEnd, Violation } from '../checkers/invariants.js';
+import type { Scenario } from '../scenario/schema.js';
+import { serviceOf } from '../scenario/service-of.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { releaseDatabase, simDatabase } from '../service/db.js';
+import { checkServiceInvariants } from '../service/check.js';
+import { endpointOf, hostInstances } from '../service/run.js';
+import { runClientsOnVirtualTime } from './bridge.js';
+import { simFetch, type SentRequest } from './sim-fetch.js';
+
+/** One logical operation, as a user's client is asked to perform it. */
+export interface ClientOperation {
+  /** The operation's identity (an order id); the same for every worker of the operation. */
+  id: string;
+  /** Where to send it: the service's operation path on the simulated host. */
+  url: string;
+  method: string;
+  /** The request body (the service definition's `operation.body`). */
+  body: string;
+  /** Headers the operation needs besides the key (`content-type`, `x-tenant`). */
+  headers: Record<string, string>;
+}
+
+/**
+ * A user's own retrying client, as retrysim runs it: `run` performs one
+ * logical operation with the `fetch` it is given and ordinary timers
+ * (setTimeout, AbortSignal.timeout) and resolves — or rejects — when it is
+ * done or gives up. It is told nothing about faults or virtual time.
+ *
+ * @example
+ * export default {
+ *   name: 'my-client',
+ *   deadlineMs: 10_000,
+ *   async run(fetch, op) {
+ *     const key = crypto.randomUUID();
+ *     const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body, signal: AbortSignal.timeout(2000) });
+ *     return res.status;
+ *   },
+ * } satisfies RetryClient;
+ */
+export interface RetryClient {
+  name: string;
+  /** The client stops (its promise settles, and it sends nothing more) within this many ms of starting one operation. */
+  deadlineMs: number;
+  run(fetch: typeof globalThis.fetch, op: ClientOperation): Promise<unknown>;
+}
+
+/** What a client run produced. */
+export interface ClientRun {
+  /** Effects per operation id. */
+  reports: Record<string, number>;
+  violations: Violation[];
+  /** Per worker (`op1.w0`): the requests it sent, and how its run settled. */
+  workers: Array<{ name: string; operation: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected'; error?: string }>;
+  result: RunResult;
+  trace: string[];
+}
+
+/** Options of {@link runClientScenario}. */
+export interface ClientRunOptions {
+  choices?: ChoiceSource;
+  keepTrace?: boolean;
+  /** The service, when the scenario names a module (default: the one loaded from it). */
+  service?: ServiceDefinition;
+}
+
+/**
+ * Runs a user's retry client against a scenario's service on the simulated
+ * network, on virtual time: every worker of every operation runs
+ * `client.run` with a `fetch` whose requests meet the scenario's faults
+ * (lost answers after commit or on the way back, crashes, slow and paused
+ * requests, kill/restart, two instances, the scheduler's interleavings).
+ * Judged: `stable-key` — one call of the client never sends two different
+ * Idempotency-Keys for its operation; `deadline` — it settles, and sends
+ * nothing, later than `deadlineMs` after it started; and the service's
+ * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
+ */
+export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
+  const def = serviceOf(s, opts.service);
+  const endpoint = endpointOf(def);
+  const sdb = simDatabase(def);
+  try {
+    const kernel = new Kernel({ seed: s.seed, choices: opts.choices ?? new RandomChoice(s.seed), trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    const net = new SimNetwork(kernel, hostInstances(s, def, sdb).map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
+    const workers: ClientRun['workers'] = [];
+    const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
+      const name = `${op.id}.w${w}`;
+      const tenant = op.tenant ?? 'default';
+      const operation: ClientOperation = {
+        id: op.runId,
+        url: `http://service.sim${endpoint.path}`,
+        method: endpoint.method,
+        body: endpoint.body({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant }),
+        headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
+      };
+      const record: ClientRun['workers'][number] = { name, operation: op.id, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
+      workers.push(record);
+      return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
+        if (record.startMs > 0) await new Promise((r) => setTimeout(r, record.startMs)); // real-time: allowed (the bridge's fake clock)
+        const fetch = simFetch(kernel, net.transport(name), bridge, name, record.sent);
+        try {
+          await client.run(fetch, operation);
+        } catch (e) {
+          record.outcome = 'rejected';
+          record.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        }
+        record.endMs = kernel.now;
+      };
+    }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts));
+    const result = await kernel.run();
+    const ends: OperationEnd[] = s.operations.map((op) => {
+      const mine = workers.filter((w) => w.operation === op.id);
+      const attempts: AttemptRecord[] = [];
+      const results: HarnessResult[] = [];
+      for (const w of mine) {
+        w.sent.forEach((r, i) => attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId)));
+        const ok = attempts.filter((a) => a.toolUseId === w.name && a.reportId !== undefined).pop();
+        results.push(ok ? { kind: 'success', reportId: ok.reportId!, replay: ok.replay, attempts: w.sent.length } : { kind: 'unknown', error: w.error ?? 'no success', attempts: w.sent.length });
+      }
+      return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
+    });
+    const verdict = checkServiceInvariants(def, sdb.db, ends);
+    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs)];
+    return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
+  } finally {
+    releaseDatabase(sdb);
+  }
+}
+
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
+  const rec: AttemptRecord = {
+    toolUseId: worker, // one call of the client is one operation's key scope
+    attempt: n,
+    key: r.key,
+    title: '',
+    startMs: r.atMs,
+    endMs: r.atMs,
+    outcome: typeof r.outcome === 'number' ? { kind: 'http', status: r.outcome } : { kind: 'transport', reason: r.outcome === 'connection_refused' ? 'connection_refused' : r.outcome === 'connection_closed' ? 'connection_closed' : 'timeout' },
+    replay: false,
+  };
+  if (typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome < 300 && r.answer !== undefined) {
+    const id = resultId(r.answer);
+    if (id !== undefined) rec.reportId = id;
+  }
+  return rec;
+}
+
+function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
+  const out: Violation[] = [];
+  for (const w of workers) {
+    const by = w.startMs + deadlineMs;
+    const late = w.sent.find((r) => r.atMs > by);
+    if (w.endMs > by) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} settled at t=${w.endMs} ms, ${w.endMs - w.startMs} ms after it started; its deadline is ${deadlineMs} ms` });
+    else if (late) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} sent a request at t=${late.atMs} ms, past its deadline of ${deadlineMs} ms` });
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+import type { Kernel } from '../sim/kernel.js';
+import type { Transport, WireOutcome } from '../harness/transport.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import type { ClientBridge } from './bridge.js';
+
+/** One request a client sent through the simulated fetch. */
+export interface SentRequest {
+  /** Virtual time it was sent. */
+  atMs: number;
+  method: string;
+  path: string;
+  /** The Idempotency-Key header, if any. */
+  key: string | undefined;
+  body: string;
+  /** What came back: an HTTP status, a transport failure, or `aborted` (the client gave up on it). */
+  outcome?: number | 'connection_closed' | 'connection_refused' | 'timeout' | 'aborted';
+  /** The answer's body, when one came back. */
+  answer?: string;
+}
+
+/** How long the wire waits for an answer; the client's own AbortSignal is what gives up earlier. */
+const WIRE_WAIT_MS = 600_000;
+
+const CODES: Record<string, string> = { connection_closed: 'ECONNRESET', connection_refused: 'ECONNREFUSED', timeout: 'ETIMEDOUT' };
+
+function headerRecord(h: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(h).forEach((v, k) => (out[k] = v));
+  return out;
+}
+
+/**
+ * A `fetch` whose requests travel the simulated network: each call is a
+ * kernel task that sends the request and waits for the answer, so lost
+ * answers, resets, a killed or refusing server, slow and paused requests and
+ * the scheduler's interleavings all reach the client as they would over
+ * HTTP. A transport failure rejects with a `TypeError('fetch failed')`
+ * whose `cause.code` is ECONNRESET / ECONNREFUSED, as Node's fetch does; an
+ * `AbortSignal` (from `AbortController` + `setTimeout`, or
+ * `AbortSignal.timeout`, both on virtual time) rejects with its reason and
+ * abandons the request (the server may still finish it). Every request is
+ * appended to `sent`.
+ */
+export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBridge, actor: string, sent: SentRequest[]): typeof globalThis.fetch {
+  let n = 0;
+  return (input, init = {}) => new Promise<Response>((resolve, reject) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://service.sim');
+    const headers = headerRecord(init.headers);
+    const body = typeof init.body === 'string' ? init.body : init.body == null ? '' : String(init.body);
+    const req: TrackerRequest = { method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, headers, body };
+    const rec: SentRequest = { atMs: kernel.now, method: req.method, path: req.path, key: headers['idempotency-key'], body };
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) {
+      rec.outcome = 'aborted';
+      sent.push(rec);
+      reject(signal.reason);
+      return;
+    }
+    sent.push(rec);
+    let settled = false;
+    const onAbort = () => {
+      if (settled) return;
+      settled = true;
+      rec.outcome = 'aborted';
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    bridge.inFlight++;
+    kernel.spawn(`${actor}.fetch${++n}`, async () => {
+      const out: WireOutcome = await transport.send(req, WIRE_WAIT_MS);
+      bridge.inFlight--;
+      bridge.deliver(() => {
+        signal?.removeEventListener('abort', onAbort);
+        if (settled) return;
+        settled = true;
+        if (out.kind === 'response') {
+          rec.outcome = out.status;
+          rec.answer = out.body;
+          resolve(new Response(out.status === 204 || out.status === 304 ? null : out.body, { status: out.status, headers: out.headers }));
+        } else {
+          rec.outcome = out.reason;
+          reject(new TypeError('fetch failed', { cause: Object.assign(new Error(`${out.reason} (simulated)`), { code: CODES[out.reason] }) }));
+        }
+      });
+    });
+  });
+}
