@@ -83,9 +83,27 @@ vi.mock('../src/campaign/job.js', async (orig) => {
       const { CLAIMS } = await import('../src/campaign/claims.js');
       check(Number.isSafeInteger(job.runs) && job.runs >= 1 && Number.isSafeInteger(job.seed), JSON.stringify(job));
       const claim = CLAIMS.find((c) => c.id === job.claimId)!;
-      return { claim, seed: job.seed, runs: job.runs, verdict: claim.expected, shrinks: 0, fastCheck: { seed: job.seed } };
+      return { claim, seed: job.seed, runs: job.runs, verdict: claim.expected, shrinks: 0 };
     },
   };
+});
+
+// Generated campaigns run through the thread pool: the stand-in checks the
+// job and answers at once (a campaign of 10^8 runs is a valid request).
+vi.mock('../src/campaign/pool.js', async (orig) => {
+  const m = await orig<typeof import('../src/campaign/pool.js')>();
+  class StandInPool {
+    constructor(_entry: unknown, readonly size: number) {}
+    async run(job: Parameters<InstanceType<typeof m.CampaignPool>['run']>[0]) {
+      const { CLAIMS } = await import('../src/campaign/claims.js');
+      check(Number.isSafeInteger(job.runs) && job.runs >= 1 && Number.isSafeInteger(job.seed), JSON.stringify(job));
+      check(job.timeBudgetMs === undefined || (job.timeBudgetMs > 0 && job.timeBudgetMs <= 7 * 86_400_000), `time budget ${job.timeBudgetMs}`);
+      const claim = CLAIMS.find((c) => c.id === job.claimId)!;
+      return { claim, seed: job.seed, runs: job.runs, verdict: claim.expected, shrinks: 0 };
+    }
+    async close() {}
+  }
+  return { ...m, CampaignPool: StandInPool };
 });
 
 vi.mock('../src/real/server.js', async (orig) => {
