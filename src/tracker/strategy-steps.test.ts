@@ -8,6 +8,8 @@ import { claimKey, finishKey, KeyAtomicStrategy } from './strategies/key-atomic.
 import { KeyAtomicRacyClaimStrategy } from './strategies/key-atomic-racy.js';
 import { KeySplitStrategy } from './strategies/key-split.js';
 import { NaiveStrategy } from './strategies/naive.js';
+import { DEFAULT_COMPLETED_TTL_MS, MemorySingleflightStrategy } from './strategies/memory-singleflight.js';
+import { TestEnv } from './test-env.js';
 
 /**
  * The strategies called directly with a recording context: the steps they
@@ -28,7 +30,7 @@ function recorder(store: Store, opts: { nowMs?: number; leaseMs?: number; crash?
   const crashes: string[] = [];
   const ctx: StrategyContext = {
     store,
-    env: undefined as never,
+    env: new TestEnv(),
     leaseMs: opts.leaseMs ?? 5000,
     nowMs: () => opts.nowMs ?? 0,
     step: async (label, fp) => {
@@ -208,5 +210,48 @@ describe('key_atomic_racy_claim: the same decisions as key_atomic, made on a sep
     const stale = await (s as unknown as { rest: KeyAtomicStrategy }).rest.afterClaim(req(K), ctx, 1);
     expect(stale.status).toBe(409);
     expect(store.countReports()).toBe(0);
+  });
+});
+
+describe('memory_singleflight in-process maps', () => {
+  it('keeps a completed key for 24 h by default; each strategy object (process) declares its own maps as the check step\'s resource', async () => {
+    expect(DEFAULT_COMPLETED_TTL_MS).toBe(86_400_000);
+    const a = await run(new MemorySingleflightStrategy(), req(K));
+    const b = await run(new MemorySingleflightStrategy(), req(K));
+    const [checkA, checkB] = [a.steps[0]!, b.steps[0]!];
+    expect(checkA[0]).toBe('check');
+    expect(checkA[1]).not.toEqual(checkB[1]);
+    expect(JSON.stringify(checkA[1])).toMatch(/mem:\d+/);
+    expect(a.crashes).toEqual(['memory_singleflight: after processing, before report write']);
+  });
+
+  it('a request without a key uses neither map', async () => {
+    const s = new MemorySingleflightStrategy();
+    expect((await run(s, req(null))).res.status).toBe(201);
+    expect(s.sizes()).toEqual({ completed: 0, inFlight: 0 });
+    await expect(run(s, req(null), openStore(), { crash: true })).rejects.toBeInstanceOf(CrashNow);
+    expect(s.sizes()).toEqual({ completed: 0, inFlight: 0 });
+  });
+
+  it('a keyed success is kept as completed; a crash frees the in-flight entry', async () => {
+    const s = new MemorySingleflightStrategy();
+    await expect(run(s, req('other'), openStore(), { crash: true })).rejects.toBeInstanceOf(CrashNow);
+    expect(s.sizes()).toEqual({ completed: 0, inFlight: 0 });
+    await run(s, req(K));
+    expect(s.sizes()).toEqual({ completed: 1, inFlight: 0 });
+  });
+
+  it('the sweep drops entries that expired, at the instant they expire', async () => {
+    const s = new MemorySingleflightStrategy(1000);
+    const store = openStore();
+    await run(s, req('k1'), store, { nowMs: 0 });
+    await run(s, req('k2'), store, { nowMs: 10 });
+    await run(s, req('k3'), store, { nowMs: 999 });
+    expect(s.sizes().completed).toBe(3);
+    // Another key at t=1000: k1 (expiring at 1000) goes, k2 stays.
+    await run(s, req('k4'), store, { nowMs: 1000 });
+    expect(s.sizes().completed).toBe(3);
+    await run(s, req('k5'), store, { nowMs: 1010 });
+    expect(s.sizes().completed).toBe(3);
   });
 });
