@@ -195,9 +195,9 @@ describe('key_atomic_racy_claim: the same decisions as key_atomic, made on a sep
 
   it('409 within the lease; at the lease it takes over with the next fence', async () => {
     const store = openStore();
-    claimKey(store, K, 'fp1', 0, 500);
-    expect((await run(s, req(K), store, { nowMs: 499, leaseMs: 500 })).res.status).toBe(409);
-    const taken = await run(s, req(K), store, { nowMs: 500, leaseMs: 500 });
+    claimKey(store, K, 'fp1', 100, 500);
+    expect((await run(s, req(K), store, { nowMs: 599, leaseMs: 500 })).res.status).toBe(409);
+    const taken = await run(s, req(K), store, { nowMs: 600, leaseMs: 500 });
     expect(taken.res.status).toBe(201);
     expect(store.getKeyRow(K)).toMatchObject({ status: 'done', fence: 2 });
   });

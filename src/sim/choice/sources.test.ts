@@ -143,6 +143,7 @@ describe('PctChoice: ranks, ties and demotions', () => {
 
   it('two candidates of one task tie, and the earlier-runnable one wins', () => {
     for (const seed of [1, 2, 3]) expect(new PctChoice({ seed }).choose(['a:x', 'a:y'], 70)).toBe(0);
+    expect(new PctChoice({ seed: 1 }).name).toBe('pct');
   });
 
   it('the first tasks seen take exactly the priorities depth, depth + 1, … (nothing else is ranked)', () => {
