@@ -1,8 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { ListChoice } from './list.js';
 import { RandomChoice } from './random.js';
 import { ReplayChoice, ReplayDivergenceError } from './replay.js';
 import { PctProbe } from './pct-probe.js';
+import { PctChoice, taskOf } from './pct.js';
 import type { ChoiceRecord } from './source.js';
 
 /**
@@ -130,5 +131,55 @@ describe('PctProbe', () => {
     expect(p.steps).toBe(4);
     p.choose(['a:x', 'b:y'], 2, 3);
     expect(p.steps).toBe(5);
+  });
+});
+
+describe('PctChoice: ranks, ties and demotions', () => {
+  it('the task name is the label up to its last colon (empty before a leading colon)', () => {
+    expect(taskOf(':x')).toBe('');
+    expect(taskOf('a:b:c')).toBe('a:b');
+    expect(taskOf('plain')).toBe('plain');
+  });
+
+  it('two candidates of one task tie, and the earlier-runnable one wins', () => {
+    for (const seed of [1, 2, 3]) expect(new PctChoice({ seed }).choose(['a:x', 'a:y'], 70)).toBe(0);
+    expect(new PctChoice({ seed: 1 }).name).toBe('pct');
+  });
+
+  it('the first tasks seen take exactly the priorities depth, depth + 1, … (nothing else is ranked)', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const p = new PctChoice({ seed, depth: 2, stepsEstimate: 100 });
+      expect(p.priority('a')).toBeUndefined();
+      p.choose(['a:x', 'b:y'], 99);
+      expect([p.priority('a'), p.priority('b')].sort()).toEqual([2, 3]);
+    }
+  });
+
+  it('a task demoted at a change point leaves the ranking: a task seen later ranks from depth', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const p = new PctChoice({ seed, depth: 2, stepsEstimate: 1 });
+      expect(p.changePoints).toEqual([0]);
+      p.choose(['a:x', 'a:y'], 0);
+      expect(p.priority('a')).toBe(1);
+      p.choose(['b:x', 'a:y'], 1);
+      expect(p.priority('b')).toBe(2);
+    }
+  });
+
+  it('a task already demoted and chosen again at a change point takes the new low priority; the others keep theirs', () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const p = new PctChoice({ seed, depth: 4, stepsEstimate: 3 });
+      const labels = ['a:s', 'b:s', 'c:s'];
+      p.choose(labels, 0);
+      p.choose(labels, 1);
+      // Two tasks are demoted (priorities below depth 4, in the change points' order); z is not.
+      const demoted = ['a', 'b', 'c'].filter((t) => p.priority(t)! < 4);
+      const z = ['a', 'b', 'c'].find((t) => p.priority(t) === 4)!;
+      expect(demoted).toHaveLength(2);
+      const [x, y] = demoted as [string, string];
+      const higher = p.priority(x)! > p.priority(y)! ? 0 : 1;
+      expect(p.choose([`${x}:s`, `${y}:s`], 2)).toBe(higher);
+      expect(p.priority(z)).toBe(4);
+    }
   });
 });
