@@ -28,9 +28,10 @@ class CrashNow extends Error {}
 function recorder(store: Store, opts: { nowMs?: number; leaseMs?: number; crash?: boolean } = {}) {
   const steps: Array<[string, Footprint | undefined]> = [];
   const crashes: string[] = [];
+  const env = new TestEnv();
   const ctx: StrategyContext = {
     store,
-    env: new TestEnv(),
+    defer: () => env.defer(),
     leaseMs: opts.leaseMs ?? 5000,
     nowMs: () => opts.nowMs ?? 0,
     step: async (label, fp) => {
@@ -63,7 +64,7 @@ describe('declared steps, footprints and crash points', () => {
       ['respond', TOUCHES_NOTHING],
     ]);
     expect(steps.map(([l]) => l)).toEqual([...s.stepLabels]);
-    expect(crashes).toEqual(['key_atomic: after claim and processing, before report write']);
+    expect(crashes).toEqual(['after-process']);
   });
 
   it('key_atomic without a key touches no key row', async () => {
@@ -88,7 +89,7 @@ describe('declared steps, footprints and crash points', () => {
       ['register', writes(keyRow(K))],
       ['respond', TOUCHES_NOTHING],
     ]);
-    expect(crashes).toEqual(['key_split: after report commit, before key registration']);
+    expect(crashes).toEqual(['after-insert']);
     const unkeyed = await run(s, req(null));
     expect(unkeyed.steps.map(([l, fp]) => [l, fp])).toEqual([
       ['check', TOUCHES_NOTHING],
@@ -100,7 +101,7 @@ describe('declared steps, footprints and crash points', () => {
 
   it('naive: its crash point comes after the report commit', async () => {
     const { crashes, steps } = await run(new NaiveStrategy(), req(K));
-    expect(crashes).toEqual(['naive: after report commit']);
+    expect(crashes).toEqual(['after-insert']);
     expect(steps.map(([l]) => l)).toEqual(['process', 'insert', 'respond']);
   });
 
@@ -222,7 +223,7 @@ describe('memory_singleflight in-process maps', () => {
     expect(checkA[0]).toBe('check');
     expect(checkA[1]).not.toEqual(checkB[1]);
     expect(JSON.stringify(checkA[1])).toMatch(/mem:\d+/);
-    expect(a.crashes).toEqual(['memory_singleflight: after processing, before report write']);
+    expect(a.crashes).toEqual(['after-process']);
   });
 
   it('a request without a key uses neither map', async () => {
