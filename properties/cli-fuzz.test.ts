@@ -9,7 +9,7 @@
  * case costs milliseconds; the stand-ins fail the case (an "internal error"
  * line) when a command hands them something it should have refused.
  */
-import { afterEach, describe, expect, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, vi } from 'vitest';
 import { test } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
@@ -120,7 +120,13 @@ vi.mock('../src/real/server.js', async (orig) => {
 const { main } = await import('../src/cli/main.js');
 const tmp = tempDirs();
 const dir = tmp('rs-cli-fuzz-');
-const SCENARIO = 'scenarios/canonical/lost_response/naive--none.json';
+const SCENARIO = join(import.meta.dirname, '..', 'scenarios/canonical/lost_response/naive--none.json');
+// Generated values are paths too (`--out HGWE` is a valid request that
+// writes a file): relative ones land in this temporary directory, never in
+// the checkout.
+const home = process.cwd();
+process.chdir(dir);
+afterAll(() => process.chdir(home));
 
 /** Runs main in-process, capturing what it prints. */
 async function runCli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
