@@ -111,12 +111,12 @@ export interface ClientCaseOptions {
   variant?: Variant;
   /** ...or a user's service. */
   service?: ServiceDefinition;
-  /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances. */
+  /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances, 429 with Retry-After. */
   faults?: readonly FaultKind[];
 }
 
 /** The faults a retry client is run under by default. */
-export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances'];
+export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle'];
 
 const clientServices = new WeakMap<GeneratedCase, ServiceDefinition>();
 
@@ -161,8 +161,9 @@ export function explainClient(client: RetryClient): fc.Parameters<[GeneratedCase
       const r = await runClientCase(client, c);
       const size = scenarioSize(c.scenario, 0);
       const f = c.scenario.faults;
+      const t = c.scenario.network.throttle;
       const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
-        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : []);
+        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
       throw new Error(`${report}\n\nretrysim: client '${client.name}' refuted (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}`);

@@ -78,7 +78,9 @@ export interface ClientRunOptions {
  * requests, kill/restart, two instances, the scheduler's interleavings).
  * Judged: `stable-key` — one call of the client never sends two different
  * Idempotency-Keys for its operation; `deadline` — it settles, and sends
- * nothing, later than `deadlineMs` after it started; and the service's
+ * nothing, later than `deadlineMs` after it started; `retry-after` — after
+ * an answer with `Retry-After: N` it waits N s before sending again (the
+ * throttle fault, `network.throttle`, sends 429s with it); and the service's
  * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
  */
 export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
@@ -127,7 +129,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs)];
+    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -150,6 +152,28 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
     if (id !== undefined) rec.reportId = id;
   }
   return rec;
+}
+
+/**
+ * `retry-after`: after an answer that carried `Retry-After: N` (seconds, as
+ * the throttle fault sends it), the same call of the client sends nothing
+ * for N s. An HTTP-date value is not judged (nothing here sends one).
+ */
+function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
+  const out: Violation[] = [];
+  for (const w of workers) {
+    for (const r of w.sent) {
+      if (r.retryAfter === undefined || r.answeredAtMs === undefined || !/^\d+$/.test(r.retryAfter.trim())) continue;
+      const waitMs = Number(r.retryAfter.trim()) * 1000;
+      const next = w.sent.find((q) => q.atMs >= r.answeredAtMs! && q !== r);
+      // 1 ms of slack: a client's clock (Date.now, timers) has whole milliseconds, the network's time does not.
+      if (next !== undefined && next.atMs < r.answeredAtMs + waitMs - 1) {
+        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: at least ${waitMs} ms)` });
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {

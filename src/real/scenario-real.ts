@@ -95,6 +95,8 @@ export class Supervisor {
  * real.reports.op1 // reports held for the operation, from the SQLite file
  */
 export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): Promise<RealRun> {
+  // Refused rather than ignored: a real run without the 429s would be compared as if it had them.
+  if (s.network.throttle !== undefined) throw new Error(`scenario '${s.name}': network.throttle (429 with Retry-After) is simulated only; real mode has no rate limiter in front of the server`);
   const t0 = Date.now();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'retrysim-real-'));
   const module = s.service.module;
