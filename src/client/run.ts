@@ -1,6 +1,7 @@
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { RandomChoice } from '../sim/choice/random.js';
+import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
 import type { AttemptRecord, HarnessResult } from '../harness/client.js';
@@ -68,6 +69,14 @@ export interface ClientRunOptions {
   keepTrace?: boolean;
   /** The service, when the scenario names a module (default: the one loaded from it). */
   service?: ServiceDefinition;
+  /**
+   * Replay the scenario's recorded schedule strictly (as `retrysim replay`
+   * does): a decision that differs from the file, or a recorded one never
+   * reached, is a {@link ReplayDivergenceError}.
+   */
+  strictReplay?: boolean;
+  /** The command that reproduces this run, for limit and divergence messages. */
+  replayHint?: string;
 }
 
 /**
@@ -88,7 +97,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   const endpoint = endpointOf(def);
   const sdb = simDatabase(def);
   try {
-    const kernel = new Kernel({ seed: s.seed, choices: opts.choices ?? new RandomChoice(s.seed), trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+    const kernel = new Kernel({ seed: s.seed, choices, trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const net = new SimNetwork(kernel, hostInstances(s, def, sdb).map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
@@ -116,7 +126,15 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       };
     }));
     kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts));
-    const result = await kernel.run();
+    let result: RunResult;
+    try {
+      result = await kernel.run();
+      if (choices instanceof ReplayChoice) choices.finish(result.choices);
+    } catch (e) {
+      // The run up to the divergence is what a reader needs to see why.
+      if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      throw e;
+    }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];

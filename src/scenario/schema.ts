@@ -97,6 +97,14 @@ export const scenarioSchema = z.strictObject({
     }).default({ resubmits: 0, reword: false }),
     /** After a success, send the same key once more with a different body: it must be refused without effect. */
     keyReuseProbe: z.boolean().optional(),
+    /**
+     * A user's own retry client runs the operations instead of the built-in
+     * harness (whose knobs above then do not apply): the module it was found
+     * with (`retrysim replay --client PATH` names or overrides it)...
+     */
+    module: z.string().min(1).optional(),
+    /** ...and which of its exported clients, by its `name`. */
+    name: z.string().min(1).max(200).optional(),
   }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
