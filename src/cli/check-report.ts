@@ -76,7 +76,7 @@ export function printResults(results: readonly CampaignResult[], c: ReportContex
     sizeText(r),
     r.counterexample?.file ?? '-',
   ])));
-  console.log(`\n${results.length} claims${c.wallMs === undefined ? '' : ` in ${(c.wallMs / 1000).toFixed(1)} s`}. ✓: as expected — "holds" for the fixes; "fails" for the known-wrong variants, on the invariant each names, with a minimal counterexample (their canaries show the faults fire).`);
+  console.log(`\n${results.length} claim${results.length === 1 ? '' : 's'}${c.wallMs === undefined ? '' : ` in ${(c.wallMs / 1000).toFixed(1)} s`}. ✓: as expected — "holds" for the fixes; "fails" for the known-wrong variants, on the invariant each names, with a minimal counterexample (their canaries show the faults fire).`);
   for (const { r, j } of judged) {
     if (j.ok) continue;
     console.log(`\n✗ ${r.claim.id}: ${r.claim.title}`);

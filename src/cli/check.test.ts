@@ -29,11 +29,19 @@ describe('retrysim check', () => {
   it('rejects bad flags with a message and exit 2, before doing any work', () => {
     const aFile = join(tmp('rs-check-'), 'file');
     writeFileSync(aFile, '');
-    for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--workers', 'x'], ['--bogus'], ['--found', join(aFile, 'sub')]]) {
+    for (const args of [['--runs', '0'], ['--explore', 'dfs'], ['--variant', 'optimistic'], ['--claim', 'naive-holds'], ['--claim', 'naive-none-fails', '--variant', 'key_atomic'], ['--workers', 'x'], ['--bogus'], ['--found', join(aFile, 'sub')]]) {
       const r = cli('check', ...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/retrysim check: /);
     }
+  });
+
+  it('--claim runs only the claims named, and the reproduce line names them', () => {
+    const d = tmp('rs-check-');
+    const r = cli('check', '--claim', 'naive-none-fails', '--claim', 'key_split-tool_call-race-fails', '--runs', '50', '--json', '--found', d);
+    expect(r.status).toBe(0);
+    expect((JSON.parse(r.stdout) as Array<{ claim: string }>).map((x) => x.claim)).toEqual(['naive-none-fails', 'key_split-tool_call-race-fails']);
+    expect(r.stderr).toContain('--claim naive-none-fails --claim key_split-tool_call-race-fails');
   });
 
   it('prints the failing claims with the command that replays them', () => {

@@ -40,6 +40,8 @@ and written as a replayable file.
 
   --variant V        only claims about this write strategy (repeatable):
                      ${VARIANTS.join(', ')}
+  --claim ID         only this claim (repeatable; ids as in --json, e.g.
+                     key_atomic-tool_call-holds); with --variant, both must match
   --runs N           generated scenarios per claim (default ${DEFAULT_RUNS});
                      with --explore exhaustive: schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --time-budget D    run each claim for this long instead (e.g. 90s, 10m, 1h)
@@ -84,6 +86,8 @@ interface Parsed {
   seed: number;
   explore: CampaignJob['explore'];
   workers: number;
+  /** Claims were chosen by id (--claim): the reproduce line names them so. */
+  byClaim: boolean;
   found: string;
   shard: { index: number; count: number } | undefined;
   out: string | undefined;
@@ -95,6 +99,7 @@ interface Parsed {
 function parse(argv: string[]): Parsed | number {
   const a = flags('check', argv, {
     variant: { type: 'string', multiple: true },
+    claim: { type: 'string', multiple: true },
     runs: { type: 'string' },
     'time-budget': { type: 'string' },
     seed: { type: 'string' },
@@ -115,6 +120,11 @@ function parse(argv: string[]): Parsed | number {
   if (v.unreduced === true && explore !== 'exhaustive') throw new UsageError('--unreduced needs --explore exhaustive');
   const variants = v.variant ?? [];
   for (const x of variants) if (!(VARIANTS as readonly string[]).includes(x)) throw new UsageError(`unknown --variant '${x}'; variants: ${VARIANTS.join(', ')}`);
+  const ids = v.claim ?? [];
+  for (const x of ids) if (!CLAIMS.some((c) => c.id === x)) throw new UsageError(`unknown --claim '${x}'; claims: ${CLAIMS.map((c) => c.id).join(', ')}`);
+  // --variant and --claim both narrow: a claim runs when it passes each filter given.
+  const claims = CLAIMS.filter((c) => (variants.length === 0 || variants.includes(c.variant)) && (ids.length === 0 || ids.includes(c.id)));
+  if (claims.length === 0) throw new UsageError(`no claim is about ${variants.map((x) => `--variant ${x}`).join(' or ')} and is one of ${ids.map((x) => `--claim ${x}`).join(', ')}`);
   if (v.runs !== undefined && v['time-budget'] !== undefined) throw new UsageError('give --runs or --time-budget, not both');
   const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
   if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
@@ -122,7 +132,8 @@ function parse(argv: string[]): Parsed | number {
   if (shard !== undefined && explore === 'exhaustive') throw new UsageError('--shard splits generated campaigns (random, pct); --explore exhaustive is not sharded');
   if (shard !== undefined && v.out === undefined) throw new UsageError('--shard needs --out FILE (merge the shards with retrysim merge)');
   return {
-    claims: variants.length === 0 ? [...CLAIMS] : CLAIMS.filter((c) => variants.includes(c.variant)),
+    claims,
+    byClaim: ids.length > 0,
     runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
     timeBudgetMs,
     seed: seedFlag(v.seed),
@@ -219,8 +230,10 @@ async function check(p: Parsed): Promise<number> {
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
   const amount = p.timeBudgetMs !== undefined ? `${p.timeBudgetMs / 1000} s per claim` : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}`;
   const threads = p.explore === 'exhaustive' ? 1 : p.workers;
-  log(`retrysim check — seed ${p.seed}, ${p.claims.length} claims, ${amount}, explore ${p.explore}, ${threads} thread(s)${p.shard ? `, shard ${p.shard.index + 1}/${p.shard.count}` : ''}`);
-  const variants = p.claims.length < CLAIMS.length ? [...new Set(p.claims.map((c) => ` --variant ${c.variant}`))].join('') : '';
+  log(`retrysim check — seed ${p.seed}, ${p.claims.length} claim${p.claims.length === 1 ? '' : 's'}, ${amount}, explore ${p.explore}, ${threads} thread(s)${p.shard ? `, shard ${p.shard.index + 1}/${p.shard.count}` : ''}`);
+  const variants = p.claims.length === CLAIMS.length ? ''
+    : p.byClaim ? p.claims.map((c) => ` --claim ${c.id}`).join('')
+    : [...new Set(p.claims.map((c) => ` --variant ${c.variant}`))].join('');
   log(`reproduce: retrysim check --seed ${p.seed} ${p.timeBudgetMs !== undefined ? `--runs <the runs shown>` : `--runs ${p.runs}`} --explore ${p.explore}${variants}`);
   const prog = progress(p);
   const rssStartMb = Math.round(process.memoryUsage().rss / 1e6);

@@ -38,6 +38,11 @@ export function clockSkewMs(s: Scenario): number {
  * is shorter than a network round trip (4 × (mean + 3 sd) covers two hops
  * with room): a client that can never hear any answer is not a well-behaved
  * client, and its lack of progress says nothing about the service.
+ * Processing time (the slow fault) is deliberately not added: a client that
+ * gives up before a slow request finishes and retries is exactly what a
+ * lease taken over too early livelocks on (the early-take-over canary only
+ * fails here), even though it costs this phase up to ~30 resubmissions per
+ * operation — about half of a key_atomic campaign's requests.
  */
 export function recoveryTimeoutMs(s: Scenario): number {
   return Math.max(s.client.timeoutMs, 4 * (s.network.latencyMeanMs + 3 * s.network.latencySdMs) + 1);

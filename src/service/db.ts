@@ -55,11 +55,13 @@ export class ServiceDatabase {
       const st = this.db.prepare(`DELETE FROM "${t.replaceAll('"', '""')}"`);
       return () => void st.run();
     });
-    const hasSequence = this.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck();
-    this.clears.push(() => {
-      // AUTOINCREMENT tables keep their counters here; ids restart at 1 per run.
-      if ((hasSequence.get() as number) > 0) this.db.exec('DELETE FROM sqlite_sequence');
-    });
+    // AUTOINCREMENT tables keep their counters in sqlite_sequence; ids
+    // restart at 1 per run. It exists from setup on or never: a table created
+    // later is refused (checkSchema), so this is asked once, not per run.
+    if ((this.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get() as number) > 0) {
+      const clearSequence = this.db.prepare('DELETE FROM sqlite_sequence');
+      this.clears.push(() => void clearSequence.run());
+    }
     const sv = this.db.prepare('PRAGMA schema_version').pluck();
     this.schemaVersion = () => sv.get() as number;
     const tc = this.db.prepare('SELECT total_changes()').pluck();
