@@ -70,6 +70,9 @@ export type { HostedInstance } from './net/sim-network.js';
 export { runClientScenario, type RetryClient, type ClientOperation, type ClientRun, type ClientRunOptions } from './client/run.js';
 export { simFetch, type SentRequest } from './client/sim-fetch.js';
 export { runClientsOnVirtualTime, type ClientBridge } from './client/bridge.js';
+/** A retry client's campaign and its counterexample files (`retrysim check --client`, `retrysim replay`). */
+export { runClientCampaign, recordClientCounterexample, clientCaseArbitrary, CLIENT_FOUND_DIR, type ClientCampaignOptions, type ClientCampaignResult, type ClientCounterexample, type ClientTarget } from './client/campaign.js';
+export { loadClient, isRetryClient, ClientError } from './client/load.js';
 export type { Endpoint } from './harness/client.js';
 
 /** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */

@@ -16,7 +16,7 @@
  * });
  */
 import fc from 'fast-check';
-import { scenarioArbitrary, scenarioSize, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
+import { scenarioSize, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './client/run.js';
 import type { Variant } from './tracker/strategy.js';
 import type { KeySource } from './harness/keys.js';
@@ -27,6 +27,7 @@ import { minimiseAndWrite, serviceCaseArbitrary } from './service/campaign.js';
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
+import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample } from './client/campaign.js';
 
 export { test, it, fc } from '@fast-check/vitest';
 export type { GeneratedCase } from './scenario/arbitraries.js';
@@ -111,12 +112,11 @@ export interface ClientCaseOptions {
   variant?: Variant;
   /** ...or a user's service. */
   service?: ServiceDefinition;
-  /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances. */
+  /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances, 429 with Retry-After. */
   faults?: readonly FaultKind[];
 }
 
-/** The faults a retry client is run under by default. */
-export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances'];
+export { CLIENT_FAULTS } from './client/campaign.js';
 
 const clientServices = new WeakMap<GeneratedCase, ServiceDefinition>();
 
@@ -126,46 +126,71 @@ const clientServices = new WeakMap<GeneratedCase, ServiceDefinition>();
  * what fails is the client). Pass it to `test.prop` with {@link runClientCase}.
  */
 export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
-  const faults = o.faults ?? CLIENT_FAULTS;
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
-    return serviceCaseArbitrary(def, moduleOf(def), 'tool_call', faults).map((c) => (clientServices.set(c, def), c));
+    return clientCaseArbitrary({ service: def, serviceModule: moduleOf(def) }, o.faults).map((c) => (clientServices.set(c, def), c));
   }
-  return scenarioArbitrary({ variant: o.variant ?? 'key_atomic', keySource: 'tool_call', faults, opsMax: 1 });
+  return clientCaseArbitrary({ variant: o.variant ?? 'key_atomic' }, o.faults);
 }
 
 /**
  * Runs a user's retry client on one generated case, on virtual time:
  * `violations` names `stable-key` (two keys for one operation), `deadline`
- * (settled or sent past its deadline), `exactly-one` and `id-exists`.
+ * (settled or sent past its deadline), `retry-after` (sent again before a
+ * Retry-After had passed), `exactly-one` and `id-exists`.
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
   return runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
 }
 
+/** Options of {@link explainClient}. */
+export interface ExplainClientOptions {
+  /**
+   * The client's module, as `retrysim replay` will be given it, or its file
+   * URL (`new URL('./client.ts', import.meta.url)`). Recorded in the file;
+   * without it the replay needs `--client PATH`.
+   */
+  module?: string | URL;
+  /** Where the counterexample file goes. Default `.retrysim/found`. */
+  foundDir?: string;
+}
+
 /**
- * fast-check parameters whose reporter re-runs the shrunk case and says, in
- * a few lines, what the client did: the scenario's size and faults, each
- * request with its key and outcome, and the violations. Spread your own
- * parameters in: `{ ...explainClient(client), numRuns: 300 }`.
+ * fast-check parameters whose reporter re-runs the shrunk case, writes it as
+ * a scenario file that `retrysim replay` reproduces, and says in a few
+ * lines what the client did: the scenario's size and faults, each request
+ * with its key and outcome, the violations, and where the file is. Spread
+ * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
-export function explainClient(client: RetryClient): fc.Parameters<[GeneratedCase]> {
+export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
       const report = fc.defaultReportMessage(details) ?? 'property failed';
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(report);
-      const r = await runClientCase(client, c);
+      const service = clientServices.get(c);
+      const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
+      let written: string;
+      let r: ClientRun;
+      try {
+        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}) });
+        r = cx.run;
+        written = `\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+      } catch (e) {
+        r = await runClientCase(client, c);
+        written = `\n  (could not write the counterexample: ${(e as Error).message})`;
+      }
       const size = scenarioSize(c.scenario, 0);
       const f = c.scenario.faults;
+      const t = c.scenario.network.throttle;
       const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
-        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : []);
+        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
       throw new Error(`${report}\n\nretrysim: client '${client.name}' refuted (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
-        `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}`);
+        `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);
     },
   };
 }

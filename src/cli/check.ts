@@ -70,6 +70,7 @@ and written as a replayable file.
                       firstFailureRun, firstFailureMs, counterexample, shrunkSize, violations, minimised}]
   --html DIR         also write DIR/index.html and one stepper page per counterexample
   --service PATH     run the campaign against your own service instead (retrysim check --service --help)
+  --client PATH      run it on your own retry client instead (retrysim check --client --help)
 
 A row is ✓ (JSON ok: true) when the verdict is the expected one, a canary
 broke the invariant it names, and its counterexample is minimal (fewest
@@ -165,6 +166,8 @@ async function workerEntry(): Promise<{ file: string }> {
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
+  // A user's retry client has its own campaign (against a built-in variant or a --service): see check-client.ts.
+  if (argv.some((x) => x === '--client' || x.startsWith('--client='))) return (await import('./check-client.js')).run(argv);
   // A user's service has its own campaign (no claims, one verdict): see check-service.ts.
   if (argv.some((x) => x === '--service' || x.startsWith('--service='))) return (await import('./check-service.js')).run(argv);
   return usage('check', async () => {

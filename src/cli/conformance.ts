@@ -2,8 +2,14 @@ import { flags, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../real/conformance.js';
 import { MATRIX_ROWS, rowName } from '../scenario/canonical.js';
+import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
+import { loadService } from '../service/load.js';
+import { ServiceError } from '../service/errors.js';
+import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
 const HELP = `retrysim conformance [--json] [--seed N] [--rows R,R] [--columns C,C]
+retrysim conformance --service PATH [--key-source K] [--json] [--seed N] [--columns C,C]
 
 Runs every canonical scenario (the cells of \`retrysim matrix\`) twice: in the
 simulation, and for real against \`retrysim serve\` child processes on a
@@ -17,7 +23,17 @@ difference (reports held, or the set of broken invariants).
   --rows R,...    only these rows, e.g. key_atomic/tool_call
   --columns C,... only these columns (${CONFORMANCE_COLUMNS.join(', ')})
 
-A full run takes about a minute (one server process per cell).`;
+A full run takes about a minute (one server process per cell).
+
+With --service PATH, your own service (the module of \`check --service\`) is
+held against \`retrysim serve --service PATH\` processes instead: one column
+per scenario built from what it declares — no_fault, lost_response,
+lost_answer, crash_at:<point> per crash point, concurrent_duplicate,
+two_instances, kill_at:<step> per step (a real SIGKILL, restarted on the same
+file), key_reuse — compared on the effects left and the invariants broken
+(progress aside: real mode runs no recovery phase). Exit 1 on any
+difference, 2 on bad flags or a broken service.
+  --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
 
 /**
  * A comma list of names, each one of `known`; absent → undefined (all). An
@@ -47,13 +63,16 @@ export function conformanceTable(cells: readonly ConformanceCell[]): string {
 export async function run(argv: string[]): Promise<number> {
   const parsed = flags('conformance', argv, {
       json: { type: 'boolean' }, seed: { type: 'string' }, rows: { type: 'string' }, columns: { type: 'string' },
+      service: { type: 'string' }, 'key-source': { type: 'string' },
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
   let seed: number;
   let rows: string[] | undefined;
   let columns: string[] | undefined;
+  if (values.service !== undefined) return conformService(values.service, values);
   const bad = await usage('conformance', async () => {
+    if (values['key-source'] !== undefined) throw new UsageError('--key-source goes with --service (the matrix rows fix their own key sources)');
     seed = seedFlag(values.seed);
     rows = list('rows', values.rows, MATRIX_ROWS.map(rowName));
     columns = list('columns', values.columns, CONFORMANCE_COLUMNS);
@@ -96,5 +115,71 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
       `real ${d.real.reports} [${d.real.violations.join(', ')}]`);
   }
   console.log(diffs.length === 0 ? 'No differences: the model predicts the real service in every cell.' : `${diffs.length} difference(s).`);
+  return diffs.length === 0 ? 0 : 1;
+}
+
+/** The side-by-side table of a service's columns: effects "sim | real" and the broken invariants; '≠' marks a difference. */
+export function serviceConformanceTable(cells: readonly ServiceConformanceCell[], noun: string): string {
+  const inv = (v: readonly string[]) => (v.length === 0 ? '-' : v.join(', '));
+  return textTable(['column', `${noun}s (sim | real)`, 'broken (sim | real)', ''], cells.map((c) => [
+    c.column,
+    `${c.sim.effects} | ${c.real.effects}`,
+    `${inv(c.sim.violations)} | ${inv(c.real.violations)}`,
+    c.same ? '' : '≠',
+  ]));
+}
+
+async function conformService(module: string, values: { json?: boolean; seed?: string; rows?: string; columns?: string; 'key-source'?: string }): Promise<number> {
+  let def: ServiceDefinition | undefined;
+  let seed = 1;
+  let columns: string[] | undefined;
+  let keySource: KeySource = 'tool_call';
+  const bad = await usage('conformance', async () => {
+    if (values.rows !== undefined) throw new UsageError('--rows names matrix rows of the built-in tracker; with --service there is one service and --columns picks the scenarios');
+    seed = seedFlag(values.seed);
+    keySource = (values['key-source'] ?? 'tool_call') as KeySource;
+    if (!KEY_SOURCES.includes(keySource)) throw new UsageError(`--key-source must be one of ${KEY_SOURCES.join(', ')}, got '${keySource}'`);
+    try {
+      def = await loadService(module);
+    } catch (e) {
+      if (e instanceof ServiceError) throw new UsageError(e.message);
+      throw e;
+    }
+    columns = list('columns', values.columns, serviceColumns(def, module, keySource, seed).map((c) => c.name));
+    return 0;
+  });
+  if (bad !== 0) return bad;
+  const t0 = Date.now();
+  let cells: ServiceConformanceCell[];
+  try {
+    cells = await runServiceConformance({
+      def: def!, module, keySource, seed, columns,
+      onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.column}`.padEnd(70)),
+    });
+  } catch (e) {
+    if (!values.json) process.stderr.write('\n');
+    // A broken service is named as such (exit 2); anything else failing here is the real world (a server, a port, a file).
+    if (e instanceof ServiceError) {
+      console.error(`retrysim conformance: ${e.message}`);
+      return 2;
+    }
+    console.error(`retrysim conformance: ${(e as Error).message}`);
+    return 1;
+  }
+  const diffs = cells.filter((c) => !c.same);
+  if (values.json) {
+    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length }));
+    return diffs.length === 0 ? 0 : 1;
+  }
+  process.stderr.write('\n');
+  const noun = def!.effects.noun ?? 'effect';
+  console.log(`retrysim conformance --service ${module} — service ${def!.name}, key source ${keySource}, seed ${seed}; ${noun}s held for one logical operation, simulation | real processes\n`);
+  console.log(serviceConformanceTable(cells, noun));
+  const kills = cells.reduce((n, c) => n + c.real.kills, 0);
+  console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);
+  for (const d of diffs) {
+    console.log(`DIFFERENT ${d.column}: sim ${d.sim.effects} ${noun}(s) [${d.sim.violations.join(', ')}], real ${d.real.effects} [${d.real.violations.join(', ')}]`);
+  }
+  console.log(diffs.length === 0 ? 'No differences: the model predicts the real service in every column.' : `${diffs.length} difference(s).`);
   return diffs.length === 0 ? 0 : 1;
 }

@@ -7,8 +7,11 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
+import { ClientError, loadClient } from '../client/load.js';
+import { runClientScenario, type ClientRun } from '../client/run.js';
+import type { Scenario } from '../scenario/schema.js';
 
-const HELP = `retrysim replay FILE [--service PATH] [--trace] [--json] [--html OUT.html]
+const HELP = `retrysim replay FILE [--service PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
 Runs a scenario file exactly as recorded and checks its 'expect'. The
 recorded schedule is a contract: a decision at another time or among other
@@ -18,6 +21,8 @@ flag is divergence — the run is stopped there, never continued on another
 interleaving.
   --service PATH  the user service the file was found against (default: the
             module the file names, service.module)
+  --client PATH   for a file found for your own retry client (client.name):
+            its module (default: the module the file names, client.module)
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
@@ -47,7 +52,7 @@ export function readableTimeline(lines: readonly string[]): string[] {
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' }, service: { type: 'string' } }, HELP, true);
+  const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' }, service: { type: 'string' }, client: { type: 'string' } }, HELP, true);
   if (typeof a === 'number') return a;
   const { values, positionals } = a;
   if (positionals.length !== 1) {
@@ -77,6 +82,9 @@ export async function run(argv: string[]): Promise<number> {
   if (values.service !== undefined && scenario.service.module === undefined) {
     console.error(`retrysim replay: ${file} runs the built-in variant '${scenario.service.variant}', not a user service; drop --service`);
     return 2;
+  }
+  if (values.client !== undefined || scenario.client.name !== undefined) {
+    return replayClient(file, scenario, values.client, modulePath, { trace: values.trace === true, json: values.json === true, html: values.html });
   }
   let r;
   try {
@@ -137,6 +145,84 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   console.log(`\n${service ? 'effects' : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
+  const preemptions = r.result.choices.filter((c) => c.preempted).length;
+  console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
+  console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
+  return m.ok ? 0 : 1;
+}
+
+/**
+ * Replays a file found for a user's retry client: the client (from
+ * `--client` or the file's `client.module`, picked by `client.name`) runs on
+ * virtual time against the file's service with the recorded schedule,
+ * strictly; exit codes as for any replay.
+ */
+async function replayClient(file: string, scenario: Scenario, clientFlag: string | undefined, servicePath: string | undefined, o: { trace: boolean; json: boolean; html?: string }): Promise<number> {
+  const module = clientFlag ?? scenario.client.module;
+  if (scenario.client.name === undefined) {
+    console.error(`retrysim replay: ${file} runs the built-in harness, not a retry client (no client.name); drop --client`);
+    return 2;
+  }
+  if (module === undefined) {
+    console.error(`retrysim replay: ${file} was found for retry client '${scenario.client.name}' and does not name its module; pass --client PATH`);
+    return 2;
+  }
+  if (o.html !== undefined) {
+    console.error('retrysim replay: --html draws the built-in harness\'s runs; a retry client\'s file replays without it');
+    return 2;
+  }
+  let r: ClientRun;
+  try {
+    const client = await loadClient(module, scenario.client.name);
+    const service = servicePath !== undefined ? await loadService(servicePath) : undefined;
+    r = await runClientScenario(scenario, client, { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) });
+  } catch (e) {
+    if (e instanceof ClientError || e instanceof ServiceError) {
+      console.error(`retrysim replay: ${e.message}`);
+      return 2;
+    }
+    if (e instanceof ReplayDivergenceError) {
+      if (o.json) {
+        console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
+        return 3;
+      }
+      if (o.trace) {
+        console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
+        for (const l of readableTimeline(e.trace)) console.log('  ' + l);
+        console.log('');
+      }
+      console.error(`retrysim replay: ${file}: ${e.message}`);
+      return 3;
+    }
+    if (e instanceof SimLimitError || e instanceof DeadlockError) {
+      const why = `the run did not finish: ${e.message}`;
+      if (o.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
+      else console.error(`retrysim replay: ${file}: ${why}`);
+      return 1;
+    }
+    throw e;
+  }
+  const m = matchesExpect(scenario, r);
+  if (o.json) {
+    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
+    return m.ok ? 0 : 1;
+  }
+  console.log(`retrysim replay ${file}`);
+  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
+  if (scenario.description) console.log(`  ${scenario.description}`);
+  if (o.trace) {
+    console.log('\ntimeline:');
+    for (const l of readableTimeline(r.trace)) console.log('  ' + l);
+  }
+  console.log('\nrequests:');
+  for (const w of r.workers) {
+    for (const q of w.sent) {
+      console.log(`  ${w.name}  t=${q.atMs.toFixed(1)} ms  ${q.method} ${q.path}  key=${q.key ?? '-'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
+    }
+    console.log(`  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`);
+  }
+  console.log(`\neffects held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);

@@ -1,24 +1,36 @@
 import { flags } from './args.js';
 import { headerValueProblem } from '../tracker/validate.js';
 import { VARIANTS, type Variant } from '../tracker/strategy.js';
-import { ServeError, startServer } from '../real/server.js';
+import { ServeError, startServer, type ServeOptions } from '../real/server.js';
+import { loadService } from '../service/load.js';
+import { ServiceError } from '../service/errors.js';
 
-const HELP = `retrysim serve --variant V --db FILE [options]
+const HELP = `retrysim serve (--variant V | --service PATH) --db FILE [options]
 
-Runs the bug tracker (SPEC §3) over HTTP on loopback with a SQLite file in
-WAL mode. Prints "listening on http://127.0.0.1:PORT" once bound; SIGTERM or
-SIGINT drains in-flight requests and exits 0.
+Runs the bug tracker (SPEC §3), or your own service, over HTTP on loopback
+with a SQLite file in WAL mode. Prints "listening on http://127.0.0.1:PORT"
+once bound; SIGTERM or SIGINT drains in-flight requests and exits 0.
 
   --variant V            ${VARIANTS.join(' | ')}
+  --service PATH         your service module (TypeScript or JavaScript, default
+                         export a ServiceDefinition; no build step). Its setup
+                         runs on a file without its tables; an existing file
+                         keeps its data. sim.now() is the wall clock, sim.sleep
+                         a real timer, sim.step an immediate yield; memory()
+                         is rebuilt when the process starts. A broken module
+                         exits 2 with one line naming the problem; a handler
+                         that throws answers 500 and is named on stderr.
   --db FILE              SQLite database file (created if missing)
   --port N               port to listen on; 0 = any free port (default 0)
-  --lease-ms N           lease of an in-progress key (default 5000)
-  --client-timeout-ms N  the clients' timeout, for the lease check (default 2000)
-  --slow-ms N            processing time of every request (fault; default 0)
-  --allow-unsafe-lease   skip the lease check (SPEC §4 scenario 6)
-  --completed-ttl-ms N   memory_singleflight replay window
+  --lease-ms N           tracker: lease of an in-progress key (default 5000)
+  --client-timeout-ms N  tracker: the clients' timeout, for the lease check (default 2000)
+  --slow-ms N            processing time of every request, spent after the slow
+                         step (tracker: process; a service: its slowStep) (fault; default 0)
+  --allow-unsafe-lease   tracker: skip the lease check (SPEC §4 scenario 6)
+  --completed-ttl-ms N   tracker: memory_singleflight replay window
   --clock-offset-ms N    this instance's clock skew
-  --name NAME            x-instance header value, printable ASCII (default tracker)
+  --name NAME            x-instance header value, printable ASCII (default tracker,
+                         or the service's name)
   --listen-not-before T  bind no earlier than epoch ms T (used by the conformance
                          runner to restart exactly restartAfterMs after a kill)
   --standby              load everything, print "standby ready", then wait for a
@@ -28,7 +40,7 @@ SIGINT drains in-flight requests and exits 0.
   --admin                enable POST/GET /_admin/faults and GET /_admin/counts
                          (loopback peers only; test fault switches)
 
-Routes: POST /reports (content-type application/json, else 415; body limit
+Tracker routes: POST /reports (content-type application/json, else 415; body limit
 65536 bytes, larger → 413; Idempotency-Key 1–255 characters of UTF-8, sent
 once — a repeated Idempotency-Key, X-Tenant or Content-Type is 400),
 GET /reports/:id, GET /reports?run_id=R.`;
@@ -51,6 +63,7 @@ function num(name: string, v: string | undefined, min = 0, max = MS_MAX): number
 export async function run(argv: string[]): Promise<number> {
   const parsed = flags('serve', argv, {
     variant: { type: 'string' },
+    service: { type: 'string' },
     db: { type: 'string' },
     port: { type: 'string' },
     'lease-ms': { type: 'string' },
@@ -66,9 +79,15 @@ export async function run(argv: string[]): Promise<number> {
   }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
-  let opts;
+  let opts: ServeOptions;
   try {
-    if (values.variant === undefined || !(VARIANTS as readonly string[]).includes(values.variant)) {
+    if (values.service !== undefined) {
+      if (values.variant !== undefined) throw new Error('give --variant (the built-in tracker) or --service (your own), not both');
+      // The tracker's lease knobs have no meaning for a user's service: its lease, if any, is its own code.
+      for (const f of ['lease-ms', 'client-timeout-ms', 'allow-unsafe-lease', 'completed-ttl-ms'] as const) {
+        if (values[f] !== undefined) throw new Error(`--${f} configures the built-in tracker; a --service keeps its own settings in its module`);
+      }
+    } else if (values.variant === undefined || !(VARIANTS as readonly string[]).includes(values.variant)) {
       throw new Error(`--variant must be one of ${VARIANTS.join(', ')}, got ${values.variant === undefined ? 'nothing' : `'${values.variant}'`}`);
     }
     if (values.db === undefined || values.db === '') throw new Error('--db FILE is required');
@@ -79,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
     const nameProblem = values.name === undefined ? null : headerValueProblem(values.name);
     if (nameProblem !== null) throw new Error(`--name ${nameProblem}`);
     opts = {
-      variant: values.variant as Variant,
+      ...(values.service === undefined ? { variant: values.variant as Variant } : {}),
       dbPath: values.db,
       port: port ?? 0,
       leaseMs: num('lease-ms', values['lease-ms']),
@@ -94,6 +113,18 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
     return 2;
+  }
+  if (values.service !== undefined) {
+    // Loaded before the standby line, so a warm spare has nothing left to load.
+    try {
+      opts.service = await loadService(values.service);
+    } catch (e) {
+      if (e instanceof ServiceError) {
+        console.error(`retrysim serve: ${e.message}`);
+        return 2;
+      }
+      throw e;
+    }
   }
   if (values.standby) {
     console.log(`retrysim serve: standby ready (pid ${process.pid})`);
@@ -118,9 +149,14 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`retrysim serve: ${e.message}`);
       return 1;
     }
+    if (e instanceof ServiceError) {
+      console.error(`retrysim serve: ${e.message}`);
+      return 2;
+    }
     throw e;
   }
-  console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (variant ${opts.variant}, db ${opts.dbPath}, lease ${server.instance.leaseMs} ms, pid ${process.pid})`);
+  const what = opts.variant !== undefined ? `variant ${opts.variant}, lease ${server.leaseMs} ms` : `service ${server.def.name} (${values.service})`;
+  console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (${what}, db ${opts.dbPath}, pid ${process.pid})`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -73,4 +73,51 @@ describe('a user\'s fetch retry client on virtual time', () => {
     const good = await fc.check(prop(fixed), { numRuns: 300, seed: 1 });
     expect(good.failed, String(good.counterexample && JSON.stringify((await runClientCase(fixed, good.counterexample[0] as GeneratedCase)).violations))).toBe(false);
   }, 120_000);
+
+  it('the throttle fault answers 429 with Retry-After before the handler, on virtual time; a client that honours it holds', async () => {
+    const r = await runClientScenario(lostAnswer({ faults: {}, network: { throttle: { count: 1, retryAfterS: 2 } } }), fixed);
+    const [first, second] = r.workers[0]!.sent;
+    expect(first).toMatchObject({ outcome: 429, retryAfter: '2' });
+    expect(second!.atMs - first!.answeredAtMs!).toBeGreaterThanOrEqual(2000);
+    expect(second!.outcome).toBe(201);
+    expect(r.reports.op1).toBe(1); // the 429 never reached the handler
+    expect(r.violations).toEqual([]);
+    expect(r.trace.length).toBe(0);
+  });
+
+  it('a client that ignores Retry-After is refuted on retry-after (and only that)', async () => {
+    const r = await runClientScenario(lostAnswer({ faults: {}, network: { throttle: { count: 1, retryAfterS: 2 } } }), impatient);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['retry-after']);
+    expect(r.violations[0]!.detail).toMatch(/op1\.w0 got 429 with Retry-After: 2 at t=\d+ ms and sent again at t=\d+ ms, \d+ ms later \(asked: at least 2000 ms\)/);
+  });
+
+  it('as a property over the client fault space (throttle included): the impatient client fails on retry-after, shrunk to one 429', async () => {
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(impatient, c)).violations.length === 0);
+    const bad = await fc.check(prop, { numRuns: 300, seed: 1 });
+    expect(bad.failed).toBe(true);
+    const [c] = bad.counterexample as [GeneratedCase];
+    expect(c.scenario.network.throttle?.count).toBe(1);
+    expect(scenarioSize(c.scenario, 0).faults).toBe(1);
+    expect((await runClientCase(impatient, c)).violations.map((v) => v.invariant)).toEqual(['retry-after']);
+  }, 120_000);
 });
+
+/** The fixed client, except that it retries 10 ms after a 429 whatever Retry-After says. */
+const impatient: RetryClient = {
+  name: 'impatient',
+  deadlineMs: 12_000,
+  async run(fetch, op) {
+    const key = crypto.randomUUID();
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body, signal: AbortSignal.timeout(2000) });
+        if (res.ok) return await res.json();
+        if (res.status !== 429 && res.status < 500) throw new Error(`HTTP ${res.status}`);
+      } catch (e) {
+        if (!(e instanceof TypeError || (e instanceof DOMException && e.name === 'TimeoutError'))) throw e;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('gave up');
+  },
+};

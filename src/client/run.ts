@@ -1,6 +1,7 @@
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { RandomChoice } from '../sim/choice/random.js';
+import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
 import type { AttemptRecord, HarnessResult } from '../harness/client.js';
@@ -68,6 +69,14 @@ export interface ClientRunOptions {
   keepTrace?: boolean;
   /** The service, when the scenario names a module (default: the one loaded from it). */
   service?: ServiceDefinition;
+  /**
+   * Replay the scenario's recorded schedule strictly (as `retrysim replay`
+   * does): a decision that differs from the file, or a recorded one never
+   * reached, is a {@link ReplayDivergenceError}.
+   */
+  strictReplay?: boolean;
+  /** The command that reproduces this run, for limit and divergence messages. */
+  replayHint?: string;
 }
 
 /**
@@ -78,7 +87,9 @@ export interface ClientRunOptions {
  * requests, kill/restart, two instances, the scheduler's interleavings).
  * Judged: `stable-key` — one call of the client never sends two different
  * Idempotency-Keys for its operation; `deadline` — it settles, and sends
- * nothing, later than `deadlineMs` after it started; and the service's
+ * nothing, later than `deadlineMs` after it started; `retry-after` — after
+ * an answer with `Retry-After: N` it waits N s before sending again (the
+ * throttle fault, `network.throttle`, sends 429s with it); and the service's
  * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
  */
 export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
@@ -86,7 +97,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   const endpoint = endpointOf(def);
   const sdb = simDatabase(def);
   try {
-    const kernel = new Kernel({ seed: s.seed, choices: opts.choices ?? new RandomChoice(s.seed), trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
+    const kernel = new Kernel({ seed: s.seed, choices, trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const net = new SimNetwork(kernel, hostInstances(s, def, sdb).map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
@@ -114,7 +126,15 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       };
     }));
     kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts));
-    const result = await kernel.run();
+    let result: RunResult;
+    try {
+      result = await kernel.run();
+      if (choices instanceof ReplayChoice) choices.finish(result.choices);
+    } catch (e) {
+      // The run up to the divergence is what a reader needs to see why.
+      if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      throw e;
+    }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];
@@ -127,7 +147,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs)];
+    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -150,6 +170,28 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
     if (id !== undefined) rec.reportId = id;
   }
   return rec;
+}
+
+/**
+ * `retry-after`: after an answer that carried `Retry-After: N` (seconds, as
+ * the throttle fault sends it), the same call of the client sends nothing
+ * for N s. An HTTP-date value is not judged (nothing here sends one).
+ */
+function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
+  const out: Violation[] = [];
+  for (const w of workers) {
+    for (const r of w.sent) {
+      if (r.retryAfter === undefined || r.answeredAtMs === undefined || !/^\d+$/.test(r.retryAfter.trim())) continue;
+      const waitMs = Number(r.retryAfter.trim()) * 1000;
+      const next = w.sent.find((q) => q.atMs >= r.answeredAtMs! && q !== r);
+      // 1 ms of slack: a client's clock (Date.now, timers) has whole milliseconds, the network's time does not.
+      if (next !== undefined && next.atMs < r.answeredAtMs + waitMs - 1) {
+        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: at least ${waitMs} ms)` });
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {

@@ -16,6 +16,10 @@ export interface SentRequest {
   outcome?: number | 'connection_closed' | 'connection_refused' | 'timeout' | 'aborted';
   /** The answer's body, when one came back. */
   answer?: string;
+  /** Virtual time the answer (or the transport failure) reached the client. */
+  answeredAtMs?: number;
+  /** The answer's `Retry-After` header, when it had one. */
+  retryAfter?: string;
 }
 
 /** How long the wire waits for an answer; the client's own AbortSignal is what gives up earlier. */
@@ -73,9 +77,12 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
         signal?.removeEventListener('abort', onAbort);
         if (settled) return;
         settled = true;
+        rec.answeredAtMs = kernel.now;
         if (out.kind === 'response') {
           rec.outcome = out.status;
           rec.answer = out.body;
+          const ra = out.headers['retry-after'];
+          if (ra !== undefined) rec.retryAfter = ra;
           resolve(new Response(out.status === 204 || out.status === 304 ? null : out.body, { status: out.status, headers: out.headers }));
         } else {
           rec.outcome = out.reason;

@@ -15,6 +15,8 @@ export interface NetworkOptions {
   latencySdMs?: number;
   /** Lose the next N responses on the way back (any response). Default 0. */
   loseResponses?: number;
+  /** Answer the next `count` requests reaching a live server with 429 and `Retry-After: retryAfterS`, before the handler. Default: never. */
+  throttle?: { count: number; retryAfterS: number };
 }
 
 /** When to kill a server process (`kill -9`) and how long until it restarts. */
@@ -29,6 +31,7 @@ export interface KillPlan {
 const RNG = 'net:rng';
 const ROUND_ROBIN = 'net:round-robin';
 const LOSE = 'net:lose-responses';
+const THROTTLE = 'net:throttle';
 /**
  * What the network hosts: one server process of any service (a tracker
  * instance, or a user's service through the service API).
@@ -62,6 +65,8 @@ export class SimServer {
 export class SimNetwork {
   private requests = 0;
   private loseLeft: number;
+  private throttleLeft: number;
+  private readonly retryAfterS: number;
   private readonly meanMs: number;
   private readonly sdMs: number;
   private killPending: KillPlan | undefined;
@@ -84,6 +89,8 @@ export class SimNetwork {
     this.meanMs = opts.latencyMeanMs ?? 1;
     this.sdMs = opts.latencySdMs ?? 0;
     this.loseLeft = opts.loseResponses ?? 0;
+    this.throttleLeft = opts.throttle?.count ?? 0;
+    this.retryAfterS = opts.throttle?.retryAfterS ?? 0;
     if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
     else this.killPending = kill;
     // Footprints (for exhaustive exploration's reduction). The real sources
@@ -120,11 +127,22 @@ export class SimNetwork {
     const task: Task<void> = k.spawn(name, async () => {
       // Arrival: the first strategy phase starts with a step; a GET or a
       // refused body answers at once (a latency draw).
-      await k.sleep(this.latency(), req.method === 'POST' ? this.phaseExtra : undefined);
+      // While the throttle counter is armed, whichever request arrives first takes it.
+      const arrive = req.method === 'POST' ? this.phaseExtra : undefined;
+      await k.sleep(this.latency(), this.throttleLeft > 0 ? union(arrive, { writes: [THROTTLE] }) : arrive);
       if (!server.up) {
         k.log(name, 'refused', { server: server.index });
         await k.sleep(this.latency(), answer);
         reply.resolve({ kind: 'transport_error', reason: 'connection_refused' });
+        return;
+      }
+      if (this.throttleLeft > 0) {
+        // A rate limiter in front of the service: the handler never sees the request.
+        this.throttleLeft--;
+        const headers = { 'content-type': 'application/json', 'retry-after': String(this.retryAfterS) };
+        k.logHashed(name, 'answer 429 (throttled)', { headers });
+        await k.sleep(this.latency(), answer);
+        reply.resolve({ kind: 'response', status: 429, headers, body: JSON.stringify({ error: `too many requests; retry after ${this.retryAfterS} s` }) });
         return;
       }
       server.inflight.set(task, (o) => reply.resolve(o));

@@ -14,7 +14,9 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 're
 const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
 /** Options of a server child: those of {@link ServeOptions} (which `retrysim serve` takes as flags), plus how to start it. */
-export interface ChildServeOptions extends Omit<ServeOptions, 'port' | 'host' | 'admin'> {
+export interface ChildServeOptions extends Omit<ServeOptions, 'port' | 'host' | 'admin' | 'service'> {
+  /** A user's service module (`--service PATH`), instead of `variant`. */
+  module?: string;
   /** Enable the admin fault routes. Default true (that is what a child is for). */
   admin?: boolean;
   /** Extra arguments, appended as they are. */
@@ -31,7 +33,8 @@ export interface ChildExit {
 
 /** Arguments of `retrysim serve` for these options. */
 export function serveArgs(o: ChildServeOptions, port: number): string[] {
-  const a = ['serve', '--variant', o.variant, '--db', o.dbPath, '--port', String(port)];
+  if ((o.variant === undefined) === (o.module === undefined)) throw new Error('serveArgs: give exactly one of variant or module');
+  const a = ['serve', ...(o.module !== undefined ? ['--service', o.module] : ['--variant', o.variant!]), '--db', o.dbPath, '--port', String(port)];
   if (o.leaseMs !== undefined) a.push('--lease-ms', String(o.leaseMs));
   if (o.clientTimeoutMs !== undefined) a.push('--client-timeout-ms', String(o.clientTimeoutMs));
   if (o.slowMs !== undefined) a.push('--slow-ms', String(o.slowMs));

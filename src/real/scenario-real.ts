@@ -6,15 +6,18 @@ import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { trackerService } from '../tracker/service.js';
 import { planWorkers } from '../scenario/workers.js';
-import { openStore } from '../tracker/store.js';
+import Database from 'better-sqlite3';
 import type { Variant } from '../tracker/strategy.js';
 import type { Scenario } from '../scenario/schema.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { endpointOf, serviceFor } from '../service/run.js';
 import { ServerProcess } from './child.js';
 import { httpTransport, realClientEnv, sleepMs } from './http-transport.js';
 
 /**
  * Runs a scenario for real: each service instance is a `retrysim serve`
- * child process on one SQLite file, faults are armed through the admin
+ * child process (`--variant`, or `--service` for a scenario that names a
+ * user's module) on one SQLite file, faults are armed through the admin
  * route, the kill fault is a real SIGKILL (at a wall-clock time from the
  * parent, or by the child itself when a request reaches the kill step),
  * followed by a restart on the same port and database after
@@ -41,6 +44,8 @@ export interface RealRun {
 export interface RealRunOptions {
   /** Directory for the database file; default a fresh temp dir (removed afterwards). */
   dir?: string;
+  /** The user service a scenario's `service.module` names (default: the one loaded from that path in this process). */
+  service?: ServiceDefinition;
 }
 
 /**
@@ -90,19 +95,26 @@ export class Supervisor {
  * real.reports.op1 // reports held for the operation, from the SQLite file
  */
 export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): Promise<RealRun> {
+  // Refused rather than ignored: a real run without the 429s would be compared as if it had them.
+  if (s.network.throttle !== undefined) throw new Error(`scenario '${s.name}': network.throttle (429 with Retry-After) is simulated only; real mode has no rate limiter in front of the server`);
   const t0 = Date.now();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'retrysim-real-'));
-  const dbPath = join(dir, 'tracker.db');
+  const module = s.service.module;
+  // A user's service: the definition judges the file; the processes load the same module by path.
+  const def = module === undefined ? trackerService({ variant: s.service.variant as Variant }) : serviceFor(s, opts.service);
+  const dbPath = join(dir, module === undefined ? 'tracker.db' : 'service.db');
   const kill = s.faults.kill;
   const servers = Array.from({ length: s.service.instances }, (_, i) => new ServerProcess({
-    variant: s.service.variant as Variant,
+    ...(module === undefined ? {
+      variant: s.service.variant as Variant,
+      leaseMs: s.service.leaseMs,
+      clientTimeoutMs: s.client.timeoutMs,
+      allowUnsafeLease: s.service.allowUnsafeLease,
+      completedTtlMs: s.service.completedTtlMs,
+    } : { module }),
     dbPath,
     name: `s${i}`,
-    leaseMs: s.service.leaseMs,
-    clientTimeoutMs: s.client.timeoutMs,
     slowMs: s.faults.slowMs,
-    allowUnsafeLease: s.service.allowUnsafeLease,
-    completedTtlMs: s.service.completedTtlMs,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
   }));
   // The simulation kills once per scenario: one warm spare for the instance that dies.
@@ -117,7 +129,10 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
       crashMidRequest: s.faults.crashMidRequest,
       dropResponses: s.network.loseResponses,
       ...(s.faults.pause ? { pause: s.faults.pause } : {}),
+      ...(s.faults.crashAt !== undefined ? { crashAt: s.faults.crashAt } : {}),
     });
+    // Where the slow fault strikes is per instance, as in the simulation (hostInstances).
+    if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep });
     if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep });
     for (const sup of supervisors) await sup.watch();
     if (kill?.atMs !== undefined) timers.push(setTimeout(() => void servers[kill.instance]!.kill(), kill.atMs));
@@ -125,7 +140,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     const ports = servers.map((srv) => srv.port);
     const transport = httpTransport(ports);
     const root = new Prng(s.seed);
-    const plan = planWorkers(s);
+    const plan = planWorkers(s, endpointOf(def));
     const ends = plan.ends;
     const workers = plan.workers.map(async (w) => {
       // Same stream labels as the simulation (kernel.fork), so jitter and per-attempt keys match draw for draw.
@@ -138,9 +153,10 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     // Let work the clients gave up on settle (a slow request still finishing), as the simulation runs to quiescence.
     await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve())));
     for (const sup of supervisors) await sup.stop();
-    const store = openStore(dbPath);
+    // Read-write, as the servers did: a file left by a kill -9 may need its WAL recovered on open.
+    const db = new Database(dbPath);
     try {
-      const verdict = checkServiceInvariants(trackerService({ variant: s.service.variant as Variant }), store.db, ends);
+      const verdict = checkServiceInvariants(def, db, ends);
       return {
         reports: verdict.reports,
         violations: verdict.violations,
@@ -149,7 +165,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
         wallMs: Date.now() - t0,
       };
     } finally {
-      store.close();
+      db.close();
     }
   } finally {
     for (const t of timers) clearTimeout(t);

@@ -1,20 +1,31 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { TrackerInstance } from '../tracker/instance.js';
 import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';
-import { openStore, type Store } from '../tracker/store.js';
 import { realEnv } from '../tracker/real-env.js';
 import type { StepEnv } from '../tracker/env.js';
 import type { Variant } from '../tracker/strategy.js';
-import { MAX_BODY_BYTES } from '../tracker/validate.js';
+import { headerValueProblem, MAX_BODY_BYTES } from '../tracker/validate.js';
+import { trackerService } from '../tracker/service.js';
+import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, leaseProblem } from '../tracker/lease.js';
+import { usesLease } from '../tracker/variants.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { ServiceDatabase } from '../service/db.js';
+import { ServiceHost } from '../service/host.js';
+import { ServiceError } from '../service/errors.js';
+import { tablesOf } from '../service/validate.js';
 
 /**
- * The tracker over node:http, on loopback, with a SQLite file. The handler
- * runs the same HTTP surface and write strategies (tracker/handler.ts) the
- * simulation hosts through the service API; this file only turns HTTP
- * into `TrackerRequest`s and back, enforces the body limit while reading (so
- * a huge body is never buffered), and honours `dropConnection` by destroying
+ * A service over node:http, on loopback, with a SQLite file: the built-in
+ * tracker (a variant) or a user's {@link ServiceDefinition}. Both run
+ * through the same {@link ServiceHost} the simulation uses — the tracker as
+ * its own definition (tracker/service.ts) — with the real-mode env: wall-clock
+ * `sim.now()`, real timers for `sim.sleep`, and `sim.step` an immediate
+ * yield (interleaving is up to the event loop). In-process memory lives as
+ * long as the process; the database file outlives it. This file only turns
+ * HTTP into requests and back, enforces the body limit while reading (so a
+ * huge body is never buffered), and honours `dropConnection` by destroying
  * the socket before a byte is written.
  *
  * Test-only fault switches live behind `/_admin/*`, enabled with `admin: true`
@@ -23,17 +34,24 @@ import { MAX_BODY_BYTES } from '../tracker/validate.js';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
-  variant: Variant;
+  /** A built-in tracker variant... */
+  variant?: Variant;
+  /** ...or a user's service (exactly one of the two). */
+  service?: ServiceDefinition;
   /** SQLite file (WAL mode). */
   dbPath: string;
   /** 0 picks a free port. Default 0. */
   port?: number;
   /** Default 127.0.0.1 (loopback only). */
   host?: string;
+  /** Tracker only: lease of an in-progress key (default 5000). A user's lease is their own code. */
   leaseMs?: number;
+  /** Tracker only: the clients' timeout, for the lease check (default 2000). */
   clientTimeoutMs?: number;
   slowMs?: number;
+  /** Tracker only: skip the lease check. */
   allowUnsafeLease?: boolean;
+  /** Tracker only (memory_singleflight). */
   completedTtlMs?: number;
   clockOffsetMs?: number;
   name?: string;
@@ -41,7 +59,7 @@ export interface ServeOptions {
   admin?: boolean;
 }
 
-/** HTTP-level faults, besides the tracker's own (`instance.faults`). */
+/** HTTP-level faults, besides the service host's own (`host.faults`). */
 export interface HttpFaults {
   /** Drop the next N responses of any kind after the handler ran (the request's work stays done). */
   dropResponses: number;
@@ -52,8 +70,12 @@ export interface HttpFaults {
 /** A running server. */
 export interface RunningServer {
   readonly port: number;
-  readonly instance: TrackerInstance;
-  readonly store: Store;
+  /** The service hosted (the tracker's definition for a variant). */
+  readonly def: ServiceDefinition;
+  readonly host: ServiceHost;
+  readonly db: ServiceDatabase;
+  /** The tracker's lease, ms (undefined for a user's service). */
+  readonly leaseMs: number | undefined;
   readonly httpFaults: HttpFaults;
   /** Requests being handled right now. */
   inflight(): number;
@@ -75,7 +97,9 @@ const adminFaultsSchema = z.strictObject({
   crashMidRequest: z.number().int().nonnegative().optional(),
   slowMs: z.number().finite().nonnegative().optional(),
   clockOffsetMs: z.number().finite().optional(),
-  pause: z.strictObject({ atStep: z.string().min(1), ms: z.number().finite().nonnegative(), count: z.number().int().nonnegative() }).nullable().optional(),
+  pause: z.strictObject({ atStep: z.string().min(1), ms: z.number().finite().nonnegative(), count: z.number().int().nonnegative(), thenCrash: z.boolean().optional() }).nullable().optional(),
+  crashAt: z.string().min(1).nullable().optional(),
+  slowAtStep: z.string().min(1).nullable().optional(),
   dropResponses: z.number().int().nonnegative().optional(),
   killAtStep: z.string().min(1).nullable().optional(),
 });
@@ -84,16 +108,52 @@ function isLoopback(addr: string | undefined): boolean {
   return addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1';
 }
 
-function openDb(path: string): Store {
+/**
+ * Opens the database file for writing, or a {@link ServeError} naming the
+ * file: a read-only file fails here, at startup, not on the first POST.
+ */
+function openFile(path: string): Database.Database {
+  let db: Database.Database | undefined;
   try {
-    const store = openStore(path);
-    // Touch the file for writing now, so a read-only file fails at startup, not on the first POST.
-    store.db.exec('BEGIN IMMEDIATE; COMMIT;');
-    return store;
+    db = new Database(path);
+    // WAL lets readers run beside the single writer when several processes share the file.
+    db.pragma('journal_mode = WAL');
+    db.exec('BEGIN IMMEDIATE; COMMIT;');
+    return db;
   } catch (e) {
+    db?.close();
     const err = e as { code?: string; message: string };
     throw new ServeError(`cannot open database file '${path}' for writing: ${err.code ? err.code + ': ' : ''}${err.message}`);
   }
+}
+
+/** What is hosted: the definition, and for the tracker its lease and the rule a re-armed slowMs must pass. */
+interface Deployment {
+  def: ServiceDefinition;
+  leaseMs: number | undefined;
+  /** Why processing of `slowMs` would break the deployment's lease rule, or null. */
+  slowMsProblem(slowMs: number): string | null;
+}
+
+/**
+ * The deployment of these options. The tracker's lease rule (SPEC §3) is
+ * checked here, as `TrackerInstance` checks it: a lease that does not
+ * outlast the client's timeout plus processing is refused at startup.
+ */
+function deployment(opts: ServeOptions, name: string): Deployment {
+  if ((opts.variant === undefined) === (opts.service === undefined)) throw new ServeError('serve needs exactly one of a variant (the built-in tracker) or a service');
+  if (opts.service !== undefined) return { def: opts.service, leaseMs: undefined, slowMsProblem: () => null };
+  const variant = opts.variant!;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const clientTimeoutMs = opts.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
+  const slowMsProblem = (slowMs: number): string | null => {
+    if (!usesLease(variant) || opts.allowUnsafeLease) return null;
+    const p = leaseProblem({ leaseMs, clientTimeoutMs, processingMs: slowMs });
+    return p === null ? null : `${name} (${variant}): ${p}`;
+  };
+  const problem = slowMsProblem(opts.slowMs ?? 0);
+  if (problem !== null) throw new ServeError(problem);
+  return { def: trackerService({ variant, leaseMs, completedTtlMs: opts.completedTtlMs }), leaseMs, slowMsProblem };
 }
 
 /** Past this many bytes the server stops draining an oversized body and closes the connection. */
@@ -174,30 +234,33 @@ function send(res: ServerResponse, r: TrackerResponse): void {
 }
 
 /**
- * Opens the database, builds the instance and listens. Rejects with a
- * {@link ServeError} for a busy port or an unwritable database file.
+ * Opens the database (running the service's setup on a fresh file), builds
+ * the host and listens. Rejects with a {@link ServeError} for a busy port,
+ * an unwritable database file or an unsafe tracker lease, and with a
+ * {@link ServiceError} for a broken service (setup throws, tables differ).
  *
  * @example
  * const s = await startServer({ variant: 'key_atomic', dbPath: '/tmp/t.db' });
  * console.log(s.port);
  */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const store = openDb(opts.dbPath);
-  let instance: TrackerInstance;
+  const name = opts.name ?? (opts.variant !== undefined ? 'tracker' : opts.service?.name ?? 'service');
+  // The name is sent as a header on every answer: a value node refuses to
+  // write would turn every answer into a failure after its commit.
+  const nameProblem = headerValueProblem(name);
+  if (nameProblem !== null) throw new ServeError(`instance name ${JSON.stringify(name)} ${nameProblem}`);
+  const dep = deployment(opts, name);
+  const def = dep.def;
+  const file = openFile(opts.dbPath);
+  let sdb: ServiceDatabase;
+  let host: ServiceHost;
   try {
-    instance = new TrackerInstance({
-      variant: opts.variant,
-      db: store,
-      leaseMs: opts.leaseMs,
-      clientTimeoutMs: opts.clientTimeoutMs,
-      allowUnsafeLease: opts.allowUnsafeLease,
-      completedTtlMs: opts.completedTtlMs,
-      name: opts.name ?? 'tracker',
-      faults: { slowMs: opts.slowMs ?? 0, clockOffsetMs: opts.clockOffsetMs ?? 0 },
-    });
+    // Setup runs only on a file that has none of the service's tables yet.
+    sdb = new ServiceDatabase(def, file);
+    host = new ServiceHost(def, sdb, name, { slowMs: opts.slowMs ?? 0, clockOffsetMs: opts.clockOffsetMs ?? 0 });
   } catch (e) {
-    store.close();
-    throw new ServeError((e as Error).message);
+    if (file.open) file.close();
+    throw e; // a ServiceError: the service's own problem, named
   }
   const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined };
   const base = realEnv();
@@ -212,6 +275,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return base.step(label);
     },
   };
+  const steps = def.steps;
+  const crashPoints = def.crashPoints ?? [];
+  /** Why an admin fault names a label the service never reaches (it would never fire), or null. */
+  const undeclared = (f: { pause?: { atStep: string } | null; killAtStep?: string | null; slowAtStep?: string | null; crashAt?: string | null }): string | null => {
+    for (const [what, v, list] of [['pause.atStep', f.pause?.atStep, steps], ['killAtStep', f.killAtStep, steps], ['slowAtStep', f.slowAtStep, steps], ['crashAt', f.crashAt, crashPoints]] as const) {
+      if (typeof v === 'string' && !list.includes(v)) return `${what} '${v}' is not declared by service '${def.name}' (declared: ${list.join(', ') || 'none'}); the fault would never fire`;
+    }
+    return null;
+  };
   let inflight = 0;
   const drained: Array<() => void> = [];
   const sockets = new Set<Socket>();
@@ -220,7 +292,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!opts.admin) return errorResponse(404, `no route for ${req.method} ${path}`);
     if (!isLoopback(req.socket.remoteAddress)) return errorResponse(403, 'admin routes answer loopback peers only');
     if (path === '/_admin/faults') {
-      if (req.method === 'GET') return jsonResponse(200, { ...instance.faults, ...httpFaults });
+      if (req.method === 'GET') return jsonResponse(200, { ...host.faults, ...httpFaults });
       if (req.method !== 'POST') return errorResponse(405, `method ${req.method} not allowed on ${path}`, { allow: 'GET, POST' });
       let data: unknown;
       try {
@@ -230,20 +302,26 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       const p = adminFaultsSchema.safeParse(data);
       if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const { dropResponses, killAtStep, pause, ...tracker } = p.data;
+      const { dropResponses, killAtStep, pause, crashAt, slowAtStep, ...counters } = p.data;
       // The lease check ran at start-up against the slowMs given then; a
       // slower processing time armed now must pass it too (nothing is applied otherwise).
-      const problem = tracker.slowMs === undefined ? null : instance.slowMsProblem(tracker.slowMs);
-      if (problem !== null) return errorResponse(422, `slowMs ${tracker.slowMs} refused: ${problem}`);
-      Object.assign(instance.faults, tracker);
-      if (pause !== undefined) instance.faults.pause = pause === null ? undefined : { ...pause };
+      const problem = counters.slowMs === undefined ? null : dep.slowMsProblem(counters.slowMs);
+      if (problem !== null) return errorResponse(422, `slowMs ${counters.slowMs} refused: ${problem}`);
+      const notDeclared = undeclared(p.data);
+      if (notDeclared !== null) return errorResponse(422, notDeclared);
+      Object.assign(host.faults, counters);
+      if (pause !== undefined) host.faults.pause = pause === null ? undefined : { ...pause };
+      if (crashAt !== undefined) host.faults.crashAt = crashAt ?? undefined;
+      if (slowAtStep !== undefined) host.faults.slowAtStep = slowAtStep ?? undefined;
       if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;
       if (killAtStep !== undefined) httpFaults.killAtStep = killAtStep ?? undefined;
-      return jsonResponse(200, { ...instance.faults, ...httpFaults });
+      return jsonResponse(200, { ...host.faults, ...httpFaults });
     }
     if (path === '/_admin/counts' && req.method === 'GET') {
-      const keys = (store.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number }).n;
-      return jsonResponse(200, { reports: store.countReports(), keys, inflight });
+      // Rows per declared table, and the service's own effect count when it declares one.
+      const rows: Record<string, number> = {};
+      for (const t of tablesOf(sdb.db)) rows[t] = sdb.db.prepare(`SELECT count(*) FROM "${t.replaceAll('"', '""')}"`).pluck().get() as number;
+      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight });
     }
     return errorResponse(404, `no route for ${req.method} ${path}`);
   };
@@ -275,7 +353,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           send(res, h.response);
           return;
         }
-        const r = await instance.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env);
+        const r = await host.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env);
         if (r.dropConnection || httpFaults.dropResponses > 0) {
           if (!r.dropConnection) httpFaults.dropResponses--;
           req.socket.destroy(); // not a byte of response
@@ -283,10 +361,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         }
         send(res, r);
       } catch (e) {
-        // A programming error in the handler: answer 500 rather than hang the client.
+        // A programming error in the handler: answer 500 rather than hang the
+        // client. A broken user service (a throw, an undeclared step, a
+        // transaction left open) is named in one line; the process serves on,
+        // as a real framework would after an uncaught exception in one request.
         if (!res.headersSent) send(res, errorResponse(500, `internal error: ${(e as Error).message}`));
         else res.destroy();
-        console.error(`retrysim serve: internal error: ${process.env.RETRYSIM_DEBUG === '1' ? (e as Error).stack : (e as Error).message}`);
+        const what = e instanceof ServiceError ? e.message : `internal error: ${(e as Error).message}`;
+        console.error(`retrysim serve: ${process.env.RETRYSIM_DEBUG === '1' ? (e as Error).stack : what}`);
       } finally {
         inflight--;
         if (inflight === 0) for (const f of drained.splice(0)) f();
@@ -301,7 +383,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
-      store.close();
+      sdb.close();
       if (e.code === 'EADDRINUSE') reject(new ServeError(`port ${opts.port} on ${opts.host ?? '127.0.0.1'} is already in use; pick another --port (or --port 0 for any free port)`));
       else if (e.code === 'EACCES') reject(new ServeError(`no permission to listen on port ${opts.port}: ${e.message}`));
       else reject(new ServeError(`cannot listen: ${e.message}`));
@@ -311,8 +393,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   return {
     port,
-    instance,
-    store,
+    def,
+    host,
+    db: sdb,
+    leaseMs: dep.leaseMs,
     httpFaults,
     inflight: () => inflight,
     close: async (graceMs = 5000) => {
@@ -326,7 +410,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       for (const s of sockets) s.destroy();
       await closed;
-      store.close();
+      sdb.close();
     },
   };
 }

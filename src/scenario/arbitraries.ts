@@ -23,6 +23,8 @@ export type FaultKind =
   | 'sameTitles'
   /** The last operation sends the first one's key with its own body (one key, two bodies: the 422 path). */
   | 'keyReuse'
+  /** A rate limiter answers the first 1–2 requests 429 with `Retry-After: 1–2` s (for retry clients: `network.throttle`). */
+  | 'throttle'
   /**
    * A safe lease (lease > timeout + processing) whose processing outlasts half
    * of it, with a client timeout shorter than processing, so the client's own
@@ -164,6 +166,8 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     keyReuseProbe: has('keyReuseProbe') ? fc.boolean() : fc.constant(false),
     choices: fc.array(fc.nat({ max: 7 }), { maxLength: o.choicesMax ?? 40 }),
     extra: fc.record({ sameTitles, keyReuse, leaseRace }),
+    // Last, and a constant when off: generators without it draw exactly what they drew before it existed.
+    throttle: maybe(has('throttle'), fc.record({ count: fc.integer({ min: 1, max: 2 }), retryAfterS: fc.integer({ min: 1, max: 2 }) })),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     let ops = g.ops;
@@ -216,7 +220,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         model: { resubmits: g.resubmits, reword: has('modelReword') && g.resubmits > 0 },
         ...(g.keyReuseProbe ? { keyReuseProbe: true } : {}),
       },
-      network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses },
+      network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses, ...(g.throttle ? { throttle: g.throttle } : {}) },
       faults: {
         loseResponseAfterCommit: g.loseResponseAfterCommit,
         crashMidRequest: g.crashMidRequest,
@@ -253,7 +257,7 @@ export function scenarioSize(s: Scenario, attempts: number): {
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +
-      s.network.loseResponses + s.client.model.resubmits + (s.client.keyReuseProbe ? 1 : 0),
+      s.network.loseResponses + s.client.model.resubmits + (s.client.keyReuseProbe ? 1 : 0) + (s.network.throttle?.count ?? 0),
     instances: s.service.instances,
     attempts,
   };

@@ -67,7 +67,7 @@ export interface ScenarioRun {
 }
 
 /** Whether a run's outcome matches the scenario's `expect`. */
-export function matchesExpect(s: Scenario, run: ScenarioRun): { ok: boolean; problems: string[] } {
+export function matchesExpect(s: Scenario, run: Pick<ScenarioRun, 'reports' | 'violations'>): { ok: boolean; problems: string[] } {
   const problems: string[] = [];
   for (const [op, n] of Object.entries(s.expect.reports ?? {})) {
     if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} report(s), got ${run.reports[op]}`);

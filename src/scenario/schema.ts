@@ -97,6 +97,14 @@ export const scenarioSchema = z.strictObject({
     }).default({ resubmits: 0, reword: false }),
     /** After a success, send the same key once more with a different body: it must be refused without effect. */
     keyReuseProbe: z.boolean().optional(),
+    /**
+     * A user's own retry client runs the operations instead of the built-in
+     * harness (whose knobs above then do not apply): the module it was found
+     * with (`retrysim replay --client PATH` names or overrides it)...
+     */
+    module: z.string().min(1).optional(),
+    /** ...and which of its exported clients, by its `name`. */
+    name: z.string().min(1).max(200).optional(),
   }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
@@ -104,6 +112,13 @@ export const scenarioSchema = z.strictObject({
     latencySdMs: ms.max(60_000).default(0),
     /** Lose the next N responses on the way back (any response, replays too). */
     loseResponses: count.max(1000).default(0),
+    /**
+     * Answer the next `count` requests that reach a live server with
+     * `429 Too Many Requests` and `Retry-After: retryAfterS` (seconds),
+     * before the service's handler sees them (a rate-limiting gateway).
+     * Absent: never (files from before it read as they always did).
+     */
+    throttle: z.strictObject({ count: count.min(1).max(1000), retryAfterS: z.number().int().min(0).max(600) }).optional(),
   }).default({ latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 }),
   faults: z.strictObject({
     loseResponseAfterCommit: count.max(1000).default(0),
@@ -127,7 +142,7 @@ export const scenarioSchema = z.strictObject({
     /** Reports the server holds per operation id at the end. */
     reports: z.record(z.string(), count).optional(),
     /** Invariants expected to be violated (empty: all hold). */
-    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline'])).default([]),
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after'])).default([]),
   }),
 });
 
@@ -138,4 +153,4 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
 /** Every invariant name, in SPEC order. */
-export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline'];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after'];

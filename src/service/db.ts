@@ -17,20 +17,36 @@ export class ServiceDatabase {
   /** A run is using it now (a second run at the same time gets a database of its own). */
   busy = false;
 
+  /**
+   * @param at a path (`:memory:` for simulation), or a connection to a real
+   *   database file that real mode opened: on a file, `setup` runs only when
+   *   none of the declared tables exist yet — the data of a previous process
+   *   is the point of a file, and setup is documented to run once per database.
+   */
   constructor(
     readonly def: ServiceDefinition,
-    path = ':memory:',
+    at: string | ServiceDb = ':memory:',
   ) {
-    this.db = new Database(path);
-    if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
-    try {
-      def.setup(this.db);
-    } catch (e) {
+    this.db = typeof at === 'string' ? new Database(at) : at;
+    if (typeof at === 'string' && at !== ':memory:') this.db.pragma('journal_mode = WAL');
+    const existing = typeof at === 'string' ? [] : tablesOf(this.db);
+    const fresh = !def.tables.some((t) => existing.includes(t));
+    const context = `the database file ${this.db.name}`;
+    if (fresh && existing.length > 0) {
+      // Another schema's file: refuse before setup adds tables to it.
       this.db.close();
-      throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
+      throw new ServiceError(def.name, `${context} holds tables [${existing.join(', ')}], but the service declares [${def.tables.join(', ')}]; use a fresh --db file for this service`);
+    }
+    if (fresh) {
+      try {
+        def.setup(this.db);
+      } catch (e) {
+        this.db.close();
+        throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
+      }
     }
     try {
-      checkTables(def, this.db);
+      checkTables(def, this.db, fresh ? undefined : context);
     } catch (e) {
       this.db.close();
       throw e;

@@ -30,8 +30,6 @@ let running: HostSim | undefined;
 export class ServiceHost implements HostedInstance {
   readonly faults: HostFaults;
   readonly effectNoun: string;
-  /** The step after which the slow fault's time passes. */
-  readonly slowStep: string;
   memory: unknown;
   restarts = 0;
   private readonly total: (() => number) | undefined;
@@ -47,10 +45,14 @@ export class ServiceHost implements HostedInstance {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
     this.effectNoun = def.effects.noun ?? 'effect';
-    this.slowStep = faults.slowAtStep ?? def.slowStep ?? def.steps[0]!;
     this.memory = this.freshMemory();
     const t = def.effects.total;
     this.total = t === undefined ? undefined : () => t(sdb.db);
+  }
+
+  /** The step after which the slow fault's time passes (a getter: real mode's admin route may re-arm `faults.slowAtStep`). */
+  get slowStep(): string {
+    return this.faults.slowAtStep ?? this.def.slowStep ?? this.def.steps[0]!;
   }
 
   private freshMemory(): unknown {

@@ -9,6 +9,26 @@ import { validateDefinition } from './validate.js';
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 /**
+ * Imports a user's module by path: TypeScript through tsx's ESM API (no
+ * build step), JavaScript with a plain import. Rejects with one sentence:
+ * no such file, or what the module threw while loading (and where).
+ */
+export async function importUserModule(path: string): Promise<Record<string, unknown>> {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
+  const url = pathToFileURL(abs).href;
+  try {
+    if (TS.has(extname(abs))) {
+      const { tsImport } = await import('tsx/esm/api');
+      return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    }
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(describeThrow(e));
+  }
+}
+
+/**
  * Loads a user's service module (TypeScript through tsx's ESM API, no build
  * step; JavaScript with a plain import), checks its default export (or a
  * named `service` export) is a {@link ServiceDefinition}, and files it under
@@ -16,19 +36,11 @@ const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
  * {@link ServiceError} with one clear sentence.
  */
 export async function loadService(path: string): Promise<ServiceDefinition> {
-  const abs = resolve(path);
-  if (!existsSync(abs)) throw new ServiceError(path, `cannot load: no such file ${abs}`);
-  const url = pathToFileURL(abs).href;
   let mod: Record<string, unknown>;
   try {
-    if (TS.has(extname(abs))) {
-      const { tsImport } = await import('tsx/esm/api');
-      mod = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-    } else {
-      mod = (await import(url)) as Record<string, unknown>;
-    }
+    mod = await importUserModule(path);
   } catch (e) {
-    throw new ServiceError(path, `cannot load: ${describeThrow(e)}`);
+    throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }
   const value = mod.default ?? mod.service;
   if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default { name, tables, setup, steps, handle, operation, effects })`);

@@ -52,10 +52,14 @@ export function tablesOf(db: ServiceDb): string[] {
  * table is state the checkers and the reset between runs would not know
  * about, so it is refused rather than silently shared between runs.
  */
-export function checkTables(def: ServiceDefinition, db: ServiceDb): void {
+export function checkTables(def: ServiceDefinition, db: ServiceDb, existing?: string): void {
   const have = tablesOf(db);
   const extra = have.filter((t) => !def.tables.includes(t));
-  if (extra.length > 0) throw new ServiceError(def.name, `writes outside its declared tables: setup created ${extra.map((t) => `'${t}'`).join(', ')}, not in tables [${def.tables.join(', ')}]; declare it or drop it`);
   const missing = def.tables.filter((t) => !have.includes(t));
+  if (existing !== undefined && (extra.length > 0 || missing.length > 0)) {
+    // A file another service (or an older schema) wrote: refuse rather than mix the two.
+    throw new ServiceError(def.name, `${existing} holds tables [${have.join(', ')}], but the service declares [${def.tables.join(', ')}]; use a fresh --db file for this service`);
+  }
+  if (extra.length > 0) throw new ServiceError(def.name, `writes outside its declared tables: setup created ${extra.map((t) => `'${t}'`).join(', ')}, not in tables [${def.tables.join(', ')}]; declare it or drop it`);
   if (missing.length > 0) throw new ServiceError(def.name, `declares table(s) ${missing.map((t) => `'${t}'`).join(', ')} that setup did not create`);
 }

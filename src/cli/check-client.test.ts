@@ -1,0 +1,100 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from './main.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+import { clientCases, explainClient, runClientCase } from '../vitest.js';
+import { buggyClient } from '../../examples/fetch-retry-client/client.js';
+
+const tmp = tempDirs();
+const CLIENT = 'examples/fetch-retry-client/client.ts';
+
+/** Runs the CLI in-process; returns the exit code and what it printed. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
+  try {
+    const code = await main(args);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+afterEach(() => vi.restoreAllMocks());
+
+describe('retry client counterexamples are replayable files', () => {
+  it('check --client refutes the buggy client, writes the file, and replay reproduces it (exit 0); a changed expect is exit 1, a changed schedule exit 3', async () => {
+    const found = tmp('rs-client-found-');
+    const r = await cli('check', '--client', CLIENT, '--found', found, '--expect', 'refuted', '--json');
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { verdict: string; counterexample: string; violations: string[]; replay: string; shrunkSize: { operations: number; faults: number } };
+    expect(j.verdict).toBe('refuted');
+    expect(j.violations).toContain('stable-key');
+    expect(j.shrunkSize).toMatchObject({ operations: 1, faults: 1 });
+    expect(j.counterexample.startsWith(found)).toBe(true);
+    expect(j.replay).toBe(`retrysim replay ${j.counterexample} --trace`);
+    const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { client: { module: string; name: string }; expect: { violations: string[] }; schedule: unknown[] };
+    expect(file.client).toMatchObject({ module: CLIENT, name: 'fetch-retry-client' });
+
+    const replayed = await cli('replay', j.counterexample, '--json');
+    expect(replayed.code, replayed.err).toBe(0);
+    const rj = JSON.parse(replayed.out) as { expectMet: boolean; violations: Array<{ invariant: string }>; traceHash: string };
+    expect(rj.expectMet).toBe(true);
+    expect(rj.violations.map((v) => v.invariant)).toEqual(file.expect.violations);
+    // A second replay: the same trace (no hidden nondeterminism in the client's run).
+    expect(JSON.parse((await cli('replay', j.counterexample, '--json')).out).traceHash).toBe(rj.traceHash);
+    const text = await cli('replay', j.counterexample, '--trace');
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/retry client 'fetch-retry-client' \(examples\/fetch-retry-client\/client\.ts\) against key_atomic/);
+    expect(text.out).toMatch(/expect: met/);
+
+    const notMet = join(found, 'not-met.json');
+    writeFileSync(notMet, JSON.stringify({ ...file, expect: { violations: [] } }));
+    const nm = await cli('replay', notMet);
+    expect(nm.code).toBe(1);
+    expect(nm.out).toMatch(/expect: NOT met\n\s+expected violations \[\], got \[.*stable-key.*\]/);
+
+    const diverged = join(found, 'diverged.json');
+    writeFileSync(diverged, JSON.stringify({ ...file, schedule: [{ t: 0, chosen: 1, of: ['op1.w0', 'nobody'], preempted: true }] }));
+    const dv = await cli('replay', diverged);
+    expect(dv.code, dv.err).toBe(3);
+    expect(dv.err).toMatch(/diverged|never reache|differ/i);
+  }, 120_000);
+
+  it('--name picks the fixed client from the same module: it holds; a wrong name, a missing module or a built-in file with --client exit 2', async () => {
+    const held = await cli('check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '100', '--found', tmp('rs-client-ok-'));
+    expect(held.code, held.out + held.err).toBe(0);
+    expect(held.out).toMatch(/fetch-retry-client-fixed .* holds/);
+    const wrong = await cli('check', '--client', CLIENT, '--name', 'nope');
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toMatch(/client module 'examples\/fetch-retry-client\/client\.ts': exports no client named 'nope' \(it exports: 'fetch-retry-client', 'fetch-retry-client-fixed'\)/);
+    const missing = await cli('check', '--client', 'examples/no-such/client.ts');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/cannot load: no such file/);
+    const builtIn = await cli('replay', 'scenarios/canonical/lost_response/key_atomic--tool_call.json', '--client', CLIENT);
+    expect(builtIn.code).toBe(2);
+    expect(builtIn.err).toMatch(/runs the built-in harness, not a retry client/);
+  }, 120_000);
+
+  it('explainClient (retrysim/vitest) writes the shrunk case as a file too; without the module, replay asks for --client and replays with it', async () => {
+    const found = tmp('rs-client-vitest-');
+    let message = '';
+    try {
+      await fc.assert(fc.asyncProperty(clientCases(), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0), { ...explainClient(buggyClient, { foundDir: found }), numRuns: 300, seed: 1 });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const m = /written to (\S+\.json)\n\s+replay: retrysim replay --client <your client module> (\S+) --trace/.exec(message);
+    expect(m, message).not.toBeNull();
+    const file = m![1]!;
+    const without = await cli('replay', file);
+    expect(without.code).toBe(2);
+    expect(without.err).toMatch(/was found for retry client 'fetch-retry-client' and does not name its module; pass --client PATH/);
+    const withFlag = await cli('replay', file, '--client', CLIENT);
+    expect(withFlag.code, withFlag.err).toBe(0);
+    expect(withFlag.out).toMatch(/expect: met/);
+  }, 120_000);
+});

@@ -1,0 +1,48 @@
+import { importUserModule } from '../service/load.js';
+import type { RetryClient } from './run.js';
+
+/**
+ * A problem with a user's retry client module (cannot load, no client
+ * exported, the named one missing), in one sentence. The CLI prints it
+ * alone and exits 2: bad input, not a bug in retrysim.
+ */
+export class ClientError extends Error {
+  constructor(readonly module: string, message: string) {
+    super(`client module '${module}': ${message}`);
+    this.name = 'ClientError';
+  }
+}
+
+/** Whether a value has the shape of a {@link RetryClient}. */
+export function isRetryClient(v: unknown): v is RetryClient {
+  const c = v as Partial<RetryClient> | null;
+  return typeof c === 'object' && c !== null && typeof c.name === 'string' && c.name !== '' && typeof c.run === 'function' &&
+    typeof c.deadlineMs === 'number' && Number.isFinite(c.deadlineMs) && c.deadlineMs > 0;
+}
+
+/**
+ * Loads a user's retry client module (TypeScript or JavaScript, no build
+ * step) and picks a client: the exported one whose `name` is `name`, or
+ * without a name the default export (else the only client it exports). A
+ * module may export several (a buggy and a fixed one); a counterexample
+ * file records which by name.
+ */
+export async function loadClient(path: string, name?: string): Promise<RetryClient> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = await importUserModule(path);
+  } catch (e) {
+    throw new ClientError(path, `cannot load: ${(e as Error).message}`);
+  }
+  const clients = [...new Set(Object.values(mod).filter(isRetryClient))];
+  const names = clients.map((c) => `'${c.name}'`).join(', ') || 'none';
+  if (name !== undefined) {
+    const c = clients.find((x) => x.name === name);
+    if (c === undefined) throw new ClientError(path, `exports no client named '${name}' (it exports: ${names})`);
+    return c;
+  }
+  if (isRetryClient(mod.default)) return mod.default;
+  if (clients.length === 1) return clients[0]!;
+  if (clients.length === 0) throw new ClientError(path, 'exports no retry client: export default { name, deadlineMs, run(fetch, op) }');
+  throw new ClientError(path, `exports ${clients.length} clients (${names}) and no default; name one with --name`);
+}

@@ -1,0 +1,153 @@
+import { SCENARIO_FORMAT, scenarioSchema, type Scenario, type ScenarioInput } from '../scenario/schema.js';
+import { runScenario } from '../scenario/run.js';
+import type { KeySource } from '../harness/keys.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { registerService } from '../service/registry.js';
+import { ListChoice } from '../sim/choice/list.js';
+import { runScenarioReal } from './scenario-real.js';
+
+/**
+ * Conformance for a user's service: the simulation held against reality.
+ * A fixed set of scenarios, built from what the service declares (its
+ * crash points, its steps), runs twice — on the kernel through the service
+ * API, and against `retrysim serve --service` child processes on a SQLite
+ * file with real faults, real time and a real `kill -9` — and each pair is
+ * compared on the effects the operation left and the invariants that broke.
+ *
+ * The simulation side runs the schedule without preemptions. That is what
+ * real mode does: there `sim.step` is an immediate yield (a resolved
+ * promise), so a request runs on past a step and other requests only get in
+ * where it waits on time (a sleep, slow processing) — the same as a
+ * schedule that never switches away from a task that can continue. The
+ * other interleavings are what `retrysim check --service` explores; here a
+ * racy column would otherwise compare two arbitrary samples.
+ *
+ * Not compared: `progress` (invariant 5). The simulation's recovery phase
+ * resubmits after every lease has expired; real mode runs the main phase
+ * only, so only the simulation could ever report it.
+ */
+
+/** One conformance column: a scenario, named. */
+export interface ServiceColumn {
+  name: string;
+  description: string;
+  scenario: Scenario;
+}
+
+/** One column in both worlds. */
+export interface ServiceConformanceCell {
+  column: string;
+  sim: { effects: number; violations: string[] };
+  real: { effects: number; violations: string[]; kills: number; wallMs: number };
+  /** Same effects and the same set of broken invariants. */
+  same: boolean;
+}
+
+const OP = { id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', steps: '' };
+
+/**
+ * The columns for a service, in order: no fault; a lost answer after the
+ * commit; an answer lost on the way back; a crash at each declared crash
+ * point; a concurrent duplicate (two workers, slow processing); the same on
+ * two instances sharing the file; a `kill -9` at each declared step, with a
+ * restart on the same file; the same key sent with a different body.
+ */
+export function serviceColumns(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', seed = 1): ServiceColumn[] {
+  type Parts = { client?: Partial<ScenarioInput['client']>; faults?: ScenarioInput['faults']; network?: ScenarioInput['network']; service?: { instances?: number }; operations?: ScenarioInput['operations'] };
+  const col = (name: string, description: string, s: Parts): ServiceColumn => ({
+    name,
+    description,
+    scenario: scenarioSchema.parse({
+      format: SCENARIO_FORMAT,
+      name: `${name} · ${def.name}`,
+      description,
+      seed,
+      operations: [OP],
+      ...s,
+      service: { module, ...s.service },
+      client: { ...s.client, keySource },
+      expect: {},
+    } satisfies ScenarioInput),
+  });
+  const cols: ServiceColumn[] = [
+    col('no_fault', 'One operation, no fault.', {}),
+    col('lost_response', 'The work is committed, then the connection closes without an answer; the client retries.', { faults: { loseResponseAfterCommit: 1 } }),
+    col('lost_answer', 'The first answer is lost on the way back (whatever it was); the client retries.', { network: { loseResponses: 1 } }),
+    ...(def.crashPoints ?? []).map((p) => col(`crash_at:${p}`, `The handler crashes at crash point '${p}' (500); the client retries.`, { faults: { crashMidRequest: 1, crashAt: p } })),
+    col('concurrent_duplicate', 'Two workers send the same operation at once while processing is slow (100 ms).', { client: { maxAttempts: 6 }, faults: { slowMs: 100 }, operations: [{ ...OP, workers: 2 }] }),
+    col('two_instances', 'As concurrent_duplicate, the two requests on two processes sharing the database file.', { service: { instances: 2 }, client: { maxAttempts: 6 }, faults: { slowMs: 100 }, operations: [{ ...OP, workers: 2 }] }),
+    ...def.steps.map((st) => col(`kill_at:${st}`, `kill -9 of the process when the request reaches step '${st}'; restart on the same file. Ten attempts outlast the restart.`, {
+      client: { maxAttempts: 10 },
+      faults: { kill: { instance: 0, atStep: st, restartAfterMs: 500 } },
+    })),
+  ];
+  if (keySource !== 'none') cols.push(col('key_reuse', 'After a success, the same key is sent once more with a different body: it must be refused without effect.', { client: { keyReuseProbe: true } }));
+  return cols;
+}
+
+/**
+ * The restart delay of a kill column, chosen so that the outcome does not
+ * hinge on a few milliseconds (as for the tracker's kill column): the
+ * simulation runs once with the process never coming back, which gives the
+ * times of the retries that find it down; the restart goes in the middle of
+ * the widest gap between two of them in 150–700 ms after the kill.
+ */
+export async function restartBetweenRetries(s: Scenario, def: ServiceDefinition): Promise<number> {
+  const kill = s.faults.kill!;
+  const probe = await runScenario({ ...s, faults: { ...s.faults, kill: { ...kill, restartAfterMs: 60_000 } } }, { service: def, choices: new ListChoice([]) });
+  const attempts = [...probe.operations[0]!.attempts].sort((a, b) => a.startMs - b.startMs);
+  const killed = attempts.find((a) => a.outcome.kind === 'transport')?.endMs;
+  if (killed === undefined) return kill.restartAfterMs; // the step was never reached: nothing to place
+  const times = [0, ...attempts.filter((a) => a.startMs > killed).map((a) => a.startMs - killed)];
+  let best = { width: -1, mid: kill.restartAfterMs };
+  for (let i = 1; i < times.length; i++) {
+    const lo = Math.max(times[i - 1]!, 150);
+    const hi = Math.min(times[i]!, 700);
+    if (hi - lo > best.width) best = { width: hi - lo, mid: Math.round((lo + hi) / 2) };
+  }
+  return best.width > 0 ? best.mid : kill.restartAfterMs;
+}
+
+/** Options of {@link runServiceConformance}. */
+export interface ServiceConformanceOptions {
+  def: ServiceDefinition;
+  /** The module path the real processes load (`serve --service PATH`). */
+  module: string;
+  keySource?: KeySource;
+  seed?: number;
+  /** Column names to run; default all. */
+  columns?: readonly string[];
+  onCell?: (c: ServiceConformanceCell, done: number, total: number) => void;
+}
+
+function invariantSet(vs: readonly { invariant: string }[]): string[] {
+  return [...new Set(vs.map((v) => v.invariant).filter((v) => v !== 'progress'))].sort();
+}
+
+/** Runs the selected columns in both worlds, one after the other (real runs are timing-sensitive). */
+export async function runServiceConformance(o: ServiceConformanceOptions): Promise<ServiceConformanceCell[]> {
+  registerService(o.module, o.def);
+  const all = serviceColumns(o.def, o.module, o.keySource, o.seed);
+  for (const c of o.columns ?? []) {
+    if (!all.some((x) => x.name === c)) throw new Error(`unknown column '${c}'; columns: ${all.map((x) => x.name).join(', ')}`);
+  }
+  const chosen = all.filter((c) => o.columns === undefined || o.columns.includes(c.name));
+  const out: ServiceConformanceCell[] = [];
+  for (const c of chosen) {
+    let s = c.scenario;
+    if (s.faults.kill !== undefined) s = { ...s, faults: { ...s.faults, kill: { ...s.faults.kill, restartAfterMs: await restartBetweenRetries(s, o.def) } } };
+    const sim = await runScenario(s, { service: o.def, choices: new ListChoice([]) });
+    const real = await runScenarioReal(s, { service: o.def });
+    const simV = invariantSet(sim.violations);
+    const realV = invariantSet(real.violations);
+    const cell: ServiceConformanceCell = {
+      column: c.name,
+      sim: { effects: sim.reports.op1 ?? 0, violations: simV },
+      real: { effects: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs },
+      same: (sim.reports.op1 ?? 0) === (real.reports.op1 ?? 0) && simV.join() === realV.join(),
+    };
+    out.push(cell);
+    o.onCell?.(cell, out.length, chosen.length);
+  }
+  return out;
+}
