@@ -41,6 +41,10 @@ const service = {
     } catch {
       return { status: 400, body: '{"error":"malformed JSON"}' };
     }
+    // Refused before anything is written, so a bad body never holds a key.
+    if (typeof body !== 'object' || body === null || typeof body.order_id !== 'string' || typeof body.item !== 'string' || !Number.isInteger(body.amount_cents) || (body.amount_cents as number) <= 0) {
+      return { status: 400, body: '{"error":"expected {order_id: string, item: string, amount_cents: positive integer}"}' };
+    }
     const scoped = key === undefined ? undefined : JSON.stringify([tenant, key]);
     await sim.step('check');
     if (scoped !== undefined) {
