@@ -102,6 +102,21 @@ export default async function scaleBench(): Promise<void> {
         times[k].push((clock() - t0) / 1000);
       }
     }
+    // One thread, one claim, both checkouts through their own CLI: the
+    // per-core change, without two threads sharing the VM's memory bandwidth.
+    const rate = { before: [] as number[], after: [] as number[] };
+    const found = mkdtempSync(join(tmpdir(), 'rs-ab-'));
+    for (let rep = 0; rep < 3; rep++) {
+      for (const [k, dir] of [['before', before], ['after', root]] as const) {
+        const t0 = clock();
+        const p = spawnSync(process.execPath, [join(dir, 'bin', 'retrysim.js'), 'check', '--variant', 'key_atomic', '--runs', '8000', '--workers', '1', '--json', '--found', found], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 24 });
+        const rows = JSON.parse(p.stdout) as Array<{ claim: string; runs: number; verdict: string }>;
+        const held = rows.filter((r) => r.verdict === 'holds').reduce((n, r) => n + r.runs, 0);
+        rate[k].push(Math.round(held / ((clock() - t0) / 1000)));
+      }
+    }
+    rmSync(found, { recursive: true, force: true });
+    console.log(JSON.stringify({ bench: 'scale.oneThreadBeforeAfter', what: '`check --variant key_atomic --runs 8000 --workers 1`, held scenarios per second of the whole command, alternating', before: rate.before, after: rate.after, ratio: +(Math.max(...rate.after) / Math.max(...rate.before)).toFixed(2) }));
     console.log(JSON.stringify({ bench: 'scale.npmStart', beforeSeconds: times.before.map((x) => +x.toFixed(1)), afterSeconds: times.after.map((x) => +x.toFixed(1)), before: before }));
   } else {
     console.log(JSON.stringify({ bench: 'scale.npmStart', skipped: 'set RETRYSIM_BENCH_BEFORE=<another checkout with node_modules> to time `npm start` there and here, alternating' }));
