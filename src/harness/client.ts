@@ -113,6 +113,8 @@ export async function submitReport(
   const endpoint = opts.endpoint;
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   let lastError = '';
+  /** The last answer's Retry-After, for policies that let the server's value win (SPEC §1: the Anthropic SDK). */
+  let retryAfterMs: number | undefined;
   const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
   const deadline = opts.deadlineMs === undefined ? Infinity : env.now() + opts.deadlineMs;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -132,11 +134,13 @@ export async function submitReport(
         return { kind: 'failed', status: wire.status, error: errorText(wire.body), attempts: attempt };
       }
       lastError = `HTTP ${wire.status}`;
+      retryAfterMs = retryAfterOf(wire.headers['retry-after']);
     } else {
       lastError = wire.reason;
+      retryAfterMs = undefined;
     }
     if (attempt < maxAttempts) {
-      const delay = policy.delayMs(attempt, env.rng);
+      const delay = policy.delayMs(attempt, env.rng, retryAfterMs === undefined ? undefined : { retryAfterMs });
       if (env.now() + delay + MIN_ATTEMPT_MS > deadline) {
         return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — the tool call's deadline ran out after attempt ${attempt}: ${lastError}`, attempts: attempt };
       }
@@ -144,6 +148,17 @@ export async function submitReport(
     }
   }
   return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — last attempt: ${lastError}`, attempts: maxAttempts };
+}
+
+/**
+ * Retry-After in ms when it is delay-seconds (RFC 9110: a non-negative
+ * integer; a decimal is read too, as the Anthropic SDK does). An HTTP-date
+ * is not read: the simulation has no calendar, and real mode's only
+ * Retry-After (503 busy) is in seconds.
+ */
+export function retryAfterOf(v: string | undefined): number | undefined {
+  if (v === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(v)) return undefined;
+  return Number(v) * 1000;
 }
 
 function record(
