@@ -15,5 +15,6 @@ export {
   bugReportHarnessPolicy,
   NAMED_POLICIES,
   DELAY_MS_MAX,
+  retryDelayMs,
 } from './policies.js';
 export type { RetryPolicy, RetryContext } from './policies.js';

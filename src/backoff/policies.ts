@@ -13,11 +13,14 @@ export interface RetryContext {
  * {@link RetryPolicy.retryNumbering} — the sources disagree, and an
  * off-by-one here doubles every delay.
  *
+ * Callers that count retries from 1 go through {@link retryDelayMs}, which
+ * translates to the policy's own numbering.
+ *
  * @example
  * const p = bugReportHarnessPolicy;
  * for (let attempt = 1; attempt <= p.maxAttempts; attempt++) {
  *   if (await trySubmit()) break;
- *   if (attempt < p.maxAttempts) await k.sleep(p.delayMs(attempt, rng));
+ *   if (attempt < p.maxAttempts) await k.sleep(retryDelayMs(p, attempt, rng));
  * }
  */
 export interface RetryPolicy {
@@ -30,8 +33,20 @@ export interface RetryPolicy {
   readonly retryNumbering: string;
   /** Smallest `n` the policy accepts. */
   readonly nMin: number;
+  /** The `n` of the first retry in this policy's numbering (default 1; the Anthropic SDK's is 0). */
+  readonly firstRetryN?: number;
   /** Delay in ms before the retry numbered `n`; finite and ≥ 0 for every n ≥ nMin. */
   delayMs(n: number, rng: Prng, ctx?: RetryContext): number;
+}
+
+/**
+ * The delay before retry number `retry` (1 = the first retry, after the
+ * first attempt failed), whatever the policy's own numbering: passing the
+ * attempt number straight to the Anthropic SDK's formula (n = retries
+ * already made) would wait 1 s before its first retry instead of 0.5 s.
+ */
+export function retryDelayMs(policy: RetryPolicy, retry: number, rng: Prng, ctx?: RetryContext): number {
+  return policy.delayMs((policy.firstRetryN ?? 1) + retry - 1, rng, ctx);
 }
 
 function checkN(policy: string, n: number, min: number): void {
@@ -75,6 +90,7 @@ export const anthropicSdkPolicy: RetryPolicy = {
   maxRetries: 2,
   retryNumbering: 'n is the number of retries already made (max_retries − remaining_retries): 0 before the first retry',
   nMin: 0,
+  firstRetryN: 0,
   delayMs(n: number, rng: Prng, ctx?: RetryContext): number {
     checkN('anthropic-sdk-1.11', n, 0);
     const ra = ctx?.retryAfterMs;

@@ -56,3 +56,22 @@ describe('the built-in client and Retry-After', () => {
     expect(retryAfterOf('-2')).toBeUndefined();
   });
 });
+
+describe('the built-in client counts retries in each policy\'s own numbering', () => {
+  it('the Anthropic SDK (n = retries already made) waits 0.5 s · (1 − 0.25·U) before its first retry, 1 s · … before its second', async () => {
+    const answers: WireOutcome[] = [
+      { kind: 'transport_error', reason: 'timeout' },
+      { kind: 'transport_error', reason: 'timeout' },
+      { kind: 'response', status: 201, headers: {}, body: '{"report_id":7}' },
+    ];
+    const slept: number[] = [];
+    let now = 0;
+    await submitReport({ runId: 'run-1', module: 'm', title: 't', steps: '' }, 'toolu_1', { send: async () => answers.shift()! },
+      { now: () => now, sleep: async (ms) => void (slept.push(ms), (now += ms)), rng: new Prng(9) }, { keySource: 'tool_call', policy: anthropicSdkPolicy }, []);
+    expect(slept).toHaveLength(2);
+    expect(slept[0]).toBeGreaterThan(375);
+    expect(slept[0]).toBeLessThanOrEqual(500);
+    expect(slept[1]).toBeGreaterThan(750);
+    expect(slept[1]).toBeLessThanOrEqual(1000);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Prng } from '../random/prng.js';
 import type { RetryPolicy } from '../backoff/policies.js';
-import { bugReportHarnessPolicy } from '../backoff/policies.js';
+import { bugReportHarnessPolicy, retryDelayMs } from '../backoff/policies.js';
 import type { Transport, TransportFailure, WireOutcome } from './transport.js';
 import { attemptKey, type KeySource } from './keys.js';
 import { MIN_ATTEMPT_MS } from '../retry/classify.js';
@@ -140,7 +140,7 @@ export async function submitReport(
       retryAfterMs = undefined;
     }
     if (attempt < maxAttempts) {
-      const delay = policy.delayMs(attempt, env.rng, retryAfterMs === undefined ? undefined : { retryAfterMs });
+      const delay = retryDelayMs(policy, attempt, env.rng, retryAfterMs === undefined ? undefined : { retryAfterMs });
       if (env.now() + delay + MIN_ATTEMPT_MS > deadline) {
         return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — the tool call's deadline ran out after attempt ${attempt}: ${lastError}`, attempts: attempt };
       }

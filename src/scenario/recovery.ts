@@ -2,7 +2,7 @@ import { Kernel } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
-import { NAMED_POLICIES } from '../backoff/policies.js';
+import { NAMED_POLICIES, retryDelayMs } from '../backoff/policies.js';
 import { RETRYABLE_STATUSES } from '../harness/client.js';
 import type { OperationEnd } from '../checkers/invariants.js';
 import type { RecoveryOutcome } from '../checkers/progress.js';
@@ -138,7 +138,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
           return;
         }
         // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
-        await kernel.sleep(policy.delayMs(Math.min(attempt, 4), rng));
+        await kernel.sleep(retryDelayMs(policy, Math.min(attempt, 4), rng));
       }
       outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, last });
     });
