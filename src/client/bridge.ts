@@ -24,6 +24,23 @@ export interface ClientBridge {
 }
 
 let active = false;
+/** Undoes the active run's fakes; set while a run is active. */
+let cleanup: (() => void) | undefined;
+
+/**
+ * Ends the active bridged run's fakes (clock, timers, randomness) if it is
+ * still installed. A run whose kernel stopped on a limit leaves its bridge
+ * task parked forever, so its own `finally` never runs: the caller of
+ * `kernel.run()` calls this, or the process would go on with a fake clock.
+ */
+export function releaseBridge(): void {
+  const c = cleanup;
+  cleanup = undefined;
+  c?.();
+}
+
+/** The client code waits on neither a timer nor a request: it can never finish on virtual time. */
+export class ClientStuckError extends Error {}
 
 // Captured before any fake clock is installed: the bridge needs the real
 // setImmediate to let promise chains settle between rounds. It only orders
@@ -83,6 +100,11 @@ export async function runClientsOnVirtualTime<T>(
     Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
     restore.push(() => Object.defineProperty(o, k, { value: old, configurable: true, writable: true }));
   };
+  cleanup = () => {
+    for (const r of restore.reverse()) r();
+    clock.uninstall();
+    active = false;
+  };
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
   // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
@@ -105,23 +127,27 @@ export async function runClientsOnVirtualTime<T>(
     for (let round = 0; ; round++) {
       await settle();
       if (outcomes.every((o) => o !== undefined)) break;
-      if (round >= roundsMax) throw new Error(`client bridge: limit roundsMax=${roundsMax} reached (a timer that keeps re-arming?) at t=${kernel.now} ms, seed ${kernel.seed}`);
+      if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
       const next = earliestTimer(clock);
       if (next === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
-        throw new Error('the client is waiting, but on neither a timer nor a request (real I/O, or a promise nobody resolves); it cannot run on virtual time');
+        throw new ClientStuckError('the client is waiting, but on neither a timer nor a request (real I/O, setImmediate, or a promise nobody resolves); it cannot run on virtual time');
       }
       if (deliveries.length === 0) {
         if (next === undefined) await wake.wait();
-        else await wake.waitFor(Math.max(0, next - clock.now));
+        else await wake.waitFor(Math.max(0, next - kernel.now));
       }
       wake = kernel.future<void>();
-      clock.tick(Math.max(0, kernel.now - clock.now)); // due timers first (an abort wins a tie)
+      // The fake clock moves in whole ms and reads floor(kernel time), as a
+      // millisecond clock would. (Ticking by `kernel.now - clock.now` added
+      // the kernel's fraction again every round — fake-timers keeps it apart
+      // from its whole-ms `now` — and ran the client's clock up to 1 ms ahead:
+      // a client that waited exactly Retry-After looked 1 ms early.)
+      // tick(0) fires timers already due (a setTimeout(f, 0) armed this round).
+      clock.tick(Math.max(0, Math.floor(kernel.now) - clock.now)); // due timers first (an abort wins a tie)
       for (const d of deliveries.splice(0)) d();
     }
     return outcomes as Array<{ ok: true; value: T } | { ok: false; error: unknown }>;
   } finally {
-    for (const r of restore.reverse()) r();
-    clock.uninstall();
-    active = false;
+    releaseBridge();
   }
 }

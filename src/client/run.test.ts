@@ -100,6 +100,29 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect(scenarioSize(c.scenario, 0).faults).toBe(1);
     expect((await runClientCase(impatient, c)).violations.map((v) => v.invariant)).toEqual(['retry-after']);
   }, 120_000);
+
+  it('a client that waits exactly Retry-After holds, whatever fractions of a ms the kernel\'s times carry (the fake clock never runs ahead)', async () => {
+    // Seeds whose cases once refuted the fixed client on retry-after by
+    // 1–1.5 ms: the fake clock re-added the kernel's fraction every round.
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(fixed, c)).violations.length === 0);
+    for (const seed of [3, 7]) {
+      const r = await fc.check(prop, { numRuns: 300, seed });
+      expect(r.failed, `seed ${seed}: ${r.counterexample ? JSON.stringify((await runClientCase(fixed, r.counterexample[0] as GeneratedCase)).violations) : ''}`).toBe(false);
+    }
+  }, 120_000);
+
+  it('a client that can never finish on virtual time is a one-line client error, and the real clock is back afterwards', async () => {
+    const spins: RetryClient = { name: 'spins', deadlineMs: 5000, async run() { for (;;) await new Promise((r) => setTimeout(r, 0)); } };
+    const waitsOnNothing: RetryClient = { name: 'waits-on-nothing', deadlineMs: 5000, run: () => new Promise(() => {}) };
+    for (const [client, why] of [[spins, /client module 'spins': .*never/], [waitsOnNothing, /client module 'waits-on-nothing': the client is waiting, but on neither a timer nor a request/]] as const) {
+      await expect(runClientScenario(lostAnswer(), client)).rejects.toThrow(why);
+      // The fakes are gone: time moves again, and another run can start.
+      const t = Date.now();
+      expect(t).toBeGreaterThan(1_600_000_000_000);
+      await new Promise((r) => setTimeout(r, 1));
+      expect((await runClientScenario(lostAnswer(), fixed)).violations).toEqual([]);
+    }
+  });
 });
 
 /** The fixed client, except that it retries 10 ms after a 429 whatever Retry-After says. */

@@ -12,7 +12,9 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
-import { runClientsOnVirtualTime } from './bridge.js';
+import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './bridge.js';
+import { ClientError } from './load.js';
+import { SimLimitError } from '../sim/errors.js';
 import { simFetch, type SentRequest } from './sim-fetch.js';
 
 /** One logical operation, as a user's client is asked to perform it. */
@@ -133,7 +135,13 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      // The client's code, not retrysim, is what cannot finish: say so in one line.
+      if (e instanceof ClientStuckError) throw new ClientError(client.name, e.message);
+      if (e instanceof SimLimitError) throw new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
       throw e;
+    } finally {
+      // A run stopped on a limit leaves the bridge parked with the fakes installed.
+      releaseBridge();
     }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
