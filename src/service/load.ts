@@ -20,12 +20,24 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   try {
     if (TS.has(extname(abs))) {
       const { tsImport } = await import('tsx/esm/api');
-      return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+      return unwrapCommonJs((await tsImport(url, import.meta.url)) as Record<string, unknown>);
     }
-    return (await import(url)) as Record<string, unknown>;
+    return unwrapCommonJs((await import(url)) as Record<string, unknown>);
   } catch (e) {
     throw new Error(describeThrow(e));
   }
+}
+
+/**
+ * A `.ts` file in a folder whose package.json lacks `"type": "module"` (npm's
+ * default) is compiled to CommonJS, and importing it gives a namespace whose
+ * `default` is the whole `module.exports` (marked `__esModule`): the user's
+ * own `export default` then sits one level down. Lift the exports up.
+ */
+function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
+  const d = ns.default;
+  if (typeof d === 'object' && d !== null && '__esModule' in d) return { ...(d as Record<string, unknown>) };
+  return ns;
 }
 
 /**
