@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Deferred, StepEnv } from '../tracker/env.js';
 import type { Footprint } from '../sim/footprint.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/faults.js';
@@ -109,6 +110,14 @@ function checkResponse(service: string, what: string, res: unknown): TrackerResp
   for (const [k, v] of Object.entries(r.headers ?? {})) {
     if (v === undefined) continue;
     if (typeof v !== 'string') throw bad(`header '${k}' of type ${typeof v}`);
+    // What node:http would refuse to send: real mode would drop the
+    // connection after the commit, so the simulation refuses it too.
+    try {
+      validateHeaderName(k);
+      validateHeaderValue(k, v);
+    } catch (e) {
+      throw bad(`header ${JSON.stringify(k)}: ${JSON.stringify(v)} that HTTP cannot carry (${(e as Error).message})`);
+    }
     headers[k.toLowerCase()] = v;
   }
   const out: TrackerResponse = { status: r.status!, headers, body: r.body };

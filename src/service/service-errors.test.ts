@@ -47,6 +47,10 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     expect(await problem(broken.neverResolves)).toMatch(/^service 'never-resolves': never answered requests s0\/op1\.w0#1, s0\/op1\.w0#2, .*: the handler waits on a sim\.defer\(\) that nothing resolves/);
   });
 
+  it('a header HTTP cannot carry (real mode would drop the connection after the commit)', async () => {
+    expect(await problem(broken.badHeader)).toMatch(/^service 'bad-header': handle answered POST \/items with header "location": "\/items\/1\/€" that HTTP cannot carry \(Invalid character in header content \["location"\]\)/);
+  });
+
   it('a step that is not declared', async () => {
     expect(await problem(broken.undeclaredStep)).toBe("service 'undeclared-step': handle called sim.step('validate'), which is not declared in steps [write]; declare every interleaving point");
   });
