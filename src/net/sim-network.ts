@@ -140,7 +140,9 @@ export class SimNetwork {
         // A rate limiter in front of the service: the handler never sees the request.
         this.throttleLeft--;
         const headers = { 'content-type': 'application/json', 'retry-after': String(this.retryAfterS) };
-        k.logHashed(name, 'answer 429 (throttled)', { headers });
+        // Shown in --trace (the timeline would otherwise say nothing happened), headers hashed.
+        k.log(name, 'answer 429 (throttled)', { retryAfterS: this.retryAfterS });
+        k.logHashed(name, 'answer headers', { status: 429, headers });
         await k.sleep(this.latency(), answer);
         reply.resolve({ kind: 'response', status: 429, headers, body: JSON.stringify({ error: `too many requests; retry after ${this.retryAfterS} s` }) });
         return;
