@@ -130,7 +130,7 @@ export async function runClientsOnVirtualTime<T>(
       if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
       const next = earliestTimer(clock);
       if (next === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
-        throw new ClientStuckError('the client is waiting, but on neither a timer nor a request (real I/O, setImmediate, or a promise nobody resolves); it cannot run on virtual time');
+        throw new ClientStuckError('the client is waiting, but on neither a timer nor a request (real I/O, a host callback outside the fake clock, or a promise nobody resolves); it cannot run on virtual time');
       }
       if (deliveries.length === 0) {
         if (next === undefined) await wake.wait();
