@@ -111,6 +111,14 @@ describe('a user\'s fetch retry client on virtual time', () => {
     }
   }, 120_000);
 
+  it('a client that settles without sending anything is refuted on progress (it would hold every other check vacuously)', async () => {
+    const silent: RetryClient = { name: 'silent', deadlineMs: 5000, async run() { throw new TypeError('boom'); } };
+    const r = await runClientScenario(lostAnswer(), silent);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['progress']);
+    expect(r.violations[0]!.detail).toBe('op1.w0 rejected (TypeError: boom) at t=0 ms without sending a request');
+    expect((await runClientScenario(lostAnswer(), fixed)).violations).toEqual([]);
+  });
+
   it('a client that can never finish on virtual time is a one-line client error, and the real clock is back afterwards', async () => {
     const spins: RetryClient = { name: 'spins', deadlineMs: 5000, async run() { for (;;) await new Promise((r) => setTimeout(r, 0)); } };
     const waitsOnNothing: RetryClient = { name: 'waits-on-nothing', deadlineMs: 5000, run: () => new Promise(() => {}) };

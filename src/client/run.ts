@@ -155,7 +155,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers)];
+    const violations = [...verdict.violations, ...silentViolations(workers), ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -200,6 +200,20 @@ function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
     }
   }
   return out;
+}
+
+/**
+ * `progress` for a retry client: every call sends at least one request.
+ * Without it a client that throws before sending anything holds every
+ * property here vacuously (nothing sent: no second key, no late request, no
+ * duplicate effect).
+ */
+function silentViolations(workers: ClientRun['workers']): Violation[] {
+  return workers.filter((w) => w.sent.length === 0).map((w) => ({
+    invariant: 'progress' as const,
+    op: w.operation,
+    detail: `${w.name} ${w.outcome === 'rejected' ? `rejected (${w.error ?? 'no error'})` : 'resolved'} at t=${w.endMs} ms without sending a request`,
+  }));
 }
 
 function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
