@@ -136,7 +136,8 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
 
 /**
  * Runs a user's retry client on one generated case, on virtual time:
- * `violations` names `stable-key` (two keys for one operation), `deadline`
+ * `violations` names `progress` (a call that sent no request at all),
+ * `stable-key` (two keys for one operation), `deadline`
  * (settled or sent past its deadline), `retry-after` (sent again before a
  * Retry-After had passed), `exactly-one` and `id-exists`.
  */

@@ -17,7 +17,8 @@ no build step). Each generated scenario runs the client on virtual time
 with a fetch whose requests meet the simulated network's faults — lost
 answers after a commit and on the way back, crashes, slow and paused
 requests, kill/restart, two instances, 429 with Retry-After — and judges:
-stable-key (one key per operation), deadline (settled and silent within
+progress (every call sends at least one request), stable-key (one key per
+operation), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), exactly-one and
 id-exists on the service's effects. A failure is shrunk and written as a
 scenario file that \`retrysim replay FILE\` reproduces.
@@ -34,7 +35,8 @@ scenario file that \`retrysim replay FILE\` reproduces.
   --json          {client, module, seed, runs, verdict, expected, ok, counterexample, shrunkSize, violations, replay}
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it is refuted
-(or not --expect's verdict), 2 bad flags or a module that cannot be loaded.`;
+(or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
+or a client that cannot run on virtual time (it never settles).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
