@@ -93,35 +93,9 @@ export async function run(argv: string[]): Promise<number> {
     // With --html the one run is observed: the page and this output describe the same run.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
   } catch (e) {
-    if (e instanceof ServiceError) {
-      console.error(`retrysim replay: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof ReplayDivergenceError) {
-      if (values.json) {
-        console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
-        return 3;
-      }
-      if (values.trace) {
-        console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
-        for (const l of readableTimeline(e.trace)) console.log('  ' + l);
-        console.log('');
-      }
-      console.error(`retrysim replay: ${file}: ${e.message}`);
-      return 3;
-    }
-    if (e instanceof SimLimitError || e instanceof DeadlockError) {
-      // A valid file whose run cannot finish (its times or attempts add up
-      // past the kernel's limits): a verdict about the scenario, not a crash.
-      const why = e instanceof SimLimitError
-        ? `the run did not finish: it reached the simulation limit ${e.limit}=${e.value} at t=${e.timeMs.toFixed(0)} ms ` +
-          `(durations, attempts and resubmits add up to more than the kernel runs; shorten them)`
-        : `the run did not finish: ${e.message}`;
-      if (values.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
-      else console.error(`retrysim replay: ${file}: ${why}`);
-      return 1;
-    }
-    throw e;
+    const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true });
+    if (code === undefined) throw e;
+    return code;
   }
   const m = matchesExpect(scenario, r);
   if (values.html !== undefined) console.error(`wrote ${values.html}`);
@@ -153,6 +127,43 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /**
+ * The exit code of a replay that threw, after saying why; undefined for an
+ * error that is not a verdict (a bug: the caller rethrows it). A user's
+ * broken module is 2; a divergence from the recorded schedule is 3 (the
+ * timeline up to it with --trace); a valid file whose run cannot finish is
+ * 1 (its times or attempts add up past the kernel's limits).
+ */
+function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean }): number | undefined {
+  if (e instanceof ServiceError || e instanceof ClientError) {
+    console.error(`retrysim replay: ${e.message}`);
+    return 2;
+  }
+  if (e instanceof ReplayDivergenceError) {
+    if (o.json) {
+      console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
+      return 3;
+    }
+    if (o.trace) {
+      console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
+      for (const l of readableTimeline(e.trace)) console.log('  ' + l);
+      console.log('');
+    }
+    console.error(`retrysim replay: ${file}: ${e.message}`);
+    return 3;
+  }
+  if (e instanceof SimLimitError || e instanceof DeadlockError) {
+    const why = e instanceof SimLimitError
+      ? `the run did not finish: it reached the simulation limit ${e.limit}=${e.value} at t=${e.timeMs.toFixed(0)} ms ` +
+        `(durations, attempts and resubmits add up to more than the kernel runs; shorten them)`
+      : `the run did not finish: ${e.message}`;
+    if (o.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
+    else console.error(`retrysim replay: ${file}: ${why}`);
+    return 1;
+  }
+  return undefined;
+}
+
+/**
  * Replays a file found for a user's retry client: the client (from
  * `--client` or the file's `client.module`, picked by `client.name`) runs on
  * virtual time against the file's service with the recorded schedule,
@@ -178,30 +189,9 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     const service = servicePath !== undefined ? await loadService(servicePath) : undefined;
     r = await runClientScenario(scenario, client, { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) });
   } catch (e) {
-    if (e instanceof ClientError || e instanceof ServiceError) {
-      console.error(`retrysim replay: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof ReplayDivergenceError) {
-      if (o.json) {
-        console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, diverged: e.toJSON() }));
-        return 3;
-      }
-      if (o.trace) {
-        console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
-        for (const l of readableTimeline(e.trace)) console.log('  ' + l);
-        console.log('');
-      }
-      console.error(`retrysim replay: ${file}: ${e.message}`);
-      return 3;
-    }
-    if (e instanceof SimLimitError || e instanceof DeadlockError) {
-      const why = `the run did not finish: ${e.message}`;
-      if (o.json) console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, finished: false, error: why, expectMet: false }));
-      else console.error(`retrysim replay: ${file}: ${why}`);
-      return 1;
-    }
-    throw e;
+    const code = replayFailed(e, file, scenario, o);
+    if (code === undefined) throw e;
+    return code;
   }
   const m = matchesExpect(scenario, r);
   if (o.json) {
