@@ -1,0 +1,121 @@
+import FakeTimers from '@sinonjs/fake-timers';
+import { Prng } from '../random/prng.js';
+
+/**
+ * One hosted app process's machine: its own fake clock (timers, immediates,
+ * Date, performance.now) on the kernel's virtual time plus the instance's
+ * clock offset, and its own seeded randomness. It replaces the process
+ * globals only while one of this instance's requests runs (see
+ * {@link InstanceClock.enter}); a kill drops it with the instance's memory,
+ * so a dead process's timers never fire.
+ *
+ * The swap is per turn rather than per run because several instances, with
+ * different clock offsets, run in one Node process: whichever request the
+ * kernel runs now decides which machine the globals are.
+ */
+
+/** The virtual epoch apps see: kernel time 0 is 2026-01-01T00:00:00Z (libraries treat a zero timestamp as "unset"). */
+export const APP_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+type Swap = [object, PropertyKey, unknown];
+
+const realGlobals = {
+  setTimeout: globalThis.setTimeout, // real-time: allowed (saved to restore after a turn)
+  clearTimeout: globalThis.clearTimeout,
+  setInterval: globalThis.setInterval, // real-time: allowed (saved to restore after a turn)
+  clearInterval: globalThis.clearInterval,
+  setImmediate: globalThis.setImmediate, // real-time: allowed (saved to restore after a turn)
+  clearImmediate: globalThis.clearImmediate,
+  Date: globalThis.Date,
+  performanceNow: performance.now, // real-time: allowed (saved to restore after a turn)
+  random: Math.random, // real-time: allowed (saved to restore after a turn)
+  randomUUID: globalThis.crypto.randomUUID, // real-time: allowed (saved to restore after a turn)
+};
+
+let entered: InstanceClock | undefined;
+
+function uuidFrom(rng: Prng): string {
+  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export class InstanceClock {
+  readonly clock: FakeTimers.Clock;
+  private readonly rng: Prng;
+  private readonly swaps: Swap[];
+
+  /** @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness. */
+  constructor(nowMs: number, seed: number) {
+    this.clock = FakeTimers.withGlobal(globalThis).createClock(APP_EPOCH_MS + Math.floor(nowMs), 100_000);
+    this.rng = new Prng(seed);
+    const c = this.clock;
+    const rng = this.rng;
+    this.swaps = [
+      [globalThis, 'setTimeout', c.setTimeout], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearTimeout', c.clearTimeout],
+      [globalThis, 'setInterval', c.setInterval], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearInterval', c.clearInterval],
+      [globalThis, 'setImmediate', c.setImmediate], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearImmediate', c.clearImmediate],
+      [globalThis, 'Date', c.Date],
+      [performance, 'now', () => c.now - APP_EPOCH_MS], // real-time: allowed (the instance's fake clock)
+      [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
+      [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
+    ];
+  }
+
+  /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
+  advanceTo(nowMs: number): void {
+    const target = APP_EPOCH_MS + Math.floor(nowMs);
+    if (target > this.clock.now) this.clock.tick(target - this.clock.now);
+  }
+
+  /** Runs the immediates and 0 ms timers due now. Answers whether any ran. */
+  runDue(): boolean {
+    const before = this.clock.countTimers();
+    if (before === 0 || this.earliest()! > this.clock.now) return false;
+    this.clock.tick(0);
+    return true;
+  }
+
+  /** The earliest pending timer's due time on the instance clock (epoch ms), if any. */
+  earliest(): number | undefined {
+    const timers = (this.clock as unknown as { timers?: Map<number, { callAt: number }> }).timers;
+    if (timers === undefined) return undefined;
+    let min: number | undefined;
+    for (const t of timers.values()) if (min === undefined || t.callAt < min) min = t.callAt;
+    return min;
+  }
+
+  /** Ms of instance time until the earliest timer (undefined: none). */
+  untilNextTimer(): number | undefined {
+    const e = this.earliest();
+    return e === undefined ? undefined : Math.max(0, e - this.clock.now);
+  }
+
+  /** Makes the process globals this instance's machine. */
+  enter(): void {
+    if (entered === this) return;
+    if (entered !== undefined) entered.leave();
+    for (const [o, k, v] of this.swaps) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    entered = this;
+  }
+
+  /** Gives the process its real globals back. */
+  leave(): void {
+    if (entered !== this) return;
+    const r = realGlobals;
+    const back: Swap[] = [
+      [globalThis, 'setTimeout', r.setTimeout], [globalThis, 'clearTimeout', r.clearTimeout],
+      [globalThis, 'setInterval', r.setInterval], [globalThis, 'clearInterval', r.clearInterval],
+      [globalThis, 'setImmediate', r.setImmediate], [globalThis, 'clearImmediate', r.clearImmediate],
+      [globalThis, 'Date', r.Date], [performance, 'now', r.performanceNow],
+      [Math, 'random', r.random], [globalThis.crypto, 'randomUUID', r.randomUUID],
+    ];
+    for (const [o, k, v] of back) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    entered = undefined;
+  }
+}
