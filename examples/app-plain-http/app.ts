@@ -50,7 +50,7 @@ export function createApp({ redis }: AppEnv) {
     }
     // ... then insert: another request with the same key may be right here too.
     const id = await redis.incr('orders:seq');
-    await redis.set(`order:${id}`, JSON.stringify({ order: input.order, tenant, item: input.item }));
+    await redis.set(`order:${id}`, JSON.stringify({ id, order: input.order, tenant, item: input.item }));
     await redis.set(idem, JSON.stringify({ body: text, answer: { id } }));
     send(res, 201, { id });
   };
@@ -62,10 +62,11 @@ export function createApp({ redis }: AppEnv) {
 
 /** The orders of one logical operation: every `order:<id>` whose order and tenant are the operation's. */
 export function ordersOf(kv: { scan(prefix: string): Array<[string, string]> }, op: { runId: string; tenant: string }): number[] {
-  return kv.scan('order:').filter(([, v]) => {
-    const o = JSON.parse(v) as { order: string; tenant: string };
-    return o.order === op.runId && o.tenant === op.tenant;
-  }).map(([k]) => Number(k.slice('order:'.length))).sort((a, b) => a - b);
+  return kv.scan('order:')
+    .map(([, v]) => JSON.parse(v) as { id: number; order: string; tenant: string })
+    .filter((o) => o.order === op.runId && o.tenant === op.tenant)
+    .map((o) => o.id)
+    .sort((a, b) => a - b);
 }
 
 export default {

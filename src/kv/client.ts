@@ -24,6 +24,18 @@ export interface KvSink {
 
 let sink: KvSink | undefined;
 
+/**
+ * The canary store: `SET ... NX` done as a GET and then a plain SET, two
+ * commands with an interleaving point between them (the check-then-insert a
+ * store without an atomic NX forces). A correct app must go red on it.
+ */
+let nxAsGetThenSet = false;
+
+/** @internal Plants (or removes) the canary store's non-atomic NX (tests only). */
+export function plantNxAsGetThenSet(on: boolean): void {
+  nxAsGetThenSet = on;
+}
+
 /** @internal The app host points the client at the request it is running (undefined between requests). */
 export function setKvSink(s: KvSink | undefined): void {
   sink = s;
@@ -65,7 +77,13 @@ export class KvClient {
   set(key: string, value: string | number, options: SetOptions = {}): Promise<string | null> {
     const k = keyOf(key, 'SET');
     const v = String(value);
+    if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
     return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
+  }
+
+  private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
+    if ((await this.get(k)) !== null) return null;
+    return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
   }
 
   /** DEL key [key ...]: how many existed. */
