@@ -30,7 +30,16 @@ const realGlobals = {
   performanceNow: performance.now, // real-time: allowed (saved to restore after a turn)
   random: Math.random, // real-time: allowed (saved to restore after a turn)
   randomUUID: globalThis.crypto.randomUUID, // real-time: allowed (saved to restore after a turn)
+  console: { log: console.log, info: console.info, warn: console.warn, error: console.error, debug: console.debug },
 };
+
+/**
+ * What the app prints is dropped while it runs in simulation (a campaign
+ * runs it thousands of times; Express alone prints every error's stack
+ * outside NODE_ENV=test). RETRYSIM_APP_LOGS=1 keeps it.
+ */
+const keepLogs = process.env.RETRYSIM_APP_LOGS === '1';
+const quiet = () => undefined;
 
 let entered: InstanceClock | undefined;
 
@@ -64,6 +73,7 @@ export class InstanceClock {
       [performance, 'now', () => c.now - APP_EPOCH_MS], // real-time: allowed (the instance's fake clock)
       [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
       [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
+      ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
     ];
   }
 
@@ -114,6 +124,7 @@ export class InstanceClock {
       [globalThis, 'setImmediate', r.setImmediate], [globalThis, 'clearImmediate', r.clearImmediate],
       [globalThis, 'Date', r.Date], [performance, 'now', r.performanceNow],
       [Math, 'random', r.random], [globalThis.crypto, 'randomUUID', r.randomUUID],
+      ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, r.console[m]])),
     ];
     for (const [o, k, v] of back) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
     entered = undefined;
