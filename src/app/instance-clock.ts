@@ -53,12 +53,15 @@ function uuidFrom(rng: Prng): string {
 
 export class InstanceClock {
   readonly clock: FakeTimers.Clock;
+  private readonly epochMs: number;
   private readonly rng: Prng;
   private readonly swaps: Swap[];
 
   /** @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness. */
   constructor(nowMs: number, seed: number) {
-    this.clock = FakeTimers.withGlobal(globalThis).createClock(APP_EPOCH_MS + Math.floor(nowMs), 100_000);
+    // Real mode (serve/conformance) hands the wall clock, already an epoch time: keep it. Virtual time starts at 0.
+    this.epochMs = nowMs >= 1e12 ? 0 : APP_EPOCH_MS;
+    this.clock = FakeTimers.withGlobal(globalThis).createClock(this.epochMs + Math.floor(nowMs), 100_000);
     this.rng = new Prng(seed);
     const c = this.clock;
     const rng = this.rng;
@@ -70,7 +73,7 @@ export class InstanceClock {
       [globalThis, 'setImmediate', c.setImmediate], // real-time: allowed (the instance's fake clock)
       [globalThis, 'clearImmediate', c.clearImmediate],
       [globalThis, 'Date', c.Date],
-      [performance, 'now', () => c.now - APP_EPOCH_MS], // real-time: allowed (the instance's fake clock)
+      [performance, 'now', () => c.now - this.epochMs], // real-time: allowed (the instance's fake clock)
       [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
       [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
@@ -79,7 +82,7 @@ export class InstanceClock {
 
   /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
   advanceTo(nowMs: number): void {
-    const target = APP_EPOCH_MS + Math.floor(nowMs);
+    const target = this.epochMs + Math.floor(nowMs);
     if (target > this.clock.now) this.clock.tick(target - this.clock.now);
   }
 
