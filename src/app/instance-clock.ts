@@ -122,11 +122,11 @@ export class InstanceClock {
     if (entered !== this) return;
     const r = realGlobals;
     const back: Swap[] = [
-      [globalThis, 'setTimeout', r.setTimeout], [globalThis, 'clearTimeout', r.clearTimeout],
-      [globalThis, 'setInterval', r.setInterval], [globalThis, 'clearInterval', r.clearInterval],
-      [globalThis, 'setImmediate', r.setImmediate], [globalThis, 'clearImmediate', r.clearImmediate],
+      [globalThis, 'setTimeout', r.setTimeout], [globalThis, 'clearTimeout', r.clearTimeout], // real-time: allowed (restoring the real globals)
+      [globalThis, 'setInterval', r.setInterval], [globalThis, 'clearInterval', r.clearInterval], // real-time: allowed (restoring the real globals)
+      [globalThis, 'setImmediate', r.setImmediate], [globalThis, 'clearImmediate', r.clearImmediate], // real-time: allowed (restoring the real globals)
       [globalThis, 'Date', r.Date], [performance, 'now', r.performanceNow],
-      [Math, 'random', r.random], [globalThis.crypto, 'randomUUID', r.randomUUID],
+      [Math, 'random', r.random], [globalThis.crypto, 'randomUUID', r.randomUUID], // real-time: allowed (restoring the real globals)
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, r.console[m]])),
     ];
     for (const [o, k, v] of back) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
