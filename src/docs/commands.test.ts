@@ -15,6 +15,8 @@
  *   standing for this checkout.
  * - A block after `<!-- not run: reason -->` is skipped, and the test
  *   prints the list with the reasons.
+ * - A block after `<!-- output -->` is what the command just before it
+ *   prints: each of its lines in order, `…` standing for any text.
  * - A ```ts block must follow `<!-- include: PATH -->` and equal that file.
  */
 import { spawnSync } from 'node:child_process';
@@ -66,6 +68,24 @@ export function smallRuns(command: string): { command: string; lowered: string |
     lowered = `default run count → --runs ${RUNS_MAX}`;
   }
   return { command: out, lowered };
+}
+
+/**
+ * Checks a documented output against the real one: every documented line
+ * must appear, in order, with `…` standing for any text. Returns the first
+ * line that does not, or undefined.
+ */
+export function outputMismatch(documented: string, actual: string): string | undefined {
+  const lines = actual.split('\n').map((l) => l.trimEnd());
+  let at = 0;
+  for (const want of documented.split('\n').map((l) => l.trimEnd())) {
+    if (want === '') continue;
+    const re = new RegExp(`^${want.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    while (at < lines.length && !re.test(lines[at]!)) at++;
+    if (at === lines.length) return want;
+    at++;
+  }
+  return undefined;
 }
 
 function scratchDir(prefix: string): string {
@@ -137,6 +157,8 @@ describe('the shell blocks of README.md and docs/ run as documented', () => {
     expect(commandOf('npx retrysim check --service ./service.ts   # exit 1: fails')).toEqual({ command: 'npx retrysim check --service ./service.ts', exit: 1 });
     expect(commandOf('   # only a comment')).toBeUndefined();
     expect(smallRuns('retrysim check --runs 1000000 --seed 7')).toEqual({ command: `retrysim check --runs ${RUNS_MAX} --seed 7`, lowered: `--runs 1000000 → ${RUNS_MAX}` });
+    expect(outputMismatch('a\nc …', 'a\nb\nc d e')).toBeUndefined();
+    expect(outputMismatch('c\na', 'a\nb\nc')).toBe('a');
     expect(smallRuns('retrysim check --runs 100')).toEqual({ command: 'retrysim check --runs 100', lowered: undefined });
     expect(smallRuns('retrysim check --claim x')).toEqual({ command: `retrysim check --runs ${RUNS_MAX} --claim x`, lowered: `default run count → --runs ${RUNS_MAX}` });
     expect(smallRuns('retrysim check --variant x --explore exhaustive').lowered).toBeUndefined();
@@ -153,7 +175,14 @@ describe('the shell blocks of README.md and docs/ run as documented', () => {
       const plain = checkoutLike();
       const lowered: string[] = [];
       const times: string[] = [];
-      for (const b of run.filter((x) => x.file === page)) {
+      let last = '';
+      for (const b of all.filter((x) => x.file === page && (run.includes(x) || x.marker === 'output'))) {
+        if (b.marker === 'output') {
+          // A documented output is what the command just before it prints, line for line, in order.
+          const missing = outputMismatch(b.text, last);
+          expect(missing, `${b.file}:${b.line}: the documented output differs from what the command prints`).toBeUndefined();
+          continue;
+        }
         const project = b.marker === 'in a new project';
         expect(b.marker === undefined || project, `${b.file}:${b.line}: unknown marker <!-- ${b.marker} -->`).toBe(true);
         const cwd = project ? newProject() : plain;
@@ -164,6 +193,7 @@ describe('the shell blocks of README.md and docs/ run as documented', () => {
           if (small.lowered) lowered.push(`${b.file}:${b.line}  ${c.command}  (${small.lowered})`);
           const t0 = performance.now();
           const r = sh(small.command, cwd);
+          last = r.out;
           times.push(`${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s  ${c.command}`);
           expect(r.code, `${b.file}:${b.line}: \`${c.command}\` exited ${r.code}, the docs say ${c.exit}\n${r.out.slice(-3000)}`).toBe(c.exit);
         }
