@@ -200,7 +200,7 @@ describe('the shell blocks of README.md and docs/ run as documented', () => {
       }
       if (lowered.length > 0) console.log(`run with fewer runs:\n${lowered.map((l) => `  ${l}`).join('\n')}`);
       console.log(`${page}, time per command:\n${times.join('\n')}`);
-    }, 300_000);
+    }, 480_000);
   }
 
   it('runs at least the quick start', () => {
