@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { vi } from 'vitest';
+import { main } from '../cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadService } from '../service/load.js';
 import { runServiceCampaign } from '../service/campaign.js';
@@ -38,7 +41,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
   it('a SET NX claim holds; the canary store (NX as GET then SET) makes the same app fail exactly-one', async () => {
     const module = 'examples/app-plain-http/app-claim.ts';
     const def = await loadService(module);
-    const ok = await runServiceCampaign({ def, module, runs: 150, seed: 3 });
+    const ok = await runServiceCampaign({ def, module, runs: 100, seed: 3 });
     expect(ok.verdict).toBe('holds');
     plantNxAsGetThenSet(true);
     const bad = await runServiceCampaign({ def, module, runs: 300, seed: 3 });
@@ -82,5 +85,36 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
     // 2026-01-01 plus a few virtual seconds at most: the 250 ms timer ran on virtual time.
     expect(a[0]![0]).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 1) + 250);
     expect(a[0]![0]).toBeLessThan(Date.UTC(2026, 0, 1) + 60_000);
+  });
+});
+
+describe('retrysim check --app', () => {
+  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+    vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
+    try {
+      return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
+    } finally {
+      vi.restoreAllMocks();
+    }
+  }
+
+  it('runs an app module through the service path: the verdict, the file, and the exit code agree', async () => {
+    const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--expect', 'refuted', '--found', tmp('rs-app-cli-'), '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; counterexample: string | null };
+    expect(j.verdict, r.err).toBe('refuted');
+    expect(j.counterexample).not.toBeNull();
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('a descriptor without effects is bad input: one line naming it, exit 2', async () => {
+    const dir = tmp('rs-app-bad-');
+    const file = join(dir, 'app.mjs');
+    writeFileSync(file, "export default { name: 'bad', app: () => (req, res) => res.end('{}'), operation: { path: '/x', body: () => '{}' } };\n");
+    const r = await cli(['check', '--app', file, '--runs', '5']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/effects\.of/);
   });
 });

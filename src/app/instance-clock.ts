@@ -19,19 +19,6 @@ export const APP_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 type Swap = [object, PropertyKey, unknown];
 
-const realGlobals = {
-  setTimeout: globalThis.setTimeout, // real-time: allowed (saved to restore after a turn)
-  clearTimeout: globalThis.clearTimeout,
-  setInterval: globalThis.setInterval, // real-time: allowed (saved to restore after a turn)
-  clearInterval: globalThis.clearInterval,
-  setImmediate: globalThis.setImmediate, // real-time: allowed (saved to restore after a turn)
-  clearImmediate: globalThis.clearImmediate,
-  Date: globalThis.Date,
-  performanceNow: performance.now, // real-time: allowed (saved to restore after a turn)
-  random: Math.random, // real-time: allowed (saved to restore after a turn)
-  randomUUID: globalThis.crypto.randomUUID, // real-time: allowed (saved to restore after a turn)
-  console: { log: console.log, info: console.info, warn: console.warn, error: console.error, debug: console.debug },
-};
 
 /**
  * What the app prints is dropped while it runs in simulation (a campaign
@@ -56,6 +43,7 @@ export class InstanceClock {
   private readonly epochMs: number;
   private readonly rng: Prng;
   private readonly swaps: Swap[];
+  private saved: Swap[] = [];
 
   /** @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness. */
   constructor(nowMs: number, seed: number) {
@@ -113,23 +101,18 @@ export class InstanceClock {
   enter(): void {
     if (entered === this) return;
     if (entered !== undefined) entered.leave();
+    // What is there now (the real globals, or a test's spy on console.log) comes back on leave.
+    this.saved = this.swaps.map(([o, k]): Swap => [o, k, (o as Record<PropertyKey, unknown>)[k]]);
     for (const [o, k, v] of this.swaps) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
     entered = this;
   }
 
-  /** Gives the process its real globals back. */
+  /** Gives the process back the globals it had when this machine entered. */
   leave(): void {
     if (entered !== this) return;
-    const r = realGlobals;
-    const back: Swap[] = [
-      [globalThis, 'setTimeout', r.setTimeout], [globalThis, 'clearTimeout', r.clearTimeout], // real-time: allowed (restoring the real globals)
-      [globalThis, 'setInterval', r.setInterval], [globalThis, 'clearInterval', r.clearInterval], // real-time: allowed (restoring the real globals)
-      [globalThis, 'setImmediate', r.setImmediate], [globalThis, 'clearImmediate', r.clearImmediate], // real-time: allowed (restoring the real globals)
-      [globalThis, 'Date', r.Date], [performance, 'now', r.performanceNow],
-      [Math, 'random', r.random], [globalThis.crypto, 'randomUUID', r.randomUUID], // real-time: allowed (restoring the real globals)
-      ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, r.console[m]])),
-    ];
-    for (const [o, k, v] of back) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    for (const [o, k, v] of this.saved) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    this.saved = [];
     entered = undefined;
   }
+
 }
