@@ -14,6 +14,9 @@
  *   `getRemainingTimeInMillis()` counts down from a 30 s function timeout
  *   (`FUNCTION_TIMEOUT_MS`): Powertools registers it and writes the
  *   in-progress record with that expiry, as it does in Lambda.
+ *
+ * It opts in to progress (invariant 5) through a read endpoint,
+ * GET /orders?order=..., which the recovery phase queries.
  */
 import express from 'express';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
@@ -41,11 +44,19 @@ export function createApp({ redis }: AppEnv, o: { lambdaContext?: boolean } = {}
     const tenant = event.headers['x-tenant'] ?? 'default';
     const id = await redis.incr('orders:seq');
     await redis.set(`order:${id}`, JSON.stringify({ id, order, tenant, item }));
+    // The lookup by the caller's order reference (GET /orders?order=...).
+    await redis.set(`order-ref:${JSON.stringify([tenant, order])}`, String(id));
     return { statusCode: 201, body: JSON.stringify({ id }) };
   }, { persistenceStore, config });
 
   const app = express();
   app.use(express.text({ type: '*/*' }));
+  app.get('/orders', async (req, res) => {
+    const tenant = String(req.headers['x-tenant'] ?? 'default');
+    const id = await redis.get(`order-ref:${JSON.stringify([tenant, String(req.query.order)])}`);
+    if (id === null) res.status(404).json({ error: 'no such order' });
+    else res.status(200).json({ id: Number(id) });
+  });
   app.post('/orders', async (req, res) => {
     const started = Date.now();
     const context = { functionName: 'orders', awsRequestId: crypto.randomUUID(), getRemainingTimeInMillis: () => FUNCTION_TIMEOUT_MS - (Date.now() - started) };
@@ -68,6 +79,15 @@ export default {
   name: 'powertools-idempotency',
   app: (env) => createApp(env),
   operation: { path: '/orders', body: (op) => JSON.stringify({ order: op.runId, item: op.title }) },
+  // Invariant 5: once the faults stop and every in-progress record has expired
+  // (the function timeout), an operation that never succeeded asks GET /orders
+  // and resubmits until it does.
+  progress: {
+    settleMs: FUNCTION_TIMEOUT_MS + 1_000,
+    leased: false,
+    query: (op) => ({ path: `/orders?order=${encodeURIComponent(op.runId)}` }),
+    found: (status) => status === 200,
+  },
   effects: {
     noun: 'order',
     of: (kv, op) => kv.scan('order:').map(([, v]) => JSON.parse(v) as { id: number; order: string; tenant: string }).filter((o) => o.order === op.runId && o.tenant === op.tenant).map((o) => o.id).sort((a, b) => a - b),
