@@ -169,13 +169,15 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
     key: r.key,
     title: '',
     startMs: r.atMs,
-    endMs: r.atMs,
+    // When the answer arrived (invariant 6 orders a key's 2xx answers by it); the send time if none did.
+    endMs: r.answeredAtMs ?? r.atMs,
     outcome: typeof r.outcome === 'number' ? { kind: 'http', status: r.outcome } : { kind: 'transport', reason: r.outcome === 'connection_refused' ? 'connection_refused' : r.outcome === 'connection_closed' ? 'connection_closed' : 'timeout' },
     replay: false,
   };
   if (typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome < 300 && r.answer !== undefined) {
     const id = resultId(r.answer);
     if (id !== undefined) rec.reportId = id;
+    rec.body = r.answer;
   }
   return rec;
 }
