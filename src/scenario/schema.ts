@@ -119,6 +119,13 @@ export const scenarioSchema = z.strictObject({
      * Absent: never (files from before it read as they always did).
      */
     throttle: z.strictObject({ count: count.min(1).max(1000), retryAfterS: z.number().int().min(0).max(600) }).optional(),
+    /**
+     * Answer the next `count` requests that reach a live server (after the
+     * throttle) with `status`, before the service's handler sees them: a
+     * gateway, auth proxy or overloaded front end answering 400/401/403/404/422
+     * (retrying cannot help) or 408/409/429/503 (it can). Absent: never.
+     */
+    answer: z.strictObject({ status: z.number().int().min(400).max(599), count: count.min(1).max(1000) }).optional(),
   }).default({ latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 }),
   faults: z.strictObject({
     loseResponseAfterCommit: count.max(1000).default(0),
