@@ -5,13 +5,17 @@ import type { RunObserver } from '../../scenario/observe.js';
 import type { Scenario } from '../../scenario/schema.js';
 import { storeOn, type Store } from '../../tracker/store.js';
 import { unscopeKey } from '../../tracker/scope.js';
-import type { DbState, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
+import { serviceOf } from '../../scenario/service-of.js';
+import type { DbState, Decision, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
+import { summarize } from './stepper-story.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
   file?: string;
   /** The command that reproduces the run (default: `retrysim replay <file>`). */
   replay?: string;
+  /** A link back to the page listing this one (relative to the page), e.g. check --html's `index.html`. */
+  index?: string;
 }
 
 /** One request as the observer saw it leave its worker. */
@@ -74,11 +78,17 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     },
   };
   const run = await runScenario(s, { ...opts, observe: observer });
-  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states);
+  const def = serviceOf(s, opts.service);
+  const noun = def.effects.noun ?? 'effect';
+  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, new Set(def.steps));
   const m = matchesExpect(s, run);
+  const violations = pinViolations(s, run, built.steps, states, requests);
   const data: StepperData = {
     name: s.name,
     description: s.description,
+    summary: summarize({ steps: built.steps, violations, noun, reports: run.reports }),
+    noun,
+    ...(source.index !== undefined ? { index: source.index } : {}),
     ...(source.file !== undefined ? { file: source.file } : {}),
     replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
     variant: s.service.variant ?? s.service.module ?? '',
@@ -88,7 +98,7 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     lanes: built.lanes,
     steps: built.steps,
     dbStates: states,
-    violations: pinViolations(s, run, built.steps, states, requests),
+    violations,
     reports: run.reports,
     expect: { ...(s.expect.reports ? { reports: s.expect.reports } : {}), violations: [...s.expect.violations], met: m.ok, problems: m.problems },
     traceHash: run.result.traceHash,
@@ -165,7 +175,30 @@ function answerText(e: TraceEntry): string {
 /** Phases that look a key up in the database before deciding whether to go on. */
 const LOOKUPS = new Set(['check', 'claim']);
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[]): { lanes: Lane[]; steps: Step[] } {
+/** A decision's candidate label (`s0/op1.w1#2:register`) in words, from the scheduler's side. */
+function candidateWords(label: string, requests: Map<string, RequestInfo>): { who: string; what: string } {
+  const cut = label.lastIndexOf(':');
+  const task = cut < 0 ? label : label.slice(0, cut);
+  const next = cut < 0 ? '' : label.slice(cut + 1);
+  const r = requests.get(task);
+  const who = r !== undefined ? `#${r.n}` : task;
+  // start/sleep/wait are the kernel's own resumption points; anything else is the service's step name.
+  const what = next === 'start' ? 'starts' : next === 'sleep' ? 'wakes up after its wait' : next === 'wait' ? 'resumes waiting' : `runs ${next}`;
+  return { who, what };
+}
+
+/** A decision in words: who runs, who could have, and whether that preempted the running task. */
+function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { decision: Decision; text: string } {
+  const words = c.of.map((l) => candidateWords(l, requests));
+  const said = words.map((w, i) => (i === c.chosen ? `${w.who} ${w.what} — chosen` : i === 0 && c.preempted ? `${w.who} could have gone on: ${w.what.replace(/^runs /, 'run ')}` : `${w.who} could have: ${w.what}`));
+  const ran = words[c.chosen]!;
+  const text = c.preempted
+    ? `preemption: ${words[0]!.who} was about to ${words[0]!.what.replace(/^runs /, 'run ')}; the scheduler let ${ran.who} go first: ${ran.who} ${ran.what}`
+    : `${ran.who} ${ran.what} (${c.of.length} could run)`;
+  return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
+}
+
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], serviceSteps: ReadonlySet<string>): { lanes: Lane[]; steps: Step[] } {
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
     ...workers.map((w): Lane => ({ id: w, label: w, kind: 'worker' })),
@@ -188,7 +221,12 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
   entries.forEach((e, i) => {
     const next = entries[i + 1];
     if (next && next.actor === e.actor && next.event.startsWith('db:') && !e.event.startsWith('db:')) after[i] = before[i]!;
+    // A decision changes nothing: what changes after it is the chosen task's doing
+    // (its `db:` line when it logs one, else a derived "resumed" step on its own lane).
+    if (e.actor === 'kernel' && e.event === 'choose') after[i] = before[i]!;
   });
+  /** The step each request task logged last: a task the scheduler resumes goes on with it. */
+  const lastStep = new Map<string, string>();
   const steps: Step[] = [];
   const state = { answered: new Map<string, 'answered' | 'lost' | 'refused'>(), timedOut: new Set<number>(), leases: new Set<string>() };
   let decision = 0;
@@ -205,13 +243,28 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     if (e.actor === 'kernel' && e.event === 'choose') {
       const c = choices[decision++]!;
       const chosen = c.of[c.chosen]!;
-      const task = chosen.slice(0, chosen.indexOf(':'));
-      push({ ...base, kind: 'decision', from: lane(task), decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted }, text: `${c.preempted ? 'preemption: ' : ''}${chosen} runs (${c.of.length} candidates)` });
+      const task = chosen.slice(0, chosen.lastIndexOf(':'));
+      const words = decisionWords(c, requests);
+      // No raw `choose {…}` JSON on the page: the decision is said in words (the trace line stays in `retrysim replay --trace`).
+      push({ ...base, line: '', kind: 'decision', from: lane(task), decision: words.decision, text: words.text });
+      const nextDb = i + 1 < entries.length ? before[i + 1]! : final;
+      const next = entries[i + 1];
+      const logsItsOwn = next !== undefined && next.actor === task && next.event.startsWith('db:');
+      if (nextDb !== before[i] && !logsItsOwn) {
+        const r = requests.get(task);
+        const was = lastStep.get(task);
+        const who = r !== undefined ? `#${r.n}` : task;
+        push({
+          t: e.t, kind: 'resumed', actor: task, event: was ?? 'resumed', from: lane(task), ...(r !== undefined ? { to: DB } : {}), db: nextDb, line: '',
+          text: `${who} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database`,
+        });
+      }
       return;
     }
     if (/^s\d+$/.test(e.actor)) {
-      const k = e.event === 'kill' ? 'kill' : e.event === 'restart' ? 'restart' : 'error';
-      const text = k === 'kill' ? `kill -9 of ${e.actor} (${e.data?.inflight ?? 0} in flight; restarts after ${e.data?.restartAfterMs} ms)` : k === 'restart' ? `${e.actor} restarts (SQLite rows survive, memory is empty)` : e.event;
+      // kill and restart are the simulated network's; anything else a server logs is shown as it is, on its own row.
+      const k = e.event === 'kill' ? 'kill' : e.event === 'restart' ? 'restart' : 'note';
+      const text = k === 'kill' ? `kill -9 of ${e.actor} (${e.data?.inflight ?? 0} in flight; restarts after ${e.data?.restartAfterMs} ms)` : k === 'restart' ? `${e.actor} restarts (SQLite rows survive, memory is empty)` : `${e.actor}: ${e.event}`;
       push({ ...base, kind: k, from: lane(e.actor), text });
       return;
     }
@@ -258,7 +311,11 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, kind: 'killed', from: srv, text: `${name} dies with its server (no response, nothing after this point runs)` });
     } else if (e.event === 'threw') {
       push({ ...base, kind: 'error', from: srv, text: `${name} threw ${String(e.data?.error ?? '')}` });
+    } else if (!serviceSteps.has(e.event)) {
+      // Not one of the service's declared steps: a line the simulation adds (a pause, a slow step, a throttle). Its own row, in its own words.
+      push({ ...base, kind: 'note', from: srv, text: `${name} ${e.event}` });
     } else {
+      lastStep.set(e.actor, e.event);
       const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
