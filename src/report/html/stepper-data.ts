@@ -6,7 +6,8 @@ import type { Scenario } from '../../scenario/schema.js';
 import { storeOn, type Store } from '../../tracker/store.js';
 import { unscopeKey } from '../../tracker/scope.js';
 import { serviceOf } from '../../scenario/service-of.js';
-import type { DbState, Decision, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
+import type { DbState, Decision, KeyView, Lane, Step, StepperData, TableView, ViolationAt } from './stepper-types.js';
+import type { ServiceDb } from '../../service/definition.js';
 import { summarize } from './stepper-story.js';
 
 /** Where the run came from, for the page's header. */
@@ -46,8 +47,12 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
   const pending = new Map<string, Array<{ key: string | undefined; tenant: string }>>();
   const requests = new Map<string, RequestInfo>();
   let final = -1;
-  const intern = (store: Store): number => {
-    const st = snapshot(store, s.service.leaseMs);
+  const def = serviceOf(s, opts.service);
+  const noun = def.effects.noun ?? 'effect';
+  // The built-in tracker's rows get their own views (keys with lease and fence); a user's service shows the tables it declares.
+  const tracker = s.service.module === undefined;
+  const intern = (db: ServiceDb): number => {
+    const st = tracker ? snapshot(storeOn(db), s.service.leaseMs) : tablesSnapshot(db, def.tables);
     const text = JSON.stringify(st);
     let id = stateIds.get(text);
     if (id === undefined) {
@@ -59,7 +64,7 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
   };
   const observer: RunObserver = {
     entry(e, db) {
-      before.push(intern(storeOn(db)));
+      before.push(intern(db));
       entries.push(e);
       const m = REQUEST_ACTOR.exec(e.actor);
       if (m && e.event === 'spawn') {
@@ -74,15 +79,13 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
       pending.set(worker, list);
     },
     end(db) {
-      final = intern(storeOn(db));
+      final = intern(db);
     },
   };
   const run = await runScenario(s, { ...opts, observe: observer });
-  const def = serviceOf(s, opts.service);
-  const noun = def.effects.noun ?? 'effect';
-  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, new Set(def.steps));
+  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun });
   const m = matchesExpect(s, run);
-  const violations = pinViolations(s, run, built.steps, states, requests);
+  const violations = pinViolations(s, run, built.steps, states, requests, noun);
   const data: StepperData = {
     name: s.name,
     description: s.description,
@@ -106,6 +109,38 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     preemptions: run.result.choices.filter((c) => c.preempted).length,
   };
   return { data, run };
+}
+
+/** A user service's declared tables, every row, in rowid order where there is one (deterministic either way: SQLite's scan order). */
+function tablesSnapshot(db: ServiceDb, tables: readonly string[]): DbState {
+  const out: TableView[] = tables.map((name) => {
+    const stmt = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`);
+    const columns = stmt.columns().map((c) => c.name);
+    const rows = (stmt.raw(true).all() as unknown[][]).map((r) => r.map((v) => (v === null || typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v))));
+    return { name, columns, rows };
+  });
+  return { reports: [], keys: [], tables: out };
+}
+
+/** What changed in a user service's tables, row by row (a row is named by its first column). */
+function diffTables(a: TableView[], b: TableView[]): string[] {
+  const out: string[] = [];
+  for (const t of b) {
+    const old = a.find((x) => x.name === t.name);
+    const before = new Map((old?.rows ?? []).map((r) => [JSON.stringify(r[0]), r]));
+    const after = new Map(t.rows.map((r) => [JSON.stringify(r[0]), r]));
+    const show = (v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 37)}…` : String(v));
+    for (const [k, r] of after) {
+      const o = before.get(k);
+      if (o === undefined) out.push(`+ ${t.name} ${show(r[0])}`);
+      else {
+        const cols = t.columns.flatMap((c, i) => (JSON.stringify(o[i]) !== JSON.stringify(r[i]) ? [`${c} ${show(o[i])} → ${show(r[i])}`] : []));
+        if (cols.length > 0) out.push(`${t.name} ${show(r[0])}: ${cols.join(', ')}`);
+      }
+    }
+    for (const [k, r] of before) if (!after.has(k)) out.push(`− ${t.name} ${show(r[0])}`);
+  }
+  return out;
 }
 
 function snapshot(store: Store, leaseMs: number): DbState {
@@ -139,6 +174,7 @@ function describeRow(row: KeyView | undefined): string {
 
 /** What changed between two database states, in words. */
 function diffStates(a: DbState, b: DbState): string[] {
+  if (b.tables !== undefined) return diffTables(a.tables ?? [], b.tables);
   const out: string[] = [];
   const ids = new Set(a.reports.map((r) => r.id));
   for (const r of b.reports) if (!ids.has(r.id)) out.push(`+ report ${r.id} (run ${r.run_id})`);
@@ -198,7 +234,8 @@ function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { d
   return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
 }
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], serviceSteps: ReadonlySet<string>): { lanes: Lane[]; steps: Step[] } {
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string }): { lanes: Lane[]; steps: Step[] } {
+  const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
     ...workers.map((w): Lane => ({ id: w, label: w, kind: 'worker' })),
@@ -221,6 +258,9 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
   entries.forEach((e, i) => {
     const next = entries[i + 1];
     if (next && next.actor === e.actor && next.event.startsWith('db:') && !e.event.startsWith('db:')) after[i] = before[i]!;
+    // A `db:` line of another task right after: that task ran in between (resumed with no decision, as the only one runnable)
+    // and made the change, so it shows on its line, not on this one.
+    if (next && next.actor !== e.actor && next.event.startsWith('db:')) after[i] = before[i]!;
     // A decision changes nothing: what changes after it is the chosen task's doing
     // (its `db:` line when it logs one, else a derived "resumed" step on its own lane).
     if (e.actor === 'kernel' && e.event === 'choose') after[i] = before[i]!;
@@ -277,7 +317,9 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
         push({ ...base, kind: 'timeout', from, text: `request #${n}: no answer within ${e.data?.afterMs} ms — timeout` });
       } else if (e.event.startsWith('result ')) {
         const d = e.data ?? {};
-        const text = e.event === 'result success' ? `result: success, report_id ${d.reportId}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
+        // The worker names the id after the service's noun (reportId for the tracker, paymentId, or id when there is no noun).
+        const id = d.reportId ?? d[`${service.noun}Id`] ?? d.id;
+        const text = e.event === 'result success' ? `result: success, ${service.noun} id ${id}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
         push({ ...base, kind: 'worker', from, text });
       } else if (e.event === 'threw' || e.event === 'killed') {
         push({ ...base, kind: 'error', from, text: `${e.event} ${String(e.data?.error ?? '')}` });
@@ -290,7 +332,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     const wl = lane(req.worker);
     const name = `#${req.n}`;
     if (e.event === 'spawn') {
-      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST /reports → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
+      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST ${service.path} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
       push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
@@ -367,7 +409,7 @@ function addLeaseExpiries(st: DbState | undefined, t: number, db: number, seen: 
   }
 }
 
-function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>): ViolationAt[] {
+function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>, noun: string): ViolationAt[] {
   return run.violations.map((v) => {
     const op = s.operations.find((o) => o.id === v.op);
     const tenant = op?.tenant ?? 'default';
@@ -376,11 +418,15 @@ function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbS
     const at = (step: number, why: string): ViolationAt => ({ ...v, step: step < 0 ? steps.length - 1 : step, why: step < 0 ? 'the end state breaks it' : why });
     if (v.invariant === 'exactly-one') {
       if (run.reports[v.op]! > 1) {
-        const i = steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2);
-        return at(i, `the second report for ${v.op} appears here`);
+        // The tracker's rows say which report is whose; for any service, the operation's second `db: +N <noun>` line is where it appears.
+        let added = 0;
+        const i = s.service.module === undefined
+          ? steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2)
+          : steps.findIndex((st) => st.kind === 'db' && isOpActor(st.actor) && (added += Number(/^db: \+(\d+)/.exec(st.event)?.[1] ?? 0)) >= 2);
+        return at(i, `the second ${noun} for ${v.op} appears here`);
       }
       const i = steps.findIndex((st) => isOpActor(st.actor) && st.event === 'result success');
-      return at(i, `the client is told it succeeded, but no report for ${v.op} exists`);
+      return at(i, `the client is told it succeeded, but no ${noun} for ${v.op} exists`);
     }
     if (v.invariant === 'id-exists' || v.invariant === 'tenant-isolation') {
       const id = /report(?:_id)? (\d+)/.exec(v.detail)?.[1];

@@ -21,7 +21,7 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
     const b = steps[second]!.actor;
     if (a !== b) {
       const did = doings(steps, a, 0, first);
-      const sa = `${name(a)} ${did.length > 0 ? `ran ${list(did)}, adding a ${noun}` : `added a ${noun}`}${fate(steps, a, b, first, second)}.`;
+      const sa = `${name(a)} ${did.length > 0 ? `ran ${list(did)}, adding ${an(noun)}` : `added ${an(noun)}`}${fate(steps, a, b, first, second)}.`;
       const intro = preemptedIn(steps, a, b, first, second) ? `${name(b)} was preempted in` : sameWorker(a, b) ? `The client retried as ${name(b)}` : `${name(b)}, from another worker, went on`;
       const earlier = doings(steps, b, 0, first);
       const later = doings(steps, b, first + 1, second);
@@ -49,6 +49,11 @@ function name(actor: string): string {
 
 function sameWorker(a: string, b: string): boolean {
   return REQUEST.exec(a)?.[1] === REQUEST.exec(b)?.[1];
+}
+
+/** `a report`, `an effect`. */
+function an(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 }
 
 function cap(s: string): string {
@@ -112,7 +117,7 @@ function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): st
     const ending = steps.slice(0, end + 1).filter((s) => s.actor === a && ['lost', 'killed', 'answer', 'refused'].includes(s.kind)).pop();
     const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}`;
     const did = doings(steps, a, 0, end);
-    const effect = steps.slice(0, end + 1).some((s) => s.actor === a && added(s)) ? ` (adding a ${noun})` : '';
+    const effect = steps.slice(0, end + 1).some((s) => s.actor === a && added(s)) ? ` (adding ${an(noun)})` : '';
     return `${name(a)} ${ending?.kind === 'refused' ? 'was refused (its server was down)' : did.length > 0 ? `ran ${list(did)}${effect}` : 'was sent'}${how}`;
   });
   const more = actors.length > 3 ? `; ${actors.length - 3} more request(s) followed` : '';

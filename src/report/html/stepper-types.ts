@@ -86,10 +86,22 @@ export interface KeyView {
   response_body: string | null;
 }
 
-/** The database's rows at one moment. */
+/** One of a user service's tables, as shown: its columns and rows (values as SQLite returned them, blobs as text). */
+export interface TableView {
+  name: string;
+  columns: string[];
+  rows: Array<Array<string | number | null>>;
+}
+
+/**
+ * The database's rows at one moment: the built-in tracker's two tables in
+ * their own views, or — for a user's service — every table it declares
+ * (`tables`), read generically.
+ */
 export interface DbState {
   reports: ReportView[];
   keys: KeyView[];
+  tables?: TableView[];
 }
 
 /** A broken invariant and the step where it breaks. */

@@ -1,4 +1,4 @@
-import type { DbState, KeyView, Step, StepperData } from '../stepper-types.js';
+import type { DbState, KeyView, Step, StepperData, TableView } from '../stepper-types.js';
 import { el, svg } from './dom.js';
 
 /**
@@ -98,7 +98,7 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
     el('p', { class: 'meta' },
       `${d.variant} / ${d.keySource} · seed ${d.seed} · lease ${d.leaseMs} ms · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
-      ` · reports held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
+      ` · ${d.noun}s held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
     el('p', { class: 'replay' }, 'reproduce: ', el('code', {}, d.replay))));
@@ -319,9 +319,22 @@ function drawPanel(panel: HTMLElement, d: StepperData, n: number): void {
     }
   }
   if (s.dbChange) parts.push(el('div', { class: 'st-change' }, el('strong', {}, 'database change: '), s.dbChange.join('; ')));
-  parts.push(reportsTable(db, prev, d.violations.filter((v) => v.step <= n && v.invariant === 'exactly-one').length > 0));
-  parts.push(keysTable(db, prev, s.t));
+  if (db.tables !== undefined) parts.push(...db.tables.map((t) => anyTable(t, prev.tables?.find((p) => p.name === t.name))));
+  else {
+    parts.push(reportsTable(db, prev, d.violations.filter((v) => v.step <= n && v.invariant === 'exactly-one').length > 0));
+    parts.push(keysTable(db, prev, s.t));
+  }
   panel.replaceChildren(...parts);
+}
+
+/** A user service's table: its columns and rows, rows new or changed at this step highlighted. */
+function anyTable(t: TableView, prev: TableView | undefined): HTMLElement {
+  const old = new Set((prev?.rows ?? []).map((r) => JSON.stringify(r)));
+  return el('section', { class: 'db-table' },
+    el('h3', {}, `${t.name} (${t.rows.length})`),
+    t.rows.length === 0 ? el('p', { class: 'empty' }, 'no rows') : el('table', { class: `any ${t.name}` },
+      el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, c)))),
+      el('tbody', {}, ...t.rows.map((r) => el('tr', { class: old.has(JSON.stringify(r)) ? '' : 'changed' }, ...r.map((v) => el('td', {}, v === null ? '—' : short(String(v)))))))));
 }
 
 function reportsTable(db: DbState, prev: DbState, broken: boolean): HTMLElement {
