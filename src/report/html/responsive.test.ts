@@ -10,12 +10,13 @@ import { CHROMIUM_ARGS } from './chromium-args.js';
  * Every page at a phone's width (390 px) and a laptop's (1280 px), in a real
  * Chromium: no sideways scroll, every control on screen, text contrast of
  * at least 4.5:1 measured from the computed styles, and the stepper and the
- * matrix worked with the keyboard alone. Screenshots go where
- * browser.test.ts puts them (RETRYSIM_SCREENSHOTS=docs: docs/screenshots/).
+ * matrix worked with the keyboard alone. Screenshots of each page at both
+ * widths go to node_modules/.cache/retrysim/screenshots/.
  */
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const SHOTS = process.env.RETRYSIM_SCREENSHOTS === 'docs' ? join(ROOT, 'docs', 'screenshots') : join(ROOT, 'node_modules', '.cache', 'retrysim', 'screenshots');
+// Always the cache: these are for reviewing the layouts; the README's pictures come from browser.test.ts.
+const SHOTS = join(ROOT, 'node_modules', '.cache', 'retrysim', 'screenshots');
 const CANDIDATES = process.env.RETRYSIM_CHROMIUM ? [process.env.RETRYSIM_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const chromiumPath = CANDIDATES.find((p) => existsSync(p));
 const RACE = join('scenarios', 'found', 'key_split-exactly-one-b78c4ffb.json');

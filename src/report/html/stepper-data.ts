@@ -166,10 +166,11 @@ export function shortKey(scoped: string): string {
   return k.tenant === 'default' ? k.key : `${k.key} @${k.tenant}`;
 }
 
-function describeRow(row: KeyView | undefined): string {
+function describeRow(row: KeyView | undefined, t: number): string {
   if (row === undefined) return 'not registered';
   if (row.status === 'done') return `done (${row.response_code})`;
-  return `in progress, fence ${row.fence}, lease until ${row.lease_until} ms`;
+  const over = row.lease_until !== null && row.lease_until <= t;
+  return `in progress, fence ${row.fence}, lease ${over ? 'over since' : 'until'} ${row.lease_until} ms`;
 }
 
 /** What changed between two database states, in words. */
@@ -362,7 +363,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
-        const found = describeRow(row);
+        const found = describeRow(row, e.t);
         const outcome = nextPhase(entries, i) ? 'pass' : 'stop';
         step.check = { key: req.key, found, outcome };
         step.text = `${name} ${e.event}: key ${req.key} is ${found} → ${outcome === 'pass' ? (e.event === 'check' ? 'passes the check' : 'goes on') : 'answers without writing'}`;

@@ -154,13 +154,18 @@ export const MATRIX_CSS = `
 .matrix td.cell.selected button { outline: 3px solid var(--accent); outline-offset: -3px; }
 .matrix td.cell .diff { color: #8a5200; }
 .matrix th.col { white-space: normal; max-width: 9em; font-size: 12px; }
+.matrix tbody th { white-space: normal; }
 .matrix-intro { max-width: 64em; }
 #cell-view { margin-top: 16px; border-top: 2px solid var(--line); padding-top: 8px; }
 .matrix-wrap { overflow-x: auto; max-width: 100%; }
+/* The row names stay put while the columns scroll under them (a phone shows three columns at a time). */
+.matrix tbody th, .matrix thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--panel); }
 .cell-bar { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: baseline; font-size: 12.5px; }
 .cell-bar .save { color: var(--muted); }
 @media (max-width: 760px) {
   .matrix td.cell button { padding: 6px 6px; }
   .matrix th { white-space: normal; }
+  .matrix tbody th { font-size: 11px; padding: 3px 4px; }
+  .matrix td.cell { height: 1px; } .matrix td.cell button { height: 100%; }
 }
 `;

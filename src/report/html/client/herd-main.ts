@@ -215,7 +215,8 @@ function showSweep(cells: CellResult[], j: Job, secs: number): void {
 type Row = ReturnType<typeof herdJsonRow>;
 /** A line chart of one figure against the client count, one line per strategy (the AWS article's plot). */
 function chart(rows: Row[], y: 'calls' | 'ms', title: string): HTMLElement {
-  const W = 560;
+  // Drawn at the width a chart gets (two side by side on a laptop, one on a phone), so its labels keep their size.
+  const W = Math.max(300, Math.min(560, app.clientWidth - 16));
   const H = 300;
   const L = 56;
   const B = 34;

@@ -17,7 +17,7 @@ const view = el('section', { id: 'cell-view', 'aria-label': 'the chosen cell, st
 const buttons = new Map<string, HTMLTableCellElement>();
 const table = el('table', { class: 'matrix', id: 'matrix' },
   el('thead', {}, el('tr', {}, el('th', {}, 'variant / key source'), ...data.columns.map((c) => el('th', { class: 'col' }, c.replace(/_/g, ' '))))),
-  el('tbody', {}, ...data.rows.map((row) => el('tr', {}, el('th', {}, row), ...data.columns.map((col) => {
+  el('tbody', {}, ...data.rows.map((row) => el('tr', {}, el('th', { scope: 'row' }, ...row.split('/').flatMap((part, i) => (i === 0 ? [part] : ['/', el('wbr'), part]))), ...data.columns.map((col) => {
     const c = data.cells[row]![col]!;
     const differs = c.expected !== undefined && c.expected !== c.reports;
     // The accessible name says what the cell is, not just its number.
