@@ -71,7 +71,9 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
   for (let i = from; i <= to; i++) {
     const s = steps[i]!;
     if (s.actor !== actor) continue;
-    if (s.kind === 'phase' || s.kind === 'note') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
+    if (s.kind === 'phase') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
+    // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
+    else if (s.kind === 'note') parts.push(parts.length > 0 ? `${parts.pop()!} (${s.event})` : s.event);
     else if (s.kind === 'resumed') parts.push(`resumed its ${s.event} (${s.dbChange?.join('; ') ?? 'a write'})`);
   }
   return parts;
