@@ -187,6 +187,7 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
       expect(lines).toEqual([4, 4, 4, 4, 4, 4]);
     }
     console.log(`[browser] herd sweep 6 × 4 × 20: ${await page.locator('#status').textContent()}`);
+    await page.screenshot({ path: join(SHOTS, 'herd-sweep.png') });
     // The parameters are in the URL: the page wrote them back, a reload shows the same form.
     expect(new URL(page.url()).hash).toContain('from=10');
     expect(await page.inputValue('#by')).toBe('30');
