@@ -1,7 +1,8 @@
 import type { Scenario } from '../scenario/schema.js';
-import { parseScenario } from '../scenario/load.js';
+import { parseScenario, ScenarioError } from '../scenario/load.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
 
 /** Options of {@link minimiseCounterexample}. */
@@ -12,6 +13,8 @@ export interface MinimiseOptions {
   searchRunsMax?: number;
   /** Runs allowed in all. Default 6,000. */
   runsMax?: number;
+  /** Runs one scenario on a choice source (default {@link runScenario}; a user service's campaign passes its definition). */
+  run?: (s: Scenario, choices: ChoiceSource) => Promise<ScenarioRun>;
 }
 
 /** A counterexample after {@link minimiseCounterexample}. */
@@ -22,13 +25,37 @@ export interface Minimised {
   preemptions: number;
   /** Non-default choices in the schedule. */
   decisions: number;
-  /** True when the schedule search of the final scenario was exhaustive within its bound, so `preemptions` is minimal for it. */
+  /**
+   * True only when every schedule of the final scenario with fewer
+   * preemptions was run, none failed and none threw: then `preemptions` is
+   * minimal for it.
+   */
   preemptionsMinimal: boolean;
   /** What the pass removed, in order, e.g. `operation op2`, `crashMidRequest 2 → 1`. */
   removed: string[];
-  /** Simplifications tried whose search ran out of runs before it could rule them out. */
+  /** One-step simplifications of the result whose search ran out of runs (or was never started: the budget was spent) before it could rule them out. */
   undecided: string[];
+  /**
+   * One-step simplifications of the result that could not be judged because
+   * a run of them (or loading them) threw, each with the error: a candidate
+   * that throws has not been shown to pass, so it is not counted as "does
+   * not fail". Also a schedule search of the result itself that threw.
+   */
+  errored: string[];
   runs: number;
+}
+
+/**
+ * Whether a minimised counterexample is shown minimal, and if not, each
+ * dimension that is not, in words: the preemption count when its schedule
+ * search was cut short, every one-step simplification not ruled out.
+ */
+export function notShownMinimal(m: Pick<Minimised, 'preemptions' | 'preemptionsMinimal' | 'undecided' | 'errored'>): string[] {
+  return [
+    ...(m.preemptionsMinimal ? [] : [`preemptions ${m.preemptions}: not every schedule with fewer preemptions was run without error (search cut short or a run threw)`]),
+    ...m.undecided.map((u) => `not shown necessary (search ran out of runs): ${u}`),
+    ...m.errored.map((u) => `not shown necessary (a run threw): ${u}`),
+  ];
 }
 
 /** One candidate simplification of a scenario: what it does, and the simpler scenario. */
@@ -47,17 +74,33 @@ interface Simplification {
  * lengthen the other delay).
  */
 export function simplifications(s: Scenario): Simplification[] {
-  // Only candidates that are valid scenario files: a minimised counterexample must load.
-  return candidates(s).filter((c) => isValid(c.scenario));
+  return checkedSimplifications(s).valid;
 }
 
-function isValid(s: Scenario): boolean {
-  try {
-    parseScenario(JSON.stringify(s));
-    return true;
-  } catch {
-    return false;
+/**
+ * The one-step simplifications, sorted: `valid` are scenario files that
+ * load (a minimised counterexample must load); a candidate the loader
+ * refuses as a scenario ({@link ScenarioError}, e.g. a kill on an instance
+ * that no longer exists) is no simplification at all and is dropped; any
+ * other throw is a candidate that could not be checked, listed in
+ * `errored` with the message — never mistaken for one that does not fail.
+ */
+export function checkedSimplifications(s: Scenario): { valid: Simplification[]; errored: string[] } {
+  const valid: Simplification[] = [];
+  const errored: string[] = [];
+  for (const c of candidates(s)) {
+    try {
+      parseScenario(JSON.stringify(c.scenario));
+      valid.push(c);
+    } catch (e) {
+      if (!(e instanceof ScenarioError)) errored.push(`${c.what} (the candidate could not be loaded: ${messageOf(e)})`);
+    }
   }
+  return { valid, errored };
+}
+
+function messageOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 }
 
 function candidates(s: Scenario): Simplification[] {
@@ -146,25 +189,39 @@ function preemptionsOf(run: ScenarioRun): number {
  *
  * The result is minimal in preemptions for its scenario (when the search was
  * complete) and locally minimal in operations, workers, faults, instances
- * and attempts: no single removal keeps the failure.
+ * and attempts: no single removal keeps the failure. Anything that could
+ * not be shown — a search cut short by its budget, a candidate whose run
+ * threw — is listed (`undecided`, `errored`, `preemptionsMinimal: false`),
+ * never reported as minimal.
  */
 export async function minimiseCounterexample(scenario: Scenario, choices: readonly number[], o: MinimiseOptions): Promise<Minimised> {
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
+  const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }));
   let runs = 0;
-  const first = await runScenario(scenario, { choices: new ListChoice(choices) });
+  const first = await runOne(scenario, new ListChoice(choices));
   runs++;
   if (!o.isHit(first)) throw new Error('minimiseCounterexample: the given case does not fail');
   let cur = { scenario, choices: trimZeros(choices), preemptions: preemptionsOf(first), decisions: choices.filter((c) => c !== 0).length, preemptionsMinimal: false };
 
+  // A run that throws is neither a hit nor a pass: it is remembered, and the
+  // search that met it is not complete (it did not show that schedule passes).
   const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<ScenarioRun>) => {
-    const r = await searchBounded((c) => runScenario(s, { choices: c }), o.isHit, {
+    let thrown: string | undefined;
+    const r = await searchBounded(async (c) => {
+      try {
+        return await runOne(s, c);
+      } catch (e) {
+        thrown ??= messageOf(e);
+        return undefined;
+      }
+    }, (x) => x !== undefined && o.isHit(x), {
       preemptionsMax,
       runsMax: Math.min(searchRunsMax, Math.max(1, runsMax - runs)),
       ...(known ? { known } : {}),
     });
     runs += r.runs;
-    return r;
+    return { ...r, best: r.best as BoundedHit<ScenarioRun> | undefined, complete: r.complete && thrown === undefined, thrown };
   };
 
   // Simplify first: a smaller scenario has a far smaller schedule space, so
@@ -172,16 +229,22 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
   // first bound with a hit, never above the preemptions the case has now.
   const removed: string[] = [];
   let undecided: string[] = [];
-  for (let improved = true; improved && runs < runsMax;) {
+  let errored: string[] = [];
+  for (let improved = true; improved;) {
     improved = false;
+    // Every round judges the current scenario afresh: what was left open
+    // about an earlier, larger one says nothing about this one.
+    const singles = checkedSimplifications(cur.scenario);
     undecided = [];
+    errored = [...singles.errored];
     // Single steps first; only at a local minimum, pairs of steps: two
     // things can hold each other up (an operation that only consumes a kill
     // plan goes with the kill), and neither alone can go.
-    for (const phase of [simplifications, pairsOf]) {
-      for (const cand of phase(cur.scenario)) {
+    for (const phase of ['single', 'pair'] as const) {
+      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario)) {
         if (runs >= runsMax) {
-          if (phase === simplifications) undecided.push(cand.what);
+          // The budget is spent: a single step never tried is not shown unnecessary.
+          if (phase === 'single') undecided.push(cand.what);
           continue;
         }
         const r = await search(cand.scenario, cur.preemptions);
@@ -191,7 +254,10 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
           improved = true;
           break;
         }
-        if (!r.complete && phase === simplifications) undecided.push(cand.what);
+        if (phase === 'single') {
+          if (r.thrown !== undefined) errored.push(`${cand.what} (${r.thrown})`);
+          else if (!r.complete) undecided.push(cand.what);
+        }
       }
       if (improved) break;
     }
@@ -200,6 +266,7 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
     // The scenario was already minimal: search its own schedules below the one in hand.
     const own = await search(scenario, cur.preemptions, { choices: cur.choices, preemptions: cur.preemptions, decisions: cur.decisions, result: first });
     if (own.best) cur = { ...cur, choices: own.best.choices, preemptions: own.best.preemptions, decisions: own.best.decisions, preemptionsMinimal: own.complete || own.best.preemptions === 0 };
+    if (own.thrown !== undefined) errored.push(`the schedule search of the scenario itself (${own.thrown})`);
   }
-  return { ...cur, removed, undecided, runs };
+  return { ...cur, removed, undecided, errored, runs };
 }

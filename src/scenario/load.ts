@@ -82,9 +82,10 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
   }
   const kill = s.faults.kill;
   // A step the variant never reaches would make the fault silently never fire.
-  const steps = STEP_LABELS[s.service.variant as Variant];
+  // A user service's steps are its module's to say (checked when it is loaded), not the built-in table's.
+  const steps = s.service.variant === undefined ? undefined : STEP_LABELS[s.service.variant as Variant];
   const stepIssue = (path: string, step: string | undefined): void => {
-    if (step !== undefined && !steps.includes(step)) out.push({ path, message: `'${step}' is not a step of ${s.service.variant} (its steps: ${steps.join(', ')})` });
+    if (steps !== undefined && step !== undefined && !steps.includes(step)) out.push({ path, message: `'${step}' is not a step of ${s.service.variant} (its steps: ${steps.join(', ')})` });
   };
   stepIssue('faults.pause.atStep', s.faults.pause?.atStep);
   stepIssue('faults.kill.atStep', kill?.atStep);
