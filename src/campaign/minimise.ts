@@ -54,7 +54,7 @@ export function notShownMinimal(m: Pick<Minimised, 'preemptions' | 'preemptionsM
   return [
     ...(m.preemptionsMinimal ? [] : [`preemptions ${m.preemptions}: not every schedule with fewer preemptions was run without error (search cut short or a run threw)`]),
     ...m.undecided.map((u) => `not shown necessary (search ran out of runs): ${u}`),
-    ...m.errored.map((u) => `not shown necessary (a run threw): ${u}`),
+    ...m.errored.map((u) => `not shown necessary (could not be tried): ${u}`),
   ];
 }
 
