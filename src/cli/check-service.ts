@@ -128,7 +128,8 @@ export async function run(argv: string[]): Promise<number> {
     if (html !== undefined) {
       const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
       const pages = await writeServiceCheckPages(html, { subject: `service ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}) }, { service: def });
-      console.error(`wrote ${pages.length - 1} counterexample page(s) and ${html}/index.html`);
+      if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
     }
     if (v.json) {
       console.log(JSON.stringify({

@@ -60,15 +60,22 @@ export interface ServiceCheckRow {
  * user's service) and an index with the one row, as `check --html` writes
  * them for built-in claims.
  */
-export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions): Promise<string[]> {
+export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions): Promise<{ written: string[]; problem?: string }> {
   const written: string[] = [];
   const cx = row.counterexample;
   let link = '—';
+  let problem: string | undefined;
   if (cx !== undefined) {
     const name = `${cx.file !== undefined ? basename(cx.file, '.json') : 'counterexample'}.html`;
-    await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { ...opts, strictReplay: true });
-    written.push(join(dir, name));
-    link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
+    try {
+      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { ...opts, strictReplay: true });
+      written.push(join(dir, name));
+      link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
+    } catch (e) {
+      // The verdict stands without its picture; the index and the caller say why there is none.
+      problem = `the counterexample's page could not be drawn: ${(e as Error).message.split('\n')[0]}`;
+      link = escapeHtml(problem);
+    }
   }
   const index = join(dir, 'index.html');
   writeFileSync(index, [
@@ -82,5 +89,5 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     '',
   ].join('\n'));
   written.push(index);
-  return written;
+  return { written, ...(problem !== undefined ? { problem } : {}) };
 }
