@@ -199,18 +199,21 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
       let written: string;
       let r: ClientRun;
+      // The minimised case when minimising and writing worked; else fast-check's, as it failed.
+      let shown = c.scenario;
       try {
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}) });
         r = cx.run;
-        written = `\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+        shown = cx.scenario;
+        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
       } catch (e) {
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;
       }
-      const size = scenarioSize(c.scenario, 0);
-      const f = c.scenario.faults;
-      const t = c.scenario.network.throttle;
-      const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
+      const size = scenarioSize(shown, 0);
+      const f = shown.faults;
+      const t = shown.network.throttle;
+      const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: shown.network.loseResponses })
         .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
       throw new Error(`${report}\n\nretrysim: client '${client.name}' fails (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +

@@ -5,10 +5,16 @@ import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import type { FaultKind } from '../scenario/arbitraries.js';
 import checkThenInsert from '../../examples/payments-check-then-insert/service.js';
 import twoTransactions from '../../examples/two-transactions/service.js';
 import leaseWithoutFencing from '../../examples/lease-without-fencing/service.js';
+import { buggyClient } from '../../examples/fetch-retry-client/client.js';
+import fc from 'fast-check';
+import { clientCaseArbitrary, recordClientCounterexample } from '../client/campaign.js';
+import { ListChoice } from '../sim/choice/list.js';
+import { scenarioSize, type FaultKind, type GeneratedCase } from '../scenario/arbitraries.js';
+import { runClientScenario, type ClientRun, type RetryClient } from '../client/run.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 
 /**
  * Brute force, independent of the minimiser's own bounded search: every
@@ -17,8 +23,12 @@ import leaseWithoutFencing from '../../examples/lease-without-fencing/service.js
  * could not finish (then nothing was shown).
  */
 async function fewestFailingPreemptions(def: ServiceDefinition, s: Scenario, isHit: (r: ScenarioRun) => boolean): Promise<number | undefined> {
+  return fewestBy((choices) => runScenario(s, { choices, service: def, hashTrace: false }), s.name, isHit);
+}
+
+async function fewestBy<R extends { result: ScenarioRun['result'] }>(run: (c: ChoiceSource) => Promise<R>, name: string, isHit: (r: R) => boolean): Promise<number | undefined> {
   let fewest: number | undefined;
-  const e = await exploreAll((choices) => runScenario(s, { choices, service: def, hashTrace: false }), {
+  const e = await exploreAll(run, {
     schedulesMax: 20_000,
     keep: () => false,
     onSchedule: (x) => {
@@ -27,7 +37,7 @@ async function fewestFailingPreemptions(def: ServiceDefinition, s: Scenario, isH
       fewest = fewest === undefined ? p : Math.min(fewest, p);
     },
   });
-  if (!e.complete) throw new Error(`brute force incomplete for ${s.name}: ${e.schedules} schedules`);
+  if (!e.complete) throw new Error(`brute force incomplete for ${name}: ${e.schedules} schedules`);
   return fewest;
 }
 
@@ -58,6 +68,34 @@ describe('minimised user-service counterexamples are minimal by brute force', ()
     // No one-step simplification fails at all within the preemptions it has (fewer would be simpler still).
     for (const s of simplifications(cx.scenario)) {
       const fewest = await fewestFailingPreemptions(def, s.scenario, isHit);
+      expect(fewest === undefined || fewest > p, `${s.what} still fails with ${fewest} preemption(s)`).toBe(true);
+    }
+  });
+});
+
+describe('minimised retry-client counterexamples are minimal by brute force', () => {
+  // Raw generated cases, not fast-check-shrunk ones: the minimiser does all the work here.
+  it.each([
+    ['a key per attempt, lost answers only', buggyClient, ['loseResponse', 'loseAllAnswers']],
+    ['a key per attempt, the whole client fault space', buggyClient, undefined],
+  ] as Array<[string, RetryClient, FaultKind[] | undefined]>)('%s', async (_name, client, faults) => {
+    let raw: GeneratedCase | undefined;
+    for (const c of fc.sample(clientCaseArbitrary({}, faults), { numRuns: 200, seed: 7 })) {
+      const run = await runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices) });
+      if (run.violations.length > 0 && scenarioSize(c.scenario, 0).faults + c.scenario.operations.length > 2) {
+        raw = c;
+        break;
+      }
+    }
+    expect(raw).toBeDefined();
+    const cx = await recordClientCounterexample(client, raw!, {});
+    expect(cx.notMinimal).toEqual([]);
+    const target = cx.scenario.expect.violations[0]!;
+    const isHit = (x: ClientRun) => x.violations.some((v) => v.invariant === target);
+    const p = cx.size.preemptions;
+    expect(await fewestBy((choices) => runClientScenario(cx.scenario, client, { choices }), cx.scenario.name, isHit)).toBe(p);
+    for (const s of simplifications(cx.scenario, true)) {
+      const fewest = await fewestBy((choices) => runClientScenario(s.scenario, client, { choices }), s.what, isHit);
       expect(fewest === undefined || fewest > p, `${s.what} still fails with ${fewest} preemption(s)`).toBe(true);
     }
   });

@@ -6,15 +6,26 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
 
 /** Options of {@link minimiseCounterexample}. */
-export interface MinimiseOptions {
+export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
   /** The failure to keep: true when a run still shows it. */
-  isHit: (run: ScenarioRun) => boolean;
+  isHit: (run: R) => boolean;
   /** Runs allowed for one schedule search (one scenario). Default 1,000. */
   searchRunsMax?: number;
   /** Runs allowed in all. Default 6,000. */
   runsMax?: number;
   /** Runs one scenario on a choice source (default {@link runScenario}; a user service's campaign passes its definition). */
-  run?: (s: Scenario, choices: ChoiceSource) => Promise<ScenarioRun>;
+  run?: (s: Scenario, choices: ChoiceSource) => Promise<R>;
+  /**
+   * The operations are run by a user's retry client, not the built-in
+   * harness: the harness's knobs (attempts, model resubmits, the key-reuse
+   * probe) change nothing, so they are not simplifications to try.
+   */
+  userClient?: boolean;
+}
+
+/** What the minimiser needs of a run: the schedule it took. */
+export interface MinimisableRun {
+  result: ScenarioRun['result'];
 }
 
 /** A counterexample after {@link minimiseCounterexample}. */
@@ -73,8 +84,8 @@ interface Simplification {
  * pause outlast the lease" can become one fault (a pure removal could not
  * lengthen the other delay).
  */
-export function simplifications(s: Scenario): Simplification[] {
-  return checkedSimplifications(s).valid;
+export function simplifications(s: Scenario, userClient = false): Simplification[] {
+  return checkedSimplifications(s, userClient).valid;
 }
 
 /**
@@ -85,10 +96,10 @@ export function simplifications(s: Scenario): Simplification[] {
  * other throw is a candidate that could not be checked, listed in
  * `errored` with the message — never mistaken for one that does not fail.
  */
-export function checkedSimplifications(s: Scenario): { valid: Simplification[]; errored: string[] } {
+export function checkedSimplifications(s: Scenario, userClient = false): { valid: Simplification[]; errored: string[] } {
   const valid: Simplification[] = [];
   const errored: string[] = [];
-  for (const c of candidates(s)) {
+  for (const c of candidates(s, userClient)) {
     try {
       parseScenario(JSON.stringify(c.scenario));
       valid.push(c);
@@ -103,7 +114,7 @@ function messageOf(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 }
 
-function candidates(s: Scenario): Simplification[] {
+function candidates(s: Scenario, userClient: boolean): Simplification[] {
   const out: Simplification[] = [];
   const f = s.faults;
   const withFaults = (faults: Partial<Scenario['faults']>, what: string) => out.push({ what, scenario: { ...s, faults: { ...f, ...faults } } });
@@ -134,22 +145,22 @@ function candidates(s: Scenario): Simplification[] {
     withFaults({ slowMs: 0, pause: { ...pause, ms: pause.ms + f.slowMs } }, 'slowMs merged into pause');
   }
   if (s.network.loseResponses > 0) out.push({ what: `network.loseResponses ${s.network.loseResponses} → ${s.network.loseResponses - 1}`, scenario: { ...s, network: { ...s.network, loseResponses: s.network.loseResponses - 1 } } });
-  if (s.client.model.resubmits > 0) out.push({ what: `model resubmits ${s.client.model.resubmits} → ${s.client.model.resubmits - 1}`, scenario: { ...s, client: { ...s.client, model: { ...s.client.model, resubmits: s.client.model.resubmits - 1 } } } });
+  if (!userClient && s.client.model.resubmits > 0) out.push({ what: `model resubmits ${s.client.model.resubmits} → ${s.client.model.resubmits - 1}`, scenario: { ...s, client: { ...s.client, model: { ...s.client.model, resubmits: s.client.model.resubmits - 1 } } } });
   if (s.service.instances > 1 && (!f.kill || f.kill.instance === 0)) {
     out.push({ what: `instances ${s.service.instances} → 1`, scenario: { ...s, service: { ...s.service, instances: 1, clockOffsetMs: s.service.clockOffsetMs.slice(0, 1) } } });
   }
   if (s.service.clockOffsetMs.some((x) => x !== 0)) out.push({ what: 'clock skew', scenario: { ...s, service: { ...s.service, clockOffsetMs: [] } } });
-  if (s.client.keyReuseProbe) out.push({ what: 'keyReuseProbe', scenario: { ...s, client: { ...s.client, keyReuseProbe: undefined } } });
-  if (s.client.maxAttempts > 1) out.push({ what: `maxAttempts ${s.client.maxAttempts} → ${s.client.maxAttempts - 1}`, scenario: { ...s, client: { ...s.client, maxAttempts: s.client.maxAttempts - 1 } } });
+  if (!userClient && s.client.keyReuseProbe) out.push({ what: 'keyReuseProbe', scenario: { ...s, client: { ...s.client, keyReuseProbe: undefined } } });
+  if (!userClient && s.client.maxAttempts > 1) out.push({ what: `maxAttempts ${s.client.maxAttempts} → ${s.client.maxAttempts - 1}`, scenario: { ...s, client: { ...s.client, maxAttempts: s.client.maxAttempts - 1 } } });
   return out;
 }
 
 /** Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave. */
-export function pairsOf(s: Scenario): Simplification[] {
+export function pairsOf(s: Scenario, userClient = false): Simplification[] {
   const out: Simplification[] = [];
   const seen = new Set<string>();
-  for (const a of simplifications(s)) {
-    for (const b of simplifications(a.scenario)) {
+  for (const a of simplifications(s, userClient)) {
+    for (const b of simplifications(a.scenario, userClient)) {
       const key = [a.what, b.what].sort().join(' + ');
       if (seen.has(key)) continue;
       seen.add(key);
@@ -170,7 +181,7 @@ function trimZeros(xs: readonly number[]): number[] {
   return xs.slice(0, n);
 }
 
-function preemptionsOf(run: ScenarioRun): number {
+function preemptionsOf(run: MinimisableRun): number {
   return run.result.choices.reduce((n, c) => n + (c.preempted ? 1 : 0), 0);
 }
 
@@ -194,10 +205,12 @@ function preemptionsOf(run: ScenarioRun): number {
  * threw — is listed (`undecided`, `errored`, `preemptionsMinimal: false`),
  * never reported as minimal.
  */
-export async function minimiseCounterexample(scenario: Scenario, choices: readonly number[], o: MinimiseOptions): Promise<Minimised> {
+export async function minimiseCounterexample<R extends MinimisableRun = ScenarioRun>(scenario: Scenario, choices: readonly number[], o: MinimiseOptions<R>): Promise<Minimised> {
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
-  const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }));
+  // Without `run`, R is ScenarioRun (the default type argument): the plain scenario runner.
+  const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }) as unknown as Promise<R>);
+  const userClient = o.userClient ?? false;
   let runs = 0;
   const first = await runOne(scenario, new ListChoice(choices));
   runs++;
@@ -206,7 +219,7 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
 
   // A run that throws is neither a hit nor a pass: it is remembered, and the
   // search that met it is not complete (it did not show that schedule passes).
-  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<ScenarioRun>) => {
+  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<R>) => {
     let thrown: string | undefined;
     const r = await searchBounded(async (c) => {
       try {
@@ -221,7 +234,7 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
       ...(known ? { known } : {}),
     });
     runs += r.runs;
-    return { ...r, best: r.best as BoundedHit<ScenarioRun> | undefined, complete: r.complete && thrown === undefined, thrown };
+    return { ...r, best: r.best as BoundedHit<R> | undefined, complete: r.complete && thrown === undefined, thrown };
   };
 
   // Simplify first: a smaller scenario has a far smaller schedule space, so
@@ -234,14 +247,14 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
     improved = false;
     // Every round judges the current scenario afresh: what was left open
     // about an earlier, larger one says nothing about this one.
-    const singles = checkedSimplifications(cur.scenario);
+    const singles = checkedSimplifications(cur.scenario, userClient);
     undecided = [];
     errored = [...singles.errored];
     // Single steps first; only at a local minimum, pairs of steps: two
     // things can hold each other up (an operation that only consumes a kill
     // plan goes with the kill), and neither alone can go.
     for (const phase of ['single', 'pair'] as const) {
-      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario)) {
+      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient)) {
         if (runs >= runsMax) {
           // The budget is spent: a single step never tried is not shown unnecessary.
           if (phase === 'single') undecided.push(cand.what);

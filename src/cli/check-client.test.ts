@@ -28,10 +28,10 @@ afterEach(() => vi.restoreAllMocks());
 describe('retry client counterexamples are replayable files', () => {
   it('check --client refutes the buggy client, writes the file, and replay reproduces it (exit 0); a changed expect is exit 1, a changed schedule exit 3', async () => {
     const found = tmp('rs-client-found-');
-    const r = await cli('check', '--client', CLIENT, '--found', found, '--expect', 'refuted', '--json');
+    const r = await cli('check', '--client', CLIENT, '--found', found, '--expect', 'fails', '--json');
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { verdict: string; counterexample: string; violations: string[]; replay: string; shrunkSize: { operations: number; faults: number } };
-    expect(j.verdict).toBe('refuted');
+    expect(j.verdict).toBe('fails');
     expect(j.violations).toContain('stable-key');
     expect(j.shrunkSize).toMatchObject({ operations: 1, faults: 1 });
     expect(j.counterexample.startsWith(found)).toBe(true);
