@@ -97,4 +97,20 @@ describe('retry client counterexamples are replayable files', () => {
     expect(withFlag.code, withFlag.err).toBe(0);
     expect(withFlag.out).toMatch(/expect: met/);
   }, 120_000);
+
+  it('--faults and --explore pct: the buggy client fails on lost answers alone, minimal, and the file replays; an unknown fault is exit 2 naming the valid ones', async () => {
+    const found = tmp('rs-client-faults-');
+    const r = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers', '--explore', 'pct', '--found', found, '--json');
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; explore: string; faults: string[]; notMinimal: string[]; why: string[]; counterexample: string; shrunkSize: { faults: number; operations: number } };
+    expect(j).toMatchObject({ verdict: 'fails', explore: 'pct', faults: ['loseAllAnswers'], notMinimal: [], why: ['expected holds, got fails'], shrunkSize: { operations: 1, faults: 1 } });
+    const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { network: { loseResponses: number }; faults: { crashMidRequest: number } };
+    expect(file.network.loseResponses).toBe(1);
+    expect((await cli('replay', j.counterexample)).code).toBe(0);
+    const bad = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers,teleport');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--faults: unknown fault 'teleport'; valid for a client: loseResponse, loseAllAnswers, crash,");
+    const ex = await cli('check', '--client', CLIENT, '--explore', 'exhaustive');
+    expect(ex.code).toBe(2);
+  }, 120_000);
 });
