@@ -105,8 +105,8 @@ describe('the minimiser says what it could not show', () => {
   const def = twoTransactions;
   const module = 'examples/two-transactions/service.ts';
 
-  async function failingCase() {
-    const r = await runServiceCampaign({ def, module, runs: 500, seed: 1 });
+  async function failingCase(faults?: FaultKind[]) {
+    const r = await runServiceCampaign({ def, module, runs: 500, seed: 1, ...(faults ? { faults } : {}) });
     return r.counterexample!.scenario;
   }
 
@@ -159,5 +159,21 @@ describe('the minimiser says what it could not show', () => {
     });
     expect(m.undecided.length + m.errored.length).toBeGreaterThan(0);
     expect(notShownMinimal(m).length).toBeGreaterThan(0);
+  });
+
+  it('a front end\'s answers (throttle, answer) the failure does not need are removed, not left in a "minimal" case', async () => {
+    const s0 = await failingCase(['crash']);
+    // Two 429s and one 503 before the handler: the crash window still fails behind them.
+    const big: Scenario = { ...s0, client: { ...s0.client, maxAttempts: 6 }, network: { ...s0.network, throttle: { count: 2, retryAfterS: 0 }, answer: { status: 503, count: 1 } }, schedule: [] };
+    const first = await runScenario(big, { service: def });
+    expect(first.violations.length).toBeGreaterThan(0);
+    const m = await minimiseCounterexample(big, first.result.choices.map((c) => c.chosen), {
+      isHit: (x) => x.violations.length > 0,
+      run: (s, c) => runScenario(s, { choices: c, service: def }),
+    });
+    expect(m.scenario.network.throttle).toBeUndefined();
+    expect(m.scenario.network.answer).toBeUndefined();
+    expect(m.removed).toEqual(expect.arrayContaining(['network.throttle 2 → 1', 'network.throttle', 'network.answer']));
+    expect(notShownMinimal(m)).toEqual([]);
   });
 });

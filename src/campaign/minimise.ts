@@ -144,6 +144,15 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
     out.push({ what: 'pause merged into slowMs', scenario: { ...s, faults: { ...rest, slowMs: f.slowMs + pause.ms } } });
     withFaults({ slowMs: 0, pause: { ...pause, ms: pause.ms + f.slowMs } }, 'slowMs merged into pause');
   }
+  // Front-end answers (a rate limiter's 429s, a gateway's 4xx/5xx) are faults too: one fewer, or none.
+  for (const k of ['throttle', 'answer'] as const) {
+    const x = s.network[k];
+    if (x === undefined) continue;
+    const { [k]: _x, ...rest } = s.network;
+    out.push(x.count > 1
+      ? { what: `network.${k} ${x.count} → ${x.count - 1}`, scenario: { ...s, network: { ...s.network, [k]: { ...x, count: x.count - 1 } } } }
+      : { what: `network.${k}`, scenario: { ...s, network: rest } });
+  }
   if (s.network.loseResponses > 0) out.push({ what: `network.loseResponses ${s.network.loseResponses} → ${s.network.loseResponses - 1}`, scenario: { ...s, network: { ...s.network, loseResponses: s.network.loseResponses - 1 } } });
   if (!userClient && s.client.model.resubmits > 0) out.push({ what: `model resubmits ${s.client.model.resubmits} → ${s.client.model.resubmits - 1}`, scenario: { ...s, client: { ...s.client, model: { ...s.client.model, resubmits: s.client.model.resubmits - 1 } } } });
   if (s.service.instances > 1 && (!f.kill || f.kill.instance === 0)) {
