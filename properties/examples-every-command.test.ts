@@ -1,0 +1,306 @@
+/**
+ * Every example service under examples/ through every command, as a user
+ * runs them (`node bin/retrysim.js …`, files in a temp dir): check with each
+ * search (random, pct, exhaustive) — table, --json and exit code agree on
+ * the verdict its examples/<name>/expect.json states; every file a failing
+ * check writes replays (plain, --trace, --json, --html), reads in the
+ * service's own words, and is minimal by brute force (no schedule with
+ * fewer preemptions fails, no one-step simplification fails at all within
+ * as many); serve answers its operation and a retry of it, then stops on
+ * SIGTERM; flaky studies it. App examples (app*.ts) go through --app.
+ *
+ * conformance is run for one example only (two-transactions): it starts real
+ * server processes and kill -9s them, tens of seconds per service with all
+ * its columns (`retrysim conformance --service examples/<name>/service.ts`).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, ServerProcess } from '../src/real/child.js';
+import { httpSend } from '../src/real/http-transport.js';
+import { tempDirs } from '../src/testing/temp-dirs.js';
+import { loadService } from '../src/service/load.js';
+import { loadScenario, parseScenario } from '../src/scenario/load.js';
+import { runScenario, type ScenarioRun } from '../src/scenario/run.js';
+import { SCENARIO_FORMAT, type Scenario } from '../src/scenario/schema.js';
+import { simplifications } from '../src/campaign/minimise.js';
+import { searchBounded } from '../src/sim/explore/bounded.js';
+import type { ServiceDefinition } from '../src/service/definition.js';
+
+const root = join(import.meta.dirname, '..');
+const tmp = tempDirs();
+
+type Verdict = 'holds' | 'fails' | 'inconclusive';
+type Explore = 'random' | 'pct' | 'exhaustive';
+const EXPLORES: Explore[] = ['random', 'pct', 'exhaustive'];
+
+/** One module of an example, as its expect.json states it. */
+interface ModuleExpect {
+  path: string;
+  /** An unmodified Node app (`--app`), not a ServiceDefinition. */
+  app?: boolean;
+  verdict: Verdict;
+  /** The invariant a failing check names. */
+  invariant?: string;
+  /** Per search, where it differs (e.g. exhaustive's small scenarios cannot reach the bug). */
+  explore?: Partial<Record<Explore, { verdict: Verdict; invariant?: string }>>;
+  /** The searches to run (default all three), with why some are left out. */
+  searches?: Explore[];
+  searchesWhy?: string;
+  /** --runs per search, where the default does not fit. */
+  runs?: Partial<Record<Explore, number>>;
+  /** The status a same-key retry gets under serve, when it is not the first answer's. */
+  serveRetryStatus?: number;
+}
+
+/** Default --runs: random and pct scenarios; exhaustive schedules per small scenario (enough for the holding examples to finish). */
+const RUNS: Record<Explore, number> = { random: 200, pct: 200, exhaustive: 1000 };
+const EXIT: Record<Verdict, number> = { holds: 0, fails: 1, inconclusive: 4 };
+/** The built-in tracker's words, which a user's service never uses. */
+const TRACKER_WORDS = [/report_id/, /toolu_/, /tool call/i, /\/reports\b/];
+
+const examplesDir = join(root, 'examples');
+const exampleDirs = readdirSync(examplesDir).filter((d) => statSync(join(examplesDir, d)).isDirectory()).sort();
+
+/** A folder holding a service or an app module (what a user passes to --service or --app). */
+function moduleFiles(dir: string): string[] {
+  return readdirSync(join(examplesDir, dir)).filter((f) => /^(service|app[\w-]*)\.ts$/.test(f) && !f.endsWith('.test.ts'));
+}
+
+function manifest(dir: string): ModuleExpect[] {
+  const f = join(examplesDir, dir, 'expect.json');
+  return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as { modules: ModuleExpect[] }).modules : [];
+}
+
+describe('every example module has its expectation', () => {
+  it('each examples/<name> with a service.ts or app*.ts lists every one of them in its expect.json', () => {
+    for (const d of exampleDirs) {
+      const listed = manifest(d).map((m) => m.path).sort();
+      expect(listed, `examples/${d}/expect.json`).toEqual(moduleFiles(d).sort());
+    }
+  });
+});
+
+interface CheckJson {
+  verdict: Verdict;
+  ok: boolean;
+  runs: number;
+  violations: string[];
+  counterexample: string | null;
+  shrunkSize: { preemptions: number } | null;
+  notMinimal: string[];
+  preemptionsMinimal: boolean | null;
+  replay: string | null;
+}
+
+/** The expectation under one search. */
+function expected(m: ModuleExpect, x: Explore): { verdict: Verdict; invariant?: string } {
+  return m.explore?.[x] ?? { verdict: m.verdict, ...(m.invariant !== undefined ? { invariant: m.invariant } : {}) };
+}
+
+/**
+ * The fewest preemptions among the failing schedules of `s` that have at
+ * most `bound`, by running every one of them (iterative preemption bounding,
+ * src/sim/explore/bounded.ts, with no run budget that could cut it short):
+ * undefined when none fails. Throws when the enumeration could not finish.
+ */
+async function fewestFailingPreemptions(def: ServiceDefinition, s: Scenario, isHit: (r: ScenarioRun) => boolean, bound: number): Promise<number | undefined> {
+  const r = await searchBounded((choices) => runScenario(s, { choices, service: def, hashTrace: false }), isHit, { preemptionsMax: bound, runsMax: 200_000 });
+  if (!r.complete) throw new Error(`brute force incomplete for ${s.name}: ${r.runs} runs`);
+  return r.best?.preemptions;
+}
+
+/**
+ * Why `s` is not a minimal way to break `invariant` (empty when it is): no
+ * schedule of it fails with fewer preemptions than its file has, and no
+ * one-step simplification (src/campaign/minimise.ts's list, the one the
+ * minimiser tries) fails with as many or fewer. Only schedules within the
+ * file's preemption count decide that, so only those are enumerated — all
+ * of them — rather than every schedule of the case
+ * (src/campaign/minimise.test.ts does that for a few services; for the
+ * hosted apps here it would take minutes per file).
+ */
+async function whyNotMinimal(def: ServiceDefinition, s: Scenario, invariant: string): Promise<string[]> {
+  const isHit = (x: ScenarioRun) => x.violations.some((v) => v.invariant === invariant);
+  const p = s.schedule.filter((c) => c.preempted).length;
+  const why: string[] = [];
+  const fewest = await fewestFailingPreemptions(def, s, isHit, p);
+  if (fewest !== p) why.push(`the fewest preemptions of a failing schedule is ${fewest ?? 'none within ' + p}, the file has ${p}`);
+  for (const simpler of simplifications(s)) {
+    const f = await fewestFailingPreemptions(def, simpler.scenario, isHit, p);
+    if (f !== undefined) why.push(`${simpler.what} still fails with ${f} preemption(s)`);
+  }
+  return why;
+}
+
+/** A scenario without what only names it: two searches often write the same case. */
+function caseKey(s: Scenario): string {
+  const { name: _n, description: _d, ...rest } = s as Scenario & { description?: string };
+  return JSON.stringify(rest);
+}
+
+/** The HTTP request of one logical operation, as the built-in client sends it. */
+function operationRequest(def: ServiceDefinition, key: string) {
+  const op = { runId: 'sweep-1', module: 'checkout', title: 'Pay fails', steps: 'press Pay', tenant: 'default' };
+  return {
+    method: def.operation.method ?? 'POST',
+    path: def.operation.path,
+    headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-tenant': 'default' },
+    body: def.operation.body(op),
+  };
+}
+
+const all = exampleDirs.flatMap((d) => manifest(d).map((m) => ({ dir: d, m, module: `examples/${d}/${m.path}` })));
+
+for (const { m, module } of all) {
+  const flag = m.app ? '--app' : '--service';
+  describe.sequential(`${module} (${flag})`, () => {
+    const files: Array<{ explore: Explore; file: string; invariant: string }> = [];
+    let defP: Promise<ServiceDefinition> | undefined;
+    const def = () => (defP ??= loadService(join(root, module)));
+
+    for (const x of m.searches ?? EXPLORES) {
+      const want = expected(m, x);
+      it(`check --explore ${x}: ${want.verdict}${want.invariant ? ` on ${want.invariant}` : ''}; --json and exit code agree`, async () => {
+        const found = tmp('rs-sweep-found-');
+        const runs = String(m.runs?.[x] ?? RUNS[x]);
+        const args = ['check', flag, module, '--runs', runs, '--seed', '1', '--explore', x, '--found', found];
+        const r = await runCli([...args, '--json'], 120_000);
+        const j = JSON.parse(r.stdout) as CheckJson;
+        expect(j.verdict, r.stderr).toBe(want.verdict);
+        expect(r.code).toBe(EXIT[want.verdict]);
+        if (x === 'random') {
+          // The table says what --json says, with the same exit code, and the same seed writes the same file.
+          const found2 = tmp('rs-sweep-found-');
+          const t = await runCli(args.map((a) => (a === found ? found2 : a)), 120_000);
+          expect(t.code).toBe(r.code);
+          expect(t.stdout).toMatch(new RegExp(`│ [✓✗] │[^\\n]*│ ${want.verdict}\\s+│`));
+          if (j.counterexample !== null) {
+            expect(t.stdout).toContain(want.invariant);
+            const name = j.counterexample.split('/').pop()!;
+            expect(readFileSync(join(found2, name), 'utf8')).toBe(readFileSync(j.counterexample, 'utf8'));
+          }
+        }
+        if (want.verdict !== 'fails') {
+          expect(j.counterexample).toBeNull();
+          return;
+        }
+        expect(j.violations).toContain(want.invariant);
+        expect(j.counterexample).not.toBeNull();
+        expect(existsSync(j.counterexample!)).toBe(true);
+        // The minimiser claims minimality outright: nothing it could not try.
+        expect(j.notMinimal, j.notMinimal.join('\n')).toEqual([]);
+        expect(j.preemptionsMinimal).toBe(true);
+        expect(j.replay).toContain(`--service ${module}`);
+        expect(loadScenario(j.counterexample!).expect.violations).toContain(want.invariant);
+        files.push({ explore: x, file: j.counterexample!, invariant: want.invariant! });
+      }, 180_000);
+    }
+
+    it('every counterexample replays: plain, --trace (the service\'s own words), --json, --html', async () => {
+      const d = await def();
+      if (expected(m, 'random').verdict !== 'fails') {
+        expect(files).toEqual([]);
+        return;
+      }
+      expect(files.length).toBeGreaterThan(0);
+      const plain = await runCli(['replay', flag, module, files[0]!.file]);
+      expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+      expect(plain.stdout).toMatch(/expect: met/);
+      for (const { file, invariant } of files) {
+        const out = join(tmp('rs-sweep-html-'), 'run.html');
+        const tr = await runCli(['replay', flag, module, file, '--trace', '--html', out]);
+        expect(tr.code, tr.stdout + tr.stderr).toBe(0);
+        expect(tr.stdout).toMatch(/timeline:/);
+        expect(tr.stdout).toContain(invariant);
+        for (const w of TRACKER_WORDS) expect(tr.stdout, `${file}: the tracker's word ${w} in a trace of ${d.name}`).not.toMatch(w);
+        if (d.effects.noun !== undefined) expect(tr.stdout).toContain(d.effects.noun);
+        expect(statSync(out).size).toBeGreaterThan(1000);
+        expect(readFileSync(out, 'utf8')).toMatch(/^<!doctype html>/i);
+        const js = await runCli(['replay', flag, module, file, '--json']);
+        expect(js.code).toBe(0);
+        const j = JSON.parse(js.stdout) as { expectMet: boolean; traceHash: string; violations: Array<{ invariant: string }> };
+        expect(j.expectMet).toBe(true);
+        expect(j.violations.map((v) => v.invariant)).toContain(invariant);
+        // One truth: the hash --json reports is the one the text prints.
+        expect(tr.stdout).toContain(`trace ${j.traceHash}`);
+      }
+    }, 180_000);
+
+    it('every counterexample is minimal by brute force', async () => {
+      const d = await def();
+      const seen = new Set<string>();
+      for (const { file, invariant } of files) {
+        const sc = loadScenario(file);
+        if (seen.has(caseKey(sc) + invariant)) continue;
+        seen.add(caseKey(sc) + invariant);
+        expect(await whyNotMinimal(d, sc, invariant), file).toEqual([]);
+      }
+    }, 180_000);
+
+    it('serve: the operation answered 2xx, a retry with the same key answered as the service answers it, SIGTERM ends it', async () => {
+      const d = await def();
+      const s = new ServerProcess({ module, dbPath: join(tmp('rs-sweep-serve-'), 'db.sqlite'), admin: false });
+      let stopped = false;
+      try {
+        const port = await s.start();
+        const req = operationRequest(d, 'sweep-key-1');
+        const a = await httpSend(port, req, 10_000);
+        if (a.kind !== 'response') throw new Error(`${req.method} ${req.path}: ${a.reason}`);
+        expect(a.status, a.body).toBeGreaterThanOrEqual(200);
+        expect(a.status, a.body).toBeLessThan(300);
+        const b = await httpSend(port, req, 10_000);
+        if (b.kind !== 'response') throw new Error(`${req.method} ${req.path} again: ${b.reason}`);
+        expect(b.status).toBe(m.serveRetryStatus ?? a.status);
+        const id = d.operation.resultId ?? ((body: string) => (JSON.parse(body) as { id?: number }).id);
+        expect(id(b.body)).toBe(id(a.body));
+        const t0 = Date.now();
+        const e = await s.stop(5_000);
+        stopped = true;
+        expect(e).toEqual({ code: 0, signal: null });
+        expect(Date.now() - t0).toBeLessThan(5_000);
+      } finally {
+        if (!stopped) await s.stop(1_000);
+      }
+    }, 60_000);
+
+    it.skipIf(m.app)('flaky --service: the lab runs on it, in its own words', async () => {
+      const d = await def();
+      const r = await runCli(['flaky', '--service', module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { options: { service: { name: string } }; wallClock: { runs: number }; virtualTime: { runs: number }; simulated: { staggers: unknown[] } };
+      expect(j.options.service.name).toBe(d.name);
+      expect(j.wallClock.runs).toBe(3);
+      expect(j.virtualTime.runs).toBe(3);
+      expect(j.simulated.staggers.length).toBeGreaterThan(0);
+    }, 60_000);
+  });
+}
+
+describe('conformance, one example (real processes and kill -9s; the others are left out for time)', () => {
+  it('two-transactions: the simulation and real server processes agree, cell by cell', async () => {
+    const r = await runCli(['conformance', '--service', 'examples/two-transactions/service.ts', '--json'], 120_000);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { service: string; cells: Array<{ column: string; same: boolean }>; differences: number };
+    expect(j.service).toBe('two-transactions');
+    expect(j.differences).toBe(0);
+    expect(j.cells.length).toBeGreaterThan(3);
+  }, 120_000);
+});
+
+describe('the brute-force minimality check can fail', () => {
+  it('a replay-differs case with a third, unneeded worker is called not minimal (the worker can go)', async () => {
+    const def = await loadService(join(root, 'examples/replay-differs/service.ts'));
+    const s = parseScenario(JSON.stringify({
+      format: SCENARIO_FORMAT,
+      name: 'replay-differs: one worker too many',
+      seed: 1,
+      service: { module: 'examples/replay-differs/service.ts' },
+      client: { keySource: 'tool_call', maxAttempts: 1, timeoutMs: 2000 },
+      operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', steps: 'press Pay', workers: 3 }],
+      expect: {},
+    }));
+    const why = await whyNotMinimal(def, s, 'replay-equals-first');
+    expect(why.join('\n')).toMatch(/worker of op1 \(3 → 2\) still fails with 0 preemption/);
+  }, 60_000);
+});
