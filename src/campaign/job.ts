@@ -9,8 +9,10 @@ import { addCounts, type CoverageCounts } from './coverage.js';
 /** One claim's campaign, as sent to a worker thread (plain data only). */
 export interface CampaignJob {
   claimId: string;
-  /** Runs asked (schedules per small scenario, exhaustive); Infinity with a time budget alone. */
+  /** Runs asked (schedules per small scenario, exhaustive). */
   runs: number;
+  /** With `timeBudgetMs`: go on past `runs` until the budget ends. */
+  untilBudget?: boolean;
   /** The campaign's one seed; the claim's own seed is forked from it. */
   seed: number;
   explore: ExploreMode | 'exhaustive';
@@ -43,6 +45,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
     ...(job.foundDir !== undefined ? { foundDir: job.foundDir } : {}),
     ...(job.slice !== undefined ? { slice: job.slice } : {}),
     ...(job.timeBudgetMs !== undefined ? { timeBudgetMs: job.timeBudgetMs } : {}),
+    ...(job.untilBudget ? { untilBudget: true } : {}),
     clockMs,
     ...(onProgress ? { onProgress } : {}),
     pct: campaignPct,
@@ -72,7 +75,7 @@ export async function scanShare(job: CampaignJob, worker: number, workers: numbe
     ...o,
     slice: { ...base, worker, workers },
     stopBefore: (i) => i > Atomics.load(best, 0),
-    ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs } : {}),
+    ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, ...(job.untilBudget ? { runs: Infinity } : {}) } : {}),
   });
   if (r.firstFailure !== undefined) lowerTo(best, r.firstFailure);
   return r;

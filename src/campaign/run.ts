@@ -25,8 +25,10 @@ export type ExploreMode = 'random' | 'pct';
 /** Options of {@link runCampaign}. */
 export interface CampaignOptions {
   claim: Claim;
-  /** Runs asked for; with `timeBudgetMs`, Infinity means "as many as fit". */
+  /** Runs asked for: fewer (a time budget stopped the campaign) is inconclusive. */
   runs: number;
+  /** With `timeBudgetMs`: go on past `runs` until the budget ends (then `runs` is the least that counts). */
+  untilBudget?: boolean;
   seed: number;
   explore?: ExploreMode;
   /** Where to write the shrunk counterexample; undefined: do not write. */
@@ -292,7 +294,7 @@ export async function finishFailure(o: CampaignOptions, index: number): Promise<
  */
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
-  const scan = await scanRuns({ ...o, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs } : {}) });
+  const scan = await scanRuns({ ...o, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, ...(o.untilBudget ? { runs: Infinity } : {}) } : {}) });
   return resultOf(o, scan);
 }
 
@@ -300,16 +302,16 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
  * A claim's result from its scan (possibly merged from several slices): the
  * failure finished; or, without one, `holds` when every run this slice owns
  * of the `runs` asked ran — `inconclusive` when a time budget stopped it
- * short (with a budget alone, when not one run fit) — with the coverage.
+ * short — with the coverage.
  */
 export async function resultOf(o: CampaignOptions, scan: ScanResult): Promise<CampaignResult> {
-  const base = { claim: o.claim, seed: o.seed, shrinks: 0, ...(Number.isFinite(o.runs) ? { asked: o.runs } : {}) };
+  const base = { claim: o.claim, seed: o.seed, shrinks: 0, asked: o.runs };
   if (scan.firstFailure === undefined) {
-    const owed = Number.isFinite(o.runs) ? ownedCount(o.slice ?? WHOLE, o.runs) : 1;
+    const owed = ownedCount(o.slice ?? WHOLE, o.runs);
     const verdict = verdictWithoutFailure(scan.evaluated >= owed);
     const coverage = coverageOf(claimSituations(o.claim), scan.coverage ?? {}, scan.evaluated);
     const shortfall: Shortfall | undefined = verdict === 'holds' ? undefined : {
-      done: scan.evaluated, asked: Number.isFinite(o.runs) ? o.runs : null, unit: 'runs',
+      done: scan.evaluated, asked: o.runs, unit: 'runs',
       stoppedBy: o.timeBudgetMs !== undefined ? `time budget ${o.timeBudgetMs} ms` : 'an early stop',
     };
     return { ...base, runs: scan.evaluated, verdict, coverage, ...(shortfall ? { shortfall } : {}) };

@@ -12,8 +12,10 @@ export const SHARD_FORMAT = 'retrysim.shard/1';
 export interface ShardFile {
   format: typeof SHARD_FORMAT;
   seed: number;
-  /** Runs asked per claim; null with a time budget alone. */
-  runs: number | null;
+  /** Runs asked per claim (with `untilBudget`, the least that counts). */
+  runs: number;
+  /** A time budget without --runs: each claim ran until the budget, past `runs`. */
+  untilBudget?: true;
   explore: 'random' | 'pct';
   timeBudgetMs: number | null;
   /** 0-based shard number and the number of shards. */
@@ -52,7 +54,8 @@ const resultSchema = z.looseObject({
 const fileSchema = z.strictObject({
   format: z.literal(SHARD_FORMAT),
   seed: z.number().int(),
-  runs: z.number().int().positive().nullable(),
+  runs: z.number().int().positive(),
+  untilBudget: z.literal(true).optional(),
   explore: z.enum(['random', 'pct']),
   timeBudgetMs: z.number().positive().nullable(),
   shard: z.strictObject({ index: nat, count: z.number().int().positive() }),
@@ -90,12 +93,12 @@ function checkCounts(source: string, file: ShardFile, r: ShardFile['results'][nu
   const slice = { shard: file.shard.index, shards: file.shard.count, worker: 0, workers: 1 };
   const where = `${source}: claim ${r.claim}`;
   const bad = (why: string) => new ShardError(`${where}: ${why}; not counts retrysim check writes (edited or truncated?)`);
-  const owned = file.runs === null ? undefined : ownedCount(slice, file.runs);
+  const owned = file.untilBudget ? undefined : ownedCount(slice, file.runs);
   const timed = file.timeBudgetMs !== null;
   const fromExhaustive = r.complete !== undefined; // the bounded part failed: its runs are schedules
   if (r.firstFailureRun !== undefined && !fromExhaustive) {
     const i = r.firstFailureRun - 1;
-    if (file.runs !== null && i >= file.runs) throw bad(`first failing run ${r.firstFailureRun} is beyond the campaign's ${file.runs} runs`);
+    if (!file.untilBudget && i >= file.runs) throw bad(`first failing run ${r.firstFailureRun} is beyond the campaign's ${file.runs} runs`);
     if (ownedCount(slice, i + 1) === ownedCount(slice, i)) throw bad(`first failing run ${r.firstFailureRun} is not one of shard ${file.shard.index + 1}/${file.shard.count}'s runs`);
   }
   if (r.verdict !== 'fails' && owned !== undefined) {
@@ -130,7 +133,7 @@ export function mergeShards(files: ReadonlyArray<{ source: string; file: ShardFi
   const count = first.file.shard.count;
   const seen = new Map<number, string>();
   for (const { source, file } of files) {
-    for (const k of ['seed', 'runs', 'explore', 'timeBudgetMs'] as const) {
+    for (const k of ['seed', 'runs', 'untilBudget', 'explore', 'timeBudgetMs'] as const) {
       if (file[k] !== first.file[k]) throw new ShardError(`${source}: ${k} ${JSON.stringify(file[k])} differs from ${first.source}'s ${JSON.stringify(first.file[k])}: not shards of one campaign`);
     }
     if (file.shard.count !== count) throw new ShardError(`${source}: shard count ${file.shard.count} differs from ${first.source}'s ${count}`);
@@ -155,7 +158,7 @@ export function mergeShards(files: ReadonlyArray<{ source: string; file: ShardFi
     if (failing.length === 0) {
       const bounded = parts.find((p) => p.bounded !== undefined)?.bounded as CampaignResult['bounded'];
       const coverage = parts.reduce<Coverage | undefined>((c, p) => mergeCoverage(c, p.coverage as Coverage | undefined), undefined);
-      const short = asked === null ? total === 0 : total < asked;
+      const short = total < asked;
       const inconclusive = short || parts.some((p) => p.verdict === 'inconclusive') || (bounded !== undefined && !bounded.complete);
       const shortfall: Shortfall | undefined = !inconclusive ? undefined
         : short || bounded === undefined || bounded.complete
@@ -164,7 +167,7 @@ export function mergeShards(files: ReadonlyArray<{ source: string; file: ShardFi
       const { shortfall: _s, ...rest } = parts[0]!;
       return {
         ...rest, claim, runs: total, verdict: inconclusive ? 'inconclusive' : 'holds', shrinks: 0,
-        ...(asked !== null ? { asked } : {}),
+        asked,
         ...(bounded ? { bounded } : {}),
         ...(coverage ? { coverage } : {}),
         ...(shortfall ? { shortfall } : {}),

@@ -46,7 +46,8 @@ export function verdictWithoutFailure(complete: boolean): Verdict {
 
 /** One sentence for a {@link Shortfall}: `inconclusive: 0 of 100000 runs (stopped by time budget 1 ms)`. */
 export function shortfallText(s: Shortfall): string {
-  const of = s.asked === null ? `${s.done} ${s.unit}` : `${s.done} of ${s.asked} ${s.unit}`;
+  // A schedule limit is per small scenario, so the total done is not "of" it.
+  const of = s.asked === null || s.unit === 'schedules' ? `${s.done} ${s.unit}` : `${s.done} of ${s.asked} ${s.unit}`;
   return `inconclusive: ${of} (stopped by ${s.stoppedBy}); no failure found, but the search did not finish`;
 }
 

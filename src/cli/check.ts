@@ -60,9 +60,9 @@ away: --runs ${NIGHTLY_RUNS} (the nightly / CI job; split it with --shard).
                      key_atomic-tool_call-holds); with --variant, both must match
   --runs N           generated scenarios per claim (default ${DEFAULT_RUNS});
                      with --explore exhaustive: schedules per small scenario (default ${DEFAULT_SCHEDULES})
-  --time-budget D    stop each claim after this long (e.g. 90s, 10m, 1h); with --runs,
-                     a claim that ran fewer than N is inconclusive; alone, as many
-                     runs as fit (none is inconclusive)
+  --time-budget D    stop each claim after this long (e.g. 90s, 10m, 1h); with --runs N,
+                     N runs at most; alone, as many runs as fit; either way a claim
+                     that ran fewer than N (default ${DEFAULT_RUNS}) is inconclusive
   --seed S           the campaign seed (default: 1); each claim forks its own,
                      and run i of a claim is a function of that seed and i
   --explore M        random: fast-check-generated schedules (shrinkable, default),
@@ -106,8 +106,10 @@ inconclusive row, 2 for bad flags.`;
 
 interface Parsed {
   claims: Claim[];
-  /** Runs asked (schedules per scenario, exhaustive); undefined with a time budget alone. */
-  runs: number | undefined;
+  /** Runs asked (schedules per scenario, exhaustive). */
+  runs: number;
+  /** A time budget without --runs: run until it ends; fewer than `runs` (the main job's) is inconclusive. */
+  untilBudget: boolean;
   timeBudgetMs: number | undefined;
   seed: number;
   explore: CampaignJob['explore'];
@@ -159,7 +161,8 @@ function parse(argv: string[]): Parsed | number {
   return {
     claims,
     byClaim: ids.length > 0,
-    runs: v.runs === undefined && timeBudgetMs !== undefined ? undefined : intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
+    runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
+    untilBudget: timeBudgetMs !== undefined && v.runs === undefined,
     timeBudgetMs,
     seed: seedFlag(v.seed),
     explore: explore as Parsed['explore'],
@@ -203,7 +206,7 @@ export async function run(argv: string[]): Promise<number> {
 
 /** Progress for a person: bars on a terminal, otherwise a line every few seconds on stderr. */
 function progress(p: Parsed) {
-  const total = p.runs ?? 0;
+  const total = p.untilBudget ? 0 : p.runs;
   const bars = process.stderr.isTTY && !p.json
     ? new cliProgress.MultiBar({ format: ' {bar} {value}/{total} {claim}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
     : undefined;
@@ -247,16 +250,17 @@ function progress(p: Parsed) {
 async function check(p: Parsed): Promise<number> {
   const slice = p.shard === undefined ? undefined : { shard: p.shard.index, shards: p.shard.count, worker: 0, workers: 1 };
   const jobs: CampaignJob[] = p.claims.map((c) => ({
-    claimId: c.id, runs: p.runs ?? Infinity, seed: p.seed, explore: p.explore, foundDir: p.found,
+    claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found,
     ...(slice ? { slice } : {}),
     ...(p.timeBudgetMs !== undefined ? { timeBudgetMs: p.timeBudgetMs } : {}),
+    ...(p.untilBudget ? { untilBudget: true } : {}),
     ...(p.unreduced ? { unreduced: true } : {}),
   }));
   // The bounded-exhaustive part: holding claims of a random campaign, once per campaign (shard 1 of a sharded one).
   const bounded = (job: CampaignJob) => job.explore === 'random' && claimById(job.claimId).expected === 'holds' && (p.shard === undefined || p.shard.index === 0);
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
-  const budget = p.timeBudgetMs === undefined ? '' : `${p.runs === undefined ? '' : ', at most '}${p.timeBudgetMs / 1000} s per claim`;
-  const amount = p.runs === undefined ? `as many scenarios as fit in ${p.timeBudgetMs! / 1000} s per claim` : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}${budget}`;
+  const amount = p.untilBudget ? `as many scenarios as fit in ${p.timeBudgetMs! / 1000} s per claim (at least ${p.runs} to conclude)`
+    : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}${p.timeBudgetMs === undefined ? '' : `, at most ${p.timeBudgetMs / 1000} s per claim`}`;
   const threads = p.explore === 'exhaustive' ? 1 : p.workers;
   const withBound = jobs.some(bounded) ? ', holding claims also bounded-exhaustive' : '';
   log(`retrysim check — seed ${p.seed}, ${p.claims.length} claim${p.claims.length === 1 ? '' : 's'}, ${amount}, explore ${p.explore}${withBound}, ${threads} thread(s)${p.shard ? `, shard ${p.shard.index + 1}/${p.shard.count}` : ''}`);
@@ -297,7 +301,7 @@ async function check(p: Parsed): Promise<number> {
   }
   if (p.out !== undefined) {
     const f = shardFile({
-      seed: p.seed, runs: p.runs ?? null, explore: p.explore as 'random' | 'pct', timeBudgetMs: p.timeBudgetMs ?? null,
+      seed: p.seed, runs: p.runs, ...(p.untilBudget ? { untilBudget: true } : {}), explore: p.explore as 'random' | 'pct', timeBudgetMs: p.timeBudgetMs ?? null,
       shard: p.shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallMs),
     }, results);
     writeFileSync(p.out, JSON.stringify(f, null, 1) + '\n');
@@ -309,7 +313,7 @@ async function check(p: Parsed): Promise<number> {
     for (const r of results) {
       log(r.runs > 0
         ? `reproduce ${r.claim.id}: retrysim check --seed ${p.seed} --claim ${r.claim.id} --runs ${r.firstFailureRun ?? r.runs} --explore ${p.explore}`
-        : `reproduce ${r.claim.id}: nothing ran within the budget; retrysim check --seed ${p.seed} --claim ${r.claim.id} --runs ${p.runs ?? NIGHTLY_RUNS} --explore ${p.explore}`);
+        : `reproduce ${r.claim.id}: nothing ran within the budget; retrysim check --seed ${p.seed} --claim ${r.claim.id} --runs ${p.runs} --explore ${p.explore}`);
     }
   }
   if (p.shard !== undefined) {
