@@ -15,7 +15,7 @@ import type { Claim, MinimalShape } from './claims.js';
 import { minimiseCounterexample, type Minimised } from './minimise.js';
 import type { Invariant } from '../checkers/invariants.js';
 import { Reached } from '../service/reached.js';
-import { trackerService } from '../tracker/service.js';
+import { builtinService } from '../tracker/builtin.js';
 import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts, type Situation } from './coverage.js';
 import { verdictWithoutFailure, type Shortfall, type Verdict } from './verdict.js';
 
@@ -130,7 +130,7 @@ export interface BoundedPart {
 
 /** The situations a claim's campaign can reach (its variant's declared steps, crash points and situations; its faults). */
 export function claimSituations(claim: Claim): Situation[] {
-  return situationsOf({ def: trackerService({ variant: claim.variant }), faults: claim.faults, keySource: claim.keySource });
+  return situationsOf({ def: builtinService(claim.variant), faults: claim.faults, keySource: claim.keySource });
 }
 
 /** Scenario runs fast-check's shrinker may spend on a failure before {@link minimiseCounterexample} takes over. */
