@@ -15,8 +15,12 @@ import { tempDirs } from '../testing/temp-dirs.js';
 const tmp = tempDirs();
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
 
-/** Stored answers replay for an hour: no run of the standard fault space lasts that long. */
-const TTL_MS = 3_600_000;
+/**
+ * Stored answers replay for a day: beyond anything the standard fault space
+ * reaches (runs of at most an hour of virtual time, clocks that disagree by
+ * at most 6 hours).
+ */
+const TTL_MS = 86_400_000;
 
 /** A keyed service declaring two situations of its own: a replay (reachable) and an expired stored answer (not). */
 const ttlService: ServiceDefinition = {
