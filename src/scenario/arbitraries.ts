@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { SCENARIO_FORMAT, type Scenario } from './schema.js';
-import type { Variant } from '../tracker/strategy.js';
-import { STEP_LABELS } from '../tracker/variants.js';
+import { builtinService, type BuiltinName } from '../tracker/builtin.js';
 import type { KeySource } from '../harness/keys.js';
 
 /** Fault kinds a generator may use; every knob defaults to "off". */
@@ -46,7 +45,7 @@ export interface GenService {
 /** What to generate. */
 export interface ScenarioGenOptions {
   /** A built-in variant; ignored when `service` is given. */
-  variant: Variant;
+  variant: BuiltinName;
   /** A user service: its steps and crash points are where pauses, slowness, kills and crashes strike. */
   service?: GenService;
   keySource: KeySource;
@@ -98,7 +97,7 @@ function maybe<T>(enabled: boolean, arb: fc.Arbitrary<T>): fc.Arbitrary<T | unde
  */
 export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<GeneratedCase> {
   const has = (k: FaultKind) => o.faults.includes(k);
-  const steps = o.service ? o.service.steps : STEP_LABELS[o.variant];
+  const steps = o.service ? o.service.steps : builtinService(o.variant).steps;
   const crashPoints = o.service?.crashPoints ?? [];
   // An array (not a chained count) so fast-check shrinks by dropping operations.
   const ops = fc.array(
