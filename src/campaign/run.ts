@@ -45,6 +45,8 @@ export interface CampaignOptions {
   slice?: Slice;
   /** Run until this much wall time has passed instead of `runs` runs. */
   timeBudgetMs?: number;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand), as a user's module runs: the parity suite. */
+  module?: string;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -152,6 +154,7 @@ export interface ScanOptions {
   deadlineMs?: number;
   clockMs?: () => number;
   onProgress?: (evaluated: number) => void;
+  module?: string;
 }
 
 /**
@@ -164,7 +167,7 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
   const explore = o.explore ?? 'random';
   const clock = o.clockMs ?? (() => 0);
   const slice = o.slice ?? WHOLE;
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const t0 = clock();
   let evaluated = 0;
@@ -187,8 +190,14 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
 }
 
 /** The scenario generator of a claim. */
-export function arbitraryFor(claim: Claim): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+export function arbitraryFor(claim: Claim, module?: string): fc.Arbitrary<GeneratedCase> {
+  const arb = scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+  if (module === undefined) return arb;
+  // The same cases, the service named by its module path instead of by its built-in name.
+  return arb.map((c) => {
+    const { variant: _, ...service } = c.scenario.service;
+    return { ...c, scenario: { ...c.scenario, service: { ...service, module } } };
+  });
 }
 
 /**
@@ -226,7 +235,7 @@ export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Val
  */
 export async function finishFailure(o: CampaignOptions, index: number): Promise<{ counterexample: Counterexample; shrinks: number }> {
   const explore = o.explore ?? 'random';
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
   const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })));
