@@ -192,10 +192,14 @@ class HostSim implements ServiceSim<unknown> {
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
       if (p.thenCrash) this.crashAfterPause = true;
+      this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep) await this.env.sleep(f.slowMs, this.phase);
+    if (f.slowMs > 0 && label === this.host.slowStep) {
+      this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
+      await this.env.sleep(f.slowMs, this.phase);
+    }
     this.resume();
   }
 
