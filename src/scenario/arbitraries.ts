@@ -99,6 +99,8 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
   const has = (k: FaultKind) => o.faults.includes(k);
   const steps = o.service ? o.service.steps : builtinService(o.variant).steps;
   const crashPoints = o.service?.crashPoints ?? [];
+  // Where a request stalls while it holds its key: the built-in's processing step.
+  const processing = o.service ? steps[0]! : builtinService(o.variant).slowStep ?? steps[0]!;
   // An array (not a chained count) so fast-check shrinks by dropping operations.
   const ops = fc.array(
     fc.record({
@@ -177,7 +179,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     if (g.pauseCrash) {
       leaseMs = g.pauseCrash.leaseMs;
       timeoutMs = Math.max(1, Math.floor(g.pauseCrash.timeoutPart * leaseMs));
-      pause = { atStep: 'process', ms: Math.round(g.pauseCrash.leases * leaseMs), count: 1 };
+      pause = { atStep: processing, ms: Math.round(g.pauseCrash.leases * leaseMs), count: 1 };
       // Enough quick retries to reach past the lease while the first request stalls.
       maxAttempts = 5;
       slowMs = 0;
