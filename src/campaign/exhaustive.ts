@@ -3,7 +3,7 @@ import { ListChoice } from '../sim/choice/list.js';
 import { runScenario } from '../scenario/run.js';
 import type { Claim } from './claims.js';
 import { smallScenarios } from './small.js';
-import { failsFor, minimiseAndSave, type CampaignResult } from './run.js';
+import { failsFor, minimiseAndSave, withModule, type CampaignResult } from './run.js';
 
 /**
  * Bounded exhaustive exploration of a claim: every schedule of each of its
@@ -27,6 +27,8 @@ export async function runExhaustive(o: {
   reduce?: boolean;
   /** Also count schedules without reduction, until the same verdict (slow: that is the point). */
   unreduced?: boolean;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand): the parity suite. */
+  module?: string;
 }): Promise<CampaignResult> {
   const reduce = o.reduce ?? true;
   const result = await exhaustive(o, reduce);
@@ -36,7 +38,7 @@ export async function runExhaustive(o: {
 }
 
 async function exhaustive(
-  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void },
+  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; module?: string },
   reduce: boolean,
   countOnly = false,
 ): Promise<CampaignResult> {
@@ -47,7 +49,7 @@ async function exhaustive(
   let complete = true;
   const fails = failsFor(o.claim);
   for (const s of smallScenarios(o.claim)) {
-    const scenario = { ...s, seed: o.seed };
+    const scenario = withModule({ ...s, seed: o.seed }, o.module);
     const e = await exploreAll((choices) => runScenario(scenario, { choices }), {
       schedulesMax: o.schedulesMax ?? 20_000,
       reduce,

@@ -193,11 +193,14 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
 export function arbitraryFor(claim: Claim, module?: string): fc.Arbitrary<GeneratedCase> {
   const arb = scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
   if (module === undefined) return arb;
-  // The same cases, the service named by its module path instead of by its built-in name.
-  return arb.map((c) => {
-    const { variant: _, ...service } = c.scenario.service;
-    return { ...c, scenario: { ...c.scenario, service: { ...service, module } } };
-  });
+  return arb.map((c) => ({ ...c, scenario: withModule(c.scenario, module) }));
+}
+
+/** The same scenario, its service named by a module path instead of by its built-in name (unchanged without one). */
+export function withModule(s: Scenario, module: string | undefined): Scenario {
+  if (module === undefined) return s;
+  const { variant: _, ...service } = s.service;
+  return { ...s, service: { ...service, module } };
 }
 
 /**

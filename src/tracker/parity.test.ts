@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { CLAIMS, type Claim } from '../campaign/claims.js';
 import { arbitraryFor, runCampaign, type CampaignResult } from '../campaign/run.js';
 import { caseAt } from '../campaign/runs.js';
+import { campaignPct } from '../campaign/pct.js';
+import { runExhaustive } from '../campaign/exhaustive.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { loadScenario } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
@@ -75,5 +77,29 @@ describe('parity: a built-in loaded as a module runs, fails, shrinks and replays
     const rb = await replay(b, module);
     expect(ra.met).toBe(true);
     expect(rb).toEqual(ra);
+  }, 60_000);
+
+  // PCT draws its schedules from the run's own decisions: the same on both paths, so the same failure and file.
+  it.each(CLAIMS.filter((c) => ['key_split-tool_call-race-fails', 'key_atomic_nofence-tool_call-fails', 'key_atomic-tool_call-holds'].includes(c.id)).map((c) => [c.id, c] as const))('%s, explored by PCT', async (_id, claim: Claim) => {
+    const module = `src/tracker/modules/${claim.variant}.ts`;
+    await loadService(module);
+    const o = { claim, runs: 30, seed: SEED, explore: 'pct' as const, pct: campaignPct };
+    const builtin = await runCampaign({ ...o, foundDir: join(dir, 'pct-builtin') });
+    const asModule = await runCampaign({ ...o, foundDir: join(dir, 'pct-module'), module });
+    expect(builtin.verdict).toBe(claim.expected);
+    expect(comparable(asModule)).toEqual(comparable(builtin));
+    if (claim.expected === 'fails') expect(neutral(readFileSync(asModule.counterexample!.file!, 'utf8'))).toBe(neutral(readFileSync(builtin.counterexample!.file!, 'utf8')));
+  }, 60_000);
+
+  // Every schedule of the claim's small scenarios, with partial-order reduction over the footprints the service declares.
+  it.each(CLAIMS.filter((c) => ['key_split-tool_call-race-fails', 'naive-none-fails', 'key_atomic_unfenced_finish-tool_call-holds'].includes(c.id)).map((c) => [c.id, c] as const))('%s, explored exhaustively', async (_id, claim: Claim) => {
+    const module = `src/tracker/modules/${claim.variant}.ts`;
+    await loadService(module);
+    const o = { claim, seed: SEED, schedulesMax: 2000 };
+    const builtin = await runExhaustive({ ...o, foundDir: join(dir, 'ex-builtin') });
+    const asModule = await runExhaustive({ ...o, foundDir: join(dir, 'ex-module'), module });
+    expect(builtin.verdict).toBe(claim.expected);
+    expect(comparable(asModule)).toEqual(comparable(builtin));
+    if (claim.expected === 'fails') expect(neutral(readFileSync(asModule.counterexample!.file!, 'utf8'))).toBe(neutral(readFileSync(builtin.counterexample!.file!, 'utf8')));
   }, 60_000);
 });
