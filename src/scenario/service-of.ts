@@ -8,7 +8,7 @@ import type { Scenario } from './schema.js';
 
 /**
  * The service a scenario runs, by one path for built-ins and users' modules
- * alike (DESIGN.md invariant 7): the definition is found — a built-in by its
+ * alike (docs/design.md invariant 7): the definition is found — a built-in by its
  * name (src/tracker/builtin.ts), a module by its path (the definition given,
  * or the one loaded from it) — then deployed with the file's `service`
  * knobs when it declares `deploy` (the tracker: its lease, refused when it

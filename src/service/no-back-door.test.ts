@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariant 7, no back door: the built-in tracker is one service
+ * docs/design.md invariant 7, no back door: the built-in tracker is one service
  * among others. Code outside src/tracker/ finds a built-in by name through
  * one door, src/tracker/builtin.ts, and sees only a ServiceDefinition; it
  * never reaches the tracker's steps (STEP_LABELS), its lease rule

@@ -8,7 +8,7 @@ import { usesLease } from './variants.js';
 
 /**
  * The one door into the built-in tracker for code outside src/tracker/
- * (DESIGN.md invariant 7): a built-in service is found by its name and
+ * (docs/design.md invariant 7): a built-in service is found by its name and
  * handed out as a {@link ServiceDefinition}, like any user's module. Its
  * steps, tables, words and lease rule stay behind this file.
  */

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariant 7's parity test: the built-in tracker, loaded from a
+ * docs/design.md invariant 7's parity test: the built-in tracker, loaded from a
  * module path as a user's service is (`--service src/tracker/modules/V.ts`,
  * whose default export is the built-in's ServiceDefinition), gives the same
  * verdict, the same counterexample file and the same replay as the built-in
