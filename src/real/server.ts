@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';
 import { realEnv } from '../tracker/real-env.js';
 import type { StepEnv } from '../tracker/env.js';
-import { headerValueProblem, MAX_BODY_BYTES } from '../tracker/validate.js';
+import { headerValueProblem, MAX_BODY_BYTES } from '../net/http-limits.js';
 import { builtinDeploymentProblem, builtinService, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { ServiceDatabase } from '../service/db.js';

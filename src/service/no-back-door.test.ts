@@ -24,14 +24,13 @@ const ALLOWED = /^import (type )?\{[^}]*\} from '[./]*\/?tracker\/(builtin|fault
 
 /**
  * Files that still reach in, each for a reason outside this change; the list
- * may only shrink. Real mode's HTTP server speaks the tracker's own wire
- * (validation limits, error bodies, real-env), the flakiness lab drives a
+ * may only shrink. Real mode's HTTP server builds its error bodies and its
+ * real-time StepEnv with the tracker's helpers, the flakiness lab drives a
  * TrackerInstance directly (it studies only the built-in test), and the
  * stepper page reads the tracker's tables to draw its rows.
  */
 const KNOWN: Readonly<Record<string, string>> = {
-  'cli/serve.ts': "import { headerValueProblem } from '../tracker/validate.js';",
-  'real/server.ts': "import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';\nimport { realEnv } from '../tracker/real-env.js';\nimport { headerValueProblem, MAX_BODY_BYTES } from '../tracker/validate.js';",
+  'real/server.ts': "import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';\nimport { realEnv } from '../tracker/real-env.js';",
   'real/flaky.ts': "import { TrackerInstance } from '../tracker/instance.js';\nimport { openStore } from '../tracker/store.js';\nimport { realEnv } from '../tracker/real-env.js';\nimport type { Variant } from '../tracker/strategy.js';",
   'report/html/stepper-data.ts': "import { storeOn, type Store } from '../../tracker/store.js';\nimport { unscopeKey } from '../../tracker/scope.js';",
 };
