@@ -21,6 +21,7 @@ import { ListChoice } from '../sim/choice/list.js';
 import { loadScenario } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { loadService } from '../service/load.js';
+import { runServiceCampaign } from '../service/campaign.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'retrysim-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,5 +102,19 @@ describe('parity: a built-in loaded as a module runs, fails, shrinks and replays
     expect(builtin.verdict).toBe(claim.expected);
     expect(comparable(asModule)).toEqual(comparable(builtin));
     if (claim.expected === 'fails') expect(neutral(readFileSync(asModule.counterexample!.file!, 'utf8'))).toBe(neutral(readFileSync(builtin.counterexample!.file!, 'utf8')));
+  }, 60_000);
+
+  // `check --service` draws from the service fault space (crash and slow at any declared point, a fixed file lease):
+  // the built-in taken as a module is judged there like any module — not refused because the file's lease meets faults
+  // that outgrow it (the generator builds those on purpose, as for built-ins), and its canary still fails.
+  it('check --service judges a built-in module like any module: key_split is refuted on exactly-one, its file replays', async () => {
+    const module = 'src/tracker/modules/key_split.ts';
+    const def = await loadService(module);
+    const r = await runServiceCampaign({ def, module, runs: 40, seed: 3, foundDir: join(dir, 'service') });
+    expect(r.verdict).toBe('refuted');
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+    expect((await replay(r.counterexample!.file!, module)).met).toBe(true);
+    const ka = await runServiceCampaign({ def: await loadService('src/tracker/modules/key_atomic.ts'), module: 'src/tracker/modules/key_atomic.ts', runs: 40, seed: 1 });
+    expect(ka.counterexample?.violations.map((v) => v.invariant) ?? []).not.toContain('exactly-one');
   }, 60_000);
 });
