@@ -9,6 +9,7 @@
  * file, that hash.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,5 +117,21 @@ describe('parity: a built-in loaded as a module runs, fails, shrinks and replays
     expect((await replay(r.counterexample!.file!, module)).met).toBe(true);
     const ka = await runServiceCampaign({ def: await loadService('src/tracker/modules/key_atomic.ts'), module: 'src/tracker/modules/key_atomic.ts', runs: 40, seed: 1 });
     expect(ka.counterexample?.violations.map((v) => v.invariant) ?? []).not.toContain('exactly-one');
+  }, 60_000);
+
+  // What a reader sees: `retrysim replay --trace` prints the same timeline, attempts, effects and verdict on both paths.
+  it('retrysim replay --trace prints the same story for the built-in file and the module file', async () => {
+    const claim = CLAIMS.find((c) => c.id === 'key_split-tool_call-race-fails')!;
+    const module = `src/tracker/modules/${claim.variant}.ts`;
+    await loadService(module);
+    const a = await runCampaign({ claim, runs: 60, seed: SEED, foundDir: join(dir, 'cli-builtin') });
+    const b = await runCampaign({ claim, runs: 60, seed: SEED, foundDir: join(dir, 'cli-module'), module });
+    const cli = (...args: string[]) => execFileSync(process.execPath, ['bin/retrysim.js', 'replay', '--trace', ...args], { encoding: 'utf8' });
+    // The first two lines name the file and the service; everything after them is the run.
+    const story = (out: string) => out.split('\n').slice(2).join('\n');
+    const outA = cli(a.counterexample!.file!);
+    const outB = cli('--service', module, b.counterexample!.file!);
+    expect(outA).toMatch(/PREEMPTION/);
+    expect(story(outB)).toBe(story(outA));
   }, 60_000);
 });
