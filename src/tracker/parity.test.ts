@@ -31,7 +31,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const RUNS: Partial<Record<string, number>> = { 'key_atomic_racy_claim-tool_call-fails': 400 };
 const SEED = 42;
 /** Generated cases compared run by run (trace hash and verdict). */
-const CASES = 10;
+const CASES = 6;
 
 /** A file's text with the field that names the service made neutral. */
 const neutral = (text: string) => text.replace(/^ {4}"(variant|module)": "[^"]*",\n/m, '    "service": "…",\n');
