@@ -18,6 +18,7 @@ import { checkProgress } from '../checkers/progress.js';
 import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
+import { hostTurnPending } from '../sim/host-turns.js';
 
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
@@ -170,10 +171,19 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
  * I/O, a promise nobody resolves) and the run would hang or go
  * nondeterministic: stop it with a message naming the request.
  */
+// Captured at load: a hosted app's instance clock replaces the globals while its request runs (src/app/).
+const realSetImmediate = globalThis.setImmediate; // real-time: allowed (orders host work; reads no time)
+const realClearImmediate = globalThis.clearImmediate;
+
 function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
   let timer: NodeJS.Immediate | undefined;
   const stuck = new Promise<never>((_, reject) => {
-    timer = setImmediate(() => { // real-time: allowed (orders host work after the run's microtasks; reads no time)
+    const fire = () => {
+      // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
+      if (hostTurnPending()) {
+        timer = realSetImmediate(fire); // real-time: allowed (see above)
+        return;
+      }
       let who = 'a request';
       try {
         who = `request ${kernel.currentTask().name}`;
@@ -181,7 +191,8 @@ function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: P
         // no task running: keep the generic wording
       }
       reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
-    });
+    };
+    timer = realSetImmediate(fire); // real-time: allowed (orders host work after the run's microtasks; reads no time)
   });
-  return Promise.race([run, stuck]).finally(() => clearImmediate(timer));
+  return Promise.race([run, stuck]).finally(() => realClearImmediate(timer));
 }
