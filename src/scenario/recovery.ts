@@ -126,7 +126,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       const q = await transport.send({ method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' }, timeoutMs);
       if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
         outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs, timeoutMs });
-        kernel.log(name, 'query found the report');
+        kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
         return;
       }
       let last = q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
