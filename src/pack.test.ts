@@ -35,7 +35,7 @@ describe('the npm package', () => {
     expect(i.code, i.out).toBe(0);
     // The native module: the same platform and Node, already compiled here.
     cpSync(join(root, 'node_modules/better-sqlite3/build'), join(dir, 'node_modules/better-sqlite3/build'), { recursive: true });
-    for (const e of ['payments-check-then-insert', 'payments-atomic', 'fetch-retry-client']) cpSync(join(root, 'examples', e), join(dir, 'examples', e), { recursive: true });
+    for (const e of ['payments-check-then-insert', 'payments-atomic', 'fetch-retry-client', 'two-transactions']) cpSync(join(root, 'examples', e), join(dir, 'examples', e), { recursive: true });
   }, 600_000);
 
   afterAll(() => {
@@ -52,15 +52,25 @@ describe('the npm package', () => {
   it('a property over check-then-insert fails with a minimised counterexample that the installed CLI replays', () => {
     const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/payments-check-then-insert']);
     expect(r.code, r.out).toBe(1);
-    expect(r.out).toMatch(/Property failed after \d+ tests/);
-    expect(r.out).toMatch(/Shrunk \d+ time/);
-    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 2 worker(s), 0 fault(s), 1 preemption(s)): exactly-one');
-    const file = readdirSync(join(dir, 'scenarios/found')).find((f) => f.startsWith('payments-check-then-insert-exactly-one-'));
+    expect(r.out).toMatch(/Property failed after \d+ tests, shrunk \d+ time\(s\) — seed 1, path "[\d:]*"/);
+    // One counterexample: the minimised one, not fast-check's raw one beside it.
+    expect(r.out).not.toContain('Counterexample:');
+    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 2 worker(s), 0 fault(s), 2 attempt(s), 1 preemption(s)):\n  exactly-one');
+    const file = readdirSync(join(dir, '.retrysim/found')).find((f) => f.startsWith('payments-check-then-insert-exactly-one-'));
     expect(file).toBeDefined();
-    const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', '--service', 'examples/payments-check-then-insert/service.ts', `scenarios/found/${file}`]);
+    const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', '--service', 'examples/payments-check-then-insert/service.ts', `.retrysim/found/${file}`]);
     expect(replay.code, replay.out).toBe(0);
     expect(replay.out).toContain('exactly-one (op1): 2 effects (ids 1, 2) for one logical operation');
     expect(replay.out).toContain('expect: met');
+  });
+
+  it('two transactions (effect, then key record): with crashes only, the counterexample is the crash window, and it replays', () => {
+    const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/two-transactions']);
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 1 worker(s), 1 fault(s), 2 attempt(s), 0 preemption(s)):\n  exactly-one (op1): 2 orders');
+    const file = readdirSync(join(dir, '.retrysim/found')).find((f) => f.startsWith('two-transactions-exactly-one-'));
+    const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', `.retrysim/found/${file}`]);
+    expect(replay.code, replay.out).toBe(0);
   });
 
   it('the same property over the atomic claim holds', () => {
@@ -72,8 +82,8 @@ describe('the npm package', () => {
   it('a fetch retry client with a new key per attempt is refuted with a one-operation, one-fault counterexample; the fixed client holds', () => {
     const bad = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/buggy.test.ts']);
     expect(bad.code, bad.out).toBe(1);
-    expect(bad.out).toMatch(/Shrunk \d+ time/);
-    expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' refuted \(1 op, 1 worker\(s\), 1 instance\(s\), faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
+    expect(bad.out).toMatch(/shrunk \d+ time/);
+    expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' fails \(1 op, 1 worker\(s\), 1 instance\(s\), faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
     expect(bad.out).toContain('stable-key — call op1.w0 sent 2 different keys');
     const good = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/fixed.test.ts']);
     expect(good.code, good.out).toBe(0);

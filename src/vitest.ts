@@ -29,6 +29,9 @@ import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample } from './client/campaign.js';
 
+/** Where counterexample files go unless told otherwise (as for every command). */
+const FOUND_DIR = CLIENT_FOUND_DIR;
+
 export { test, it, fc } from '@fast-check/vitest';
 export type { GeneratedCase } from './scenario/arbitraries.js';
 
@@ -75,7 +78,7 @@ export function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promis
 export interface ReplayableOptions {
   /** The service's module for the replay command. Default: as given to {@link serviceCases}. */
   module?: string | URL;
-  /** Where the minimised counterexample is written. Default `scenarios/found`. */
+  /** Where the minimised counterexample is written. Default `.retrysim/found` (as every command writes them). */
   foundDir?: string;
 }
 
@@ -83,27 +86,38 @@ export interface ReplayableOptions {
  * fast-check parameters whose reporter turns the shrunk failure into a
  * minimised, replayable scenario file and names it in the failure message.
  * Spread your own parameters in: `{ ...replayable(service), numRuns: 500 }`.
+ *
+ * The message shows one counterexample — the minimised one, which is what
+ * the file holds — with the seed and path that rerun the property and the
+ * command that replays the file. fast-check's own report (its shrunk value,
+ * a different and larger case) is shown only if minimising fails.
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
-      const report = fc.defaultReportMessage(details) ?? 'property failed';
       const c = details.counterexample?.[0];
-      if (c === undefined) throw new Error(report);
+      if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);
-      let where: string;
+      let cx;
       try {
-        const cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? 'scenarios/found');
-        const s = cx.size;
-        where = `minimised counterexample (${s.operations} op, ${s.workers} worker(s), ${s.faults} fault(s), ${s.preemptions} preemption(s)): ` +
-          `${cx.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+        cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR);
       } catch (e) {
-        where = `(could not minimise the counterexample: ${(e as Error).message})`;
+        throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nretrysim: (could not minimise the counterexample: ${(e as Error).message})`);
       }
-      throw new Error(`${report}\n\nretrysim: ${where}`);
+      const s = cx.size;
+      throw new Error(`${failedLine(details)}\n\n` +
+        `retrysim: minimised counterexample (${s.operations} op, ${s.workers} worker(s), ${s.faults} fault(s), ${s.attempts} attempt(s), ${s.preemptions} preemption(s)):\n` +
+        `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
+        (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') +
+        `  written to ${cx.file}\n  replay: ${cx.replay}`);
     },
   };
+}
+
+/** The run's one line: how far fast-check got, and the seed and path that rerun exactly this failure. */
+function failedLine(details: fc.RunDetails<[GeneratedCase]>): string {
+  return `Property failed after ${details.numRuns} tests, shrunk ${details.numShrinks} time(s) — seed ${details.seed}, path "${details.counterexamplePath ?? ''}" (pass { seed, path } to rerun it)`;
 }
 
 /** Options of {@link clientCases}. */
@@ -112,6 +126,14 @@ export interface ClientCaseOptions {
   variant?: Variant;
   /** ...or a user's service. */
   service?: ServiceDefinition;
+  /**
+   * With `service`: its module, as `retrysim replay` will be given it, or its
+   * file URL (`new URL('./service.ts', import.meta.url)`). Recorded in the
+   * counterexample file, so the replay command printed runs. Default: as
+   * given to {@link serviceCases}, else the service's name (then the replay
+   * needs `--service PATH`).
+   */
+  module?: string | URL;
   /** Which faults to generate. Default: lost answers (after a commit and on the way back), crashes, slow and paused requests, kill/restart, two instances, 429 with Retry-After. */
   faults?: readonly FaultKind[];
 }
@@ -129,7 +151,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
-    return clientCaseArbitrary({ service: def, serviceModule: moduleOf(def) }, o.faults).map((c) => (clientServices.set(c, def), c));
+    return clientCaseArbitrary({ service: def, serviceModule: moduleOf(def, o.module) }, o.faults).map((c) => (clientServices.set(c, def), c));
   }
   return clientCaseArbitrary({ variant: o.variant ?? 'key_atomic' }, o.faults);
 }
@@ -170,28 +192,32 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
-      const report = fc.defaultReportMessage(details) ?? 'property failed';
       const c = details.counterexample?.[0];
-      if (c === undefined) throw new Error(report);
+      if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
+      // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).
+      const report = failedLine(details);
       const service = clientServices.get(c);
       const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
       let written: string;
       let r: ClientRun;
+      // The minimised case when minimising and writing worked; else fast-check's, as it failed.
+      let shown = c.scenario;
       try {
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}) });
         r = cx.run;
-        written = `\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+        shown = cx.scenario;
+        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
       } catch (e) {
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;
       }
-      const size = scenarioSize(c.scenario, 0);
-      const f = c.scenario.faults;
-      const t = c.scenario.network.throttle;
-      const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
-        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : [], c.scenario.network.answer ? [`answer ${c.scenario.network.answer.count} × ${c.scenario.network.answer.status}`] : []);
+      const size = scenarioSize(shown, 0);
+      const f = shown.faults;
+      const t = shown.network.throttle;
+      const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: shown.network.loseResponses })
+        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : [], shown.network.answer ? [`answer ${shown.network.answer.count} × ${shown.network.answer.status}`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
-      throw new Error(`${report}\n\nretrysim: client '${client.name}' refuted (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
+      throw new Error(`${report}\n\nretrysim: client '${client.name}' fails (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);
     },
   };

@@ -1,17 +1,31 @@
 import type { Scenario } from '../scenario/schema.js';
-import { parseScenario } from '../scenario/load.js';
+import { parseScenario, ScenarioError } from '../scenario/load.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
 
 /** Options of {@link minimiseCounterexample}. */
-export interface MinimiseOptions {
+export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
   /** The failure to keep: true when a run still shows it. */
-  isHit: (run: ScenarioRun) => boolean;
+  isHit: (run: R) => boolean;
   /** Runs allowed for one schedule search (one scenario). Default 1,000. */
   searchRunsMax?: number;
   /** Runs allowed in all. Default 6,000. */
   runsMax?: number;
+  /** Runs one scenario on a choice source (default {@link runScenario}; a user service's campaign passes its definition). */
+  run?: (s: Scenario, choices: ChoiceSource) => Promise<R>;
+  /**
+   * The operations are run by a user's retry client, not the built-in
+   * harness: the harness's knobs (attempts, model resubmits, the key-reuse
+   * probe) change nothing, so they are not simplifications to try.
+   */
+  userClient?: boolean;
+}
+
+/** What the minimiser needs of a run: the schedule it took. */
+export interface MinimisableRun {
+  result: ScenarioRun['result'];
 }
 
 /** A counterexample after {@link minimiseCounterexample}. */
@@ -22,13 +36,37 @@ export interface Minimised {
   preemptions: number;
   /** Non-default choices in the schedule. */
   decisions: number;
-  /** True when the schedule search of the final scenario was exhaustive within its bound, so `preemptions` is minimal for it. */
+  /**
+   * True only when every schedule of the final scenario with fewer
+   * preemptions was run, none failed and none threw: then `preemptions` is
+   * minimal for it.
+   */
   preemptionsMinimal: boolean;
   /** What the pass removed, in order, e.g. `operation op2`, `crashMidRequest 2 → 1`. */
   removed: string[];
-  /** Simplifications tried whose search ran out of runs before it could rule them out. */
+  /** One-step simplifications of the result whose search ran out of runs (or was never started: the budget was spent) before it could rule them out. */
   undecided: string[];
+  /**
+   * One-step simplifications of the result that could not be judged because
+   * a run of them (or loading them) threw, each with the error: a candidate
+   * that throws has not been shown to pass, so it is not counted as "does
+   * not fail". Also a schedule search of the result itself that threw.
+   */
+  errored: string[];
   runs: number;
+}
+
+/**
+ * Whether a minimised counterexample is shown minimal, and if not, each
+ * dimension that is not, in words: the preemption count when its schedule
+ * search was cut short, every one-step simplification not ruled out.
+ */
+export function notShownMinimal(m: Pick<Minimised, 'preemptions' | 'preemptionsMinimal' | 'undecided' | 'errored'>): string[] {
+  return [
+    ...(m.preemptionsMinimal ? [] : [`preemptions ${m.preemptions}: not every schedule with fewer preemptions was run without error (search cut short or a run threw)`]),
+    ...m.undecided.map((u) => `not shown necessary (search ran out of runs): ${u}`),
+    ...m.errored.map((u) => `not shown necessary (could not be tried): ${u}`),
+  ];
 }
 
 /** One candidate simplification of a scenario: what it does, and the simpler scenario. */
@@ -46,21 +84,37 @@ interface Simplification {
  * pause outlast the lease" can become one fault (a pure removal could not
  * lengthen the other delay).
  */
-export function simplifications(s: Scenario): Simplification[] {
-  // Only candidates that are valid scenario files: a minimised counterexample must load.
-  return candidates(s).filter((c) => isValid(c.scenario));
+export function simplifications(s: Scenario, userClient = false): Simplification[] {
+  return checkedSimplifications(s, userClient).valid;
 }
 
-function isValid(s: Scenario): boolean {
-  try {
-    parseScenario(JSON.stringify(s));
-    return true;
-  } catch {
-    return false;
+/**
+ * The one-step simplifications, sorted: `valid` are scenario files that
+ * load (a minimised counterexample must load); a candidate the loader
+ * refuses as a scenario ({@link ScenarioError}, e.g. a kill on an instance
+ * that no longer exists) is no simplification at all and is dropped; any
+ * other throw is a candidate that could not be checked, listed in
+ * `errored` with the message — never mistaken for one that does not fail.
+ */
+export function checkedSimplifications(s: Scenario, userClient = false): { valid: Simplification[]; errored: string[] } {
+  const valid: Simplification[] = [];
+  const errored: string[] = [];
+  for (const c of candidates(s, userClient)) {
+    try {
+      parseScenario(JSON.stringify(c.scenario));
+      valid.push(c);
+    } catch (e) {
+      if (!(e instanceof ScenarioError)) errored.push(`${c.what} (the candidate could not be loaded: ${messageOf(e)})`);
+    }
   }
+  return { valid, errored };
 }
 
-function candidates(s: Scenario): Simplification[] {
+function messageOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
+function candidates(s: Scenario, userClient: boolean): Simplification[] {
   const out: Simplification[] = [];
   const f = s.faults;
   const withFaults = (faults: Partial<Scenario['faults']>, what: string) => out.push({ what, scenario: { ...s, faults: { ...f, ...faults } } });
@@ -90,23 +144,32 @@ function candidates(s: Scenario): Simplification[] {
     out.push({ what: 'pause merged into slowMs', scenario: { ...s, faults: { ...rest, slowMs: f.slowMs + pause.ms } } });
     withFaults({ slowMs: 0, pause: { ...pause, ms: pause.ms + f.slowMs } }, 'slowMs merged into pause');
   }
+  // Front-end answers (a rate limiter's 429s, a gateway's 4xx/5xx) are faults too: one fewer, or none.
+  for (const k of ['throttle', 'answer'] as const) {
+    const x = s.network[k];
+    if (x === undefined) continue;
+    const { [k]: _x, ...rest } = s.network;
+    out.push(x.count > 1
+      ? { what: `network.${k} ${x.count} → ${x.count - 1}`, scenario: { ...s, network: { ...s.network, [k]: { ...x, count: x.count - 1 } } } }
+      : { what: `network.${k}`, scenario: { ...s, network: rest } });
+  }
   if (s.network.loseResponses > 0) out.push({ what: `network.loseResponses ${s.network.loseResponses} → ${s.network.loseResponses - 1}`, scenario: { ...s, network: { ...s.network, loseResponses: s.network.loseResponses - 1 } } });
-  if (s.client.model.resubmits > 0) out.push({ what: `model resubmits ${s.client.model.resubmits} → ${s.client.model.resubmits - 1}`, scenario: { ...s, client: { ...s.client, model: { ...s.client.model, resubmits: s.client.model.resubmits - 1 } } } });
+  if (!userClient && s.client.model.resubmits > 0) out.push({ what: `model resubmits ${s.client.model.resubmits} → ${s.client.model.resubmits - 1}`, scenario: { ...s, client: { ...s.client, model: { ...s.client.model, resubmits: s.client.model.resubmits - 1 } } } });
   if (s.service.instances > 1 && (!f.kill || f.kill.instance === 0)) {
     out.push({ what: `instances ${s.service.instances} → 1`, scenario: { ...s, service: { ...s.service, instances: 1, clockOffsetMs: s.service.clockOffsetMs.slice(0, 1) } } });
   }
   if (s.service.clockOffsetMs.some((x) => x !== 0)) out.push({ what: 'clock skew', scenario: { ...s, service: { ...s.service, clockOffsetMs: [] } } });
-  if (s.client.keyReuseProbe) out.push({ what: 'keyReuseProbe', scenario: { ...s, client: { ...s.client, keyReuseProbe: undefined } } });
-  if (s.client.maxAttempts > 1) out.push({ what: `maxAttempts ${s.client.maxAttempts} → ${s.client.maxAttempts - 1}`, scenario: { ...s, client: { ...s.client, maxAttempts: s.client.maxAttempts - 1 } } });
+  if (!userClient && s.client.keyReuseProbe) out.push({ what: 'keyReuseProbe', scenario: { ...s, client: { ...s.client, keyReuseProbe: undefined } } });
+  if (!userClient && s.client.maxAttempts > 1) out.push({ what: `maxAttempts ${s.client.maxAttempts} → ${s.client.maxAttempts - 1}`, scenario: { ...s, client: { ...s.client, maxAttempts: s.client.maxAttempts - 1 } } });
   return out;
 }
 
 /** Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave. */
-export function pairsOf(s: Scenario): Simplification[] {
+export function pairsOf(s: Scenario, userClient = false): Simplification[] {
   const out: Simplification[] = [];
   const seen = new Set<string>();
-  for (const a of simplifications(s)) {
-    for (const b of simplifications(a.scenario)) {
+  for (const a of simplifications(s, userClient)) {
+    for (const b of simplifications(a.scenario, userClient)) {
       const key = [a.what, b.what].sort().join(' + ');
       if (seen.has(key)) continue;
       seen.add(key);
@@ -127,7 +190,7 @@ function trimZeros(xs: readonly number[]): number[] {
   return xs.slice(0, n);
 }
 
-function preemptionsOf(run: ScenarioRun): number {
+function preemptionsOf(run: MinimisableRun): number {
   return run.result.choices.reduce((n, c) => n + (c.preempted ? 1 : 0), 0);
 }
 
@@ -146,25 +209,41 @@ function preemptionsOf(run: ScenarioRun): number {
  *
  * The result is minimal in preemptions for its scenario (when the search was
  * complete) and locally minimal in operations, workers, faults, instances
- * and attempts: no single removal keeps the failure.
+ * and attempts: no single removal keeps the failure. Anything that could
+ * not be shown — a search cut short by its budget, a candidate whose run
+ * threw — is listed (`undecided`, `errored`, `preemptionsMinimal: false`),
+ * never reported as minimal.
  */
-export async function minimiseCounterexample(scenario: Scenario, choices: readonly number[], o: MinimiseOptions): Promise<Minimised> {
+export async function minimiseCounterexample<R extends MinimisableRun = ScenarioRun>(scenario: Scenario, choices: readonly number[], o: MinimiseOptions<R>): Promise<Minimised> {
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
+  // Without `run`, R is ScenarioRun (the default type argument): the plain scenario runner.
+  const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }) as unknown as Promise<R>);
+  const userClient = o.userClient ?? false;
   let runs = 0;
-  const first = await runScenario(scenario, { choices: new ListChoice(choices) });
+  const first = await runOne(scenario, new ListChoice(choices));
   runs++;
   if (!o.isHit(first)) throw new Error('minimiseCounterexample: the given case does not fail');
   let cur = { scenario, choices: trimZeros(choices), preemptions: preemptionsOf(first), decisions: choices.filter((c) => c !== 0).length, preemptionsMinimal: false };
 
-  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<ScenarioRun>) => {
-    const r = await searchBounded((c) => runScenario(s, { choices: c }), o.isHit, {
+  // A run that throws is neither a hit nor a pass: it is remembered, and the
+  // search that met it is not complete (it did not show that schedule passes).
+  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<R>) => {
+    let thrown: string | undefined;
+    const r = await searchBounded(async (c) => {
+      try {
+        return await runOne(s, c);
+      } catch (e) {
+        thrown ??= messageOf(e);
+        return undefined;
+      }
+    }, (x) => x !== undefined && o.isHit(x), {
       preemptionsMax,
       runsMax: Math.min(searchRunsMax, Math.max(1, runsMax - runs)),
       ...(known ? { known } : {}),
     });
     runs += r.runs;
-    return r;
+    return { ...r, best: r.best as BoundedHit<R> | undefined, complete: r.complete && thrown === undefined, thrown };
   };
 
   // Simplify first: a smaller scenario has a far smaller schedule space, so
@@ -172,16 +251,22 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
   // first bound with a hit, never above the preemptions the case has now.
   const removed: string[] = [];
   let undecided: string[] = [];
-  for (let improved = true; improved && runs < runsMax;) {
+  let errored: string[] = [];
+  for (let improved = true; improved;) {
     improved = false;
+    // Every round judges the current scenario afresh: what was left open
+    // about an earlier, larger one says nothing about this one.
+    const singles = checkedSimplifications(cur.scenario, userClient);
     undecided = [];
+    errored = [...singles.errored];
     // Single steps first; only at a local minimum, pairs of steps: two
     // things can hold each other up (an operation that only consumes a kill
     // plan goes with the kill), and neither alone can go.
-    for (const phase of [simplifications, pairsOf]) {
-      for (const cand of phase(cur.scenario)) {
+    for (const phase of ['single', 'pair'] as const) {
+      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient)) {
         if (runs >= runsMax) {
-          if (phase === simplifications) undecided.push(cand.what);
+          // The budget is spent: a single step never tried is not shown unnecessary.
+          if (phase === 'single') undecided.push(cand.what);
           continue;
         }
         const r = await search(cand.scenario, cur.preemptions);
@@ -191,7 +276,10 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
           improved = true;
           break;
         }
-        if (!r.complete && phase === simplifications) undecided.push(cand.what);
+        if (phase === 'single') {
+          if (r.thrown !== undefined) errored.push(`${cand.what} (${r.thrown})`);
+          else if (!r.complete) undecided.push(cand.what);
+        }
       }
       if (improved) break;
     }
@@ -200,6 +288,7 @@ export async function minimiseCounterexample(scenario: Scenario, choices: readon
     // The scenario was already minimal: search its own schedules below the one in hand.
     const own = await search(scenario, cur.preemptions, { choices: cur.choices, preemptions: cur.preemptions, decisions: cur.decisions, result: first });
     if (own.best) cur = { ...cur, choices: own.best.choices, preemptions: own.best.preemptions, decisions: own.best.decisions, preemptionsMinimal: own.complete || own.best.preemptions === 0 };
+    if (own.thrown !== undefined) errored.push(`the schedule search of the scenario itself (${own.thrown})`);
   }
-  return { ...cur, removed, undecided, runs };
+  return { ...cur, removed, undecided, errored, runs };
 }

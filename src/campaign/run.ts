@@ -12,7 +12,7 @@ import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
 import type { Claim, MinimalShape } from './claims.js';
-import { minimiseCounterexample, type Minimised } from './minimise.js';
+import { minimiseCounterexample, notShownMinimal, type Minimised } from './minimise.js';
 import type { Invariant } from '../checkers/invariants.js';
 import { Reached } from '../service/reached.js';
 import { builtinService } from '../tracker/builtin.js';
@@ -68,7 +68,7 @@ export interface Counterexample {
   /** Problems with the minimal shape the claim demands (empty: minimal). */
   notMinimal: string[];
   /** What the post-shrink pass did (undefined when it did not run, e.g. exhaustive mode before its own search). */
-  minimised?: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'runs'>;
+  minimised?: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
 }
 
 /** What one claim's campaign found: verdict, runs, time to first failure and the shrunk counterexample. */
@@ -359,9 +359,8 @@ export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: numb
   const isHit = (r: ScenarioRun) => (target === undefined ? r.violations.length > 0 : r.violations.some((v) => v.invariant === target));
   const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit });
   const cx = await saveCounterexample({ scenario: m.scenario, choices: m.choices }, claim, seed, () => new ListChoice(m.choices), foundDir);
-  cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, runs: m.runs };
-  if (!m.preemptionsMinimal) cx.notMinimal.push(`preemptions ${m.preemptions}: the schedule search ran out of runs before it could show fewer do not fail`);
-  for (const u of m.undecided) cx.notMinimal.push(`not shown necessary (search ran out of runs): ${u}`);
+  cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs };
+  cx.notMinimal.push(...notShownMinimal(m));
   return cx;
 }
 

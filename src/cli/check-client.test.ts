@@ -28,10 +28,10 @@ afterEach(() => vi.restoreAllMocks());
 describe('retry client counterexamples are replayable files', () => {
   it('check --client refutes the buggy client, writes the file, and replay reproduces it (exit 0); a changed expect is exit 1, a changed schedule exit 3', async () => {
     const found = tmp('rs-client-found-');
-    const r = await cli('check', '--client', CLIENT, '--found', found, '--expect', 'refuted', '--json');
+    const r = await cli('check', '--client', CLIENT, '--found', found, '--expect', 'fails', '--json');
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { verdict: string; counterexample: string; violations: string[]; replay: string; shrunkSize: { operations: number; faults: number } };
-    expect(j.verdict).toBe('refuted');
+    expect(j.verdict).toBe('fails');
     expect(j.violations).toContain('stable-key');
     expect(j.shrunkSize).toMatchObject({ operations: 1, faults: 1 });
     expect(j.counterexample.startsWith(found)).toBe(true);
@@ -96,5 +96,21 @@ describe('retry client counterexamples are replayable files', () => {
     const withFlag = await cli('replay', file, '--client', CLIENT);
     expect(withFlag.code, withFlag.err).toBe(0);
     expect(withFlag.out).toMatch(/expect: met/);
+  }, 120_000);
+
+  it('--faults and --explore pct: the buggy client fails on lost answers alone, minimal, and the file replays; an unknown fault is exit 2 naming the valid ones', async () => {
+    const found = tmp('rs-client-faults-');
+    const r = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers', '--explore', 'pct', '--found', found, '--json');
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; explore: string; faults: string[]; notMinimal: string[]; why: string[]; counterexample: string; shrunkSize: { faults: number; operations: number } };
+    expect(j).toMatchObject({ verdict: 'fails', explore: 'pct', faults: ['loseAllAnswers'], notMinimal: [], why: ['expected holds, got fails'], shrunkSize: { operations: 1, faults: 1 } });
+    const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { network: { loseResponses: number }; faults: { crashMidRequest: number } };
+    expect(file.network.loseResponses).toBe(1);
+    expect((await cli('replay', j.counterexample)).code).toBe(0);
+    const bad = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers,teleport');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--faults: unknown fault 'teleport'; valid for a client: loseResponse, loseAllAnswers, crash,");
+    const ex = await cli('check', '--client', CLIENT, '--explore', 'exhaustive');
+    expect(ex.code).toBe(2);
   }, 120_000);
 });

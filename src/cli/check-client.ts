@@ -1,6 +1,7 @@
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { ClientError, loadClient } from '../client/load.js';
-import { CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
+import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
+import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
@@ -9,7 +10,7 @@ import { textTable } from '../report/table.js';
 const DEFAULT_RUNS = 300;
 
 const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--seed S]
-               [--expect holds|refuted] [--found DIR] [--json]
+               [--faults LIST] [--explore random|pct] [--expect holds|fails] [--found DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
 RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
@@ -22,8 +23,9 @@ progress (every call sends at least one request), stable-key (one key per
 operation), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
 (never sends again after 400/401/403/404/422), exactly-one, id-exists and
-replay-equals-first on the service's effects and answers. A failure is shrunk and written as a
-scenario file that \`retrysim replay FILE\` reproduces.
+replay-equals-first on the service's effects and answers. A failure is shrunk,
+minimised and written as a scenario file that \`retrysim replay FILE\`
+reproduces; what the minimiser could not show minimal is said.
 
   --client PATH   the client module (required)
   --name N        which exported client (by its name); default the default export
@@ -32,13 +34,16 @@ scenario file that \`retrysim replay FILE\` reproduces.
   --service PATH  ...or your own service module
   --runs N        generated scenarios (default ${DEFAULT_RUNS})
   --seed S        the campaign seed (default 1)
-  --expect V      holds or refuted: exit 0 only when the verdict is this one
+  --faults LIST   only these faults, comma-separated: ${CLIENT_FAULTS.join(', ')} (default all)
+  --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3)
+  --expect V      holds or fails: exit 0 only when the verdict is this one
   --found DIR     where the counterexample goes (default ${CLIENT_FOUND_DIR}, git-ignored)
-  --json          {client, module, seed, runs, verdict, expected, ok, counterexample, shrunkSize, violations, replay}
+  --json          {client, module, seed, explore, faults, runs, verdict, expected, ok, why, firstFailureRun,
+                   counterexample, shrunkSize, violations, minimised, notMinimal, replay}
 
-Exit: 0 the client holds (or the verdict is --expect's), 1 it is refuted
+Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
-or a client that cannot run on virtual time (it never settles).`;
+or a client that cannot run on virtual time (it never settles), 4 inconclusive.`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -50,6 +55,8 @@ export async function run(argv: string[]): Promise<number> {
       service: { type: 'string' },
       runs: { type: 'string' },
       seed: { type: 'string' },
+      faults: { type: 'string' },
+      explore: { type: 'string' },
       expect: { type: 'string' },
       found: { type: 'string' },
       json: { type: 'boolean' },
@@ -59,7 +66,12 @@ export async function run(argv: string[]): Promise<number> {
     if (v.client === undefined || v.client === '') throw new UsageError('--client PATH is required');
     if (v.variant !== undefined && v.service !== undefined) throw new UsageError('give --variant (built in) or --service (your own), not both');
     if (v.variant !== undefined && !(VARIANTS as readonly string[]).includes(v.variant)) throw new UsageError(`--variant must be one of ${VARIANTS.join(', ')}, got '${v.variant}'`);
-    if (v.expect !== undefined && v.expect !== 'holds' && v.expect !== 'refuted') throw new UsageError(`--expect must be holds or refuted, got '${v.expect}'`);
+    if (v.expect !== undefined && !['holds', 'fails', 'refuted'].includes(v.expect)) throw new UsageError(`--expect must be holds or fails, got '${v.expect}'`);
+    // 'refuted', the old word, is read as fails.
+    const expected = v.expect === undefined ? undefined : v.expect === 'holds' ? 'holds' : 'fails';
+    const explore = v.explore ?? 'random';
+    if (explore !== 'random' && explore !== 'pct') throw new UsageError(`--explore must be random or pct for a client, got '${explore}'`);
+    const faults = v.faults === undefined ? [...CLIENT_FAULTS] : parseClientFaults(v.faults);
     const runs = intFlag('runs', v.runs, DEFAULT_RUNS, 1, 1_000_000);
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
@@ -72,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${runs} scenarios`);
       log(`reproduce: retrysim check ${process.argv.slice(3).join(' ')}`);
       r = await runClientCampaign({
-        client, module: v.client, runs, seed, foundDir: found,
+        client, module: v.client, runs, seed, foundDir: found, faults, explore,
         ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
       });
     } catch (e) {
@@ -82,20 +94,29 @@ export async function run(argv: string[]): Promise<number> {
       }
       throw e;
     }
-    const ok = v.expect === undefined ? r.verdict === 'holds' : r.verdict === v.expect;
     const cx = r.counterexample;
+    const why: string[] = [];
+    if (r.verdict === 'inconclusive') why.push('inconclusive: fewer scenarios ran than asked');
+    else if (r.verdict !== (expected ?? 'holds')) why.push(`expected ${expected ?? 'holds'}, got ${r.verdict}`);
+    for (const p of cx?.notMinimal ?? []) why.push(`counterexample not minimal: ${p}`);
+    const ok = why.length === 0;
+    const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
     const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
     if (v.json) {
       console.log(JSON.stringify({
-        client: r.client, module: v.client, seed: r.seed, runs: r.runs, verdict: r.verdict, expected: v.expect ?? null, ok,
-        counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants, replay: cx?.replay ?? null,
+        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, verdict: r.verdict, expected: expected ?? null, ok, why,
+        firstFailureRun: r.firstFailureRun ?? null,
+        counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
+        minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
       }));
-      return ok ? 0 : 1;
+      return code;
     }
     console.log('');
-    console.log(textTable(['', 'client', 'runs', 'verdict', 'shrunk to', 'counterexample'], [[
+    console.log(textTable(['', 'client', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
       ok ? '✓' : '✗', r.client, r.runs, r.verdict,
-      cx ? `${cx.size.operations} op, ${cx.size.workers} worker(s), ${cx.size.faults} fault(s), ${cx.size.attempts} request(s)` : '-',
+      r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}`,
+      cx ? `${cx.size.operations} op, ${cx.size.workers} worker(s), ${cx.size.faults} fault(s), ${cx.size.attempts} request(s), ${cx.size.preemptions} preemption(s)` : '-',
+      cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
       cx?.file ?? '-',
     ]]));
     if (cx) {
@@ -103,7 +124,16 @@ export async function run(argv: string[]): Promise<number> {
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
       console.log(`  replay: ${cx.replay}`);
     }
-    if (v.expect !== undefined && !ok) console.log(`\n✗ expected the client to be ${v.expect}, but it ${r.verdict === 'holds' ? 'held' : 'was refuted'}`);
-    return ok ? 0 : 1;
+    // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
+    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
+    return code;
   });
+}
+
+/** A `--faults` list for a client: names from {@link CLIENT_FAULTS}, or one line naming them. */
+function parseClientFaults(list: string): FaultKind[] {
+  const names = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (names.length === 0) throw new UsageError(`--faults needs at least one of ${CLIENT_FAULTS.join(', ')}`);
+  for (const n of names) if (!(CLIENT_FAULTS as readonly string[]).includes(n)) throw new UsageError(`--faults: unknown fault '${n}'; valid for a client: ${CLIENT_FAULTS.join(', ')}`);
+  return [...new Set(names)] as FaultKind[];
 }

@@ -1,6 +1,6 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from './main.js';
 
@@ -26,13 +26,13 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('retrysim check --service and replay --service on the examples', () => {
   it.each([
-    ['payments-check-then-insert', 'refuted'],
-    ['lease-without-fencing', 'refuted'],
+    ['payments-check-then-insert', 'fails'],
+    ['lease-without-fencing', 'fails'],
     ['payments-atomic', 'holds'],
   ] as const)('%s: %s; a counterexample is minimal and replays to its expect', async (name, verdict) => {
     const module = `examples/${name}/service.ts`;
     const r = await cli(['check', '--service', module, '--runs', verdict === 'holds' ? '3000' : '2000', '--expect', verdict, '--found', found, '--json']);
-    const j = JSON.parse(r.out) as { verdict: string; ok: boolean; counterexample: string | null; shrunkSize: { operations: number; preemptions: number } | null; violations: string[]; preemptionsMinimal: boolean | null };
+    const j = JSON.parse(r.out) as { verdict: string; ok: boolean; counterexample: string | null; shrunkSize: { operations: number; preemptions: number } | null; violations: string[]; preemptionsMinimal: boolean | null; notMinimal: string[] };
     expect(j.verdict, r.err).toBe(verdict);
     expect(r.code).toBe(0);
     expect(j.ok).toBe(true);
@@ -44,12 +44,13 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(j.violations).toEqual(['exactly-one']);
     expect(j.shrunkSize!.operations).toBe(1);
     expect(j.preemptionsMinimal).toBe(true);
+    expect(j.notMinimal).toEqual([]);
     const replay = await cli(['replay', '--service', module, j.counterexample!]);
     expect(replay.code, replay.out + replay.err).toBe(0);
     expect(replay.out).toContain('expect: met');
     // The file names its module, so a plain replay works too.
     expect((await cli(['replay', j.counterexample!])).code).toBe(0);
-    // Without --expect, a refuted service is exit 1, in the table and in --json alike.
+    // Without --expect, a failing service is exit 1, in the table and in --json alike.
     const plain = await cli(['check', '--service', module, '--runs', '2000', '--found', found, '--json']);
     expect(plain.code).toBe(1);
     expect(JSON.parse(plain.out).ok).toBe(false);
@@ -62,5 +63,72 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const k = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--key-source', 'nope']);
     expect(k.code).toBe(2);
     expect(k.err).toContain("--key-source must be one of none, per_attempt, tool_call, business, got 'nope'");
+  });
+
+  it('--faults restricts the fault space: two-transactions with crashes only shrinks to the crash window', async () => {
+    const module = 'examples/two-transactions/service.ts';
+    const r = await cli(['check', '--service', module, '--faults', 'crash', '--runs', '500', '--found', found, '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; faults: string[]; shrunkSize: { operations: number; workers: number; faults: number; preemptions: number }; counterexample: string; notMinimal: string[] };
+    expect(r.code).toBe(1);
+    expect(j.verdict).toBe('fails');
+    expect(j.faults).toEqual(['crash']);
+    expect(j.shrunkSize).toMatchObject({ operations: 1, workers: 1, faults: 1, preemptions: 0 });
+    expect(j.notMinimal).toEqual([]);
+    expect((await cli(['replay', '--service', module, j.counterexample])).code).toBe(0);
+    // Unknown names: exit 2, naming the valid ones; nothing written.
+    const bad = await cli(['check', '--service', module, '--faults', 'crash,teleport', '--found', found]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--faults: unknown fault 'teleport'; valid for service two-transactions: loseResponse, crash,");
+    const noCrash = await cli(['check', '--service', 'examples/lease-without-fencing/service.ts', '--faults', 'crash', '--found', found]);
+    expect(noCrash.code).toBe(2);
+    expect(noCrash.err).toContain('declares no crash points');
+  });
+
+  it('--explore exhaustive: a failure is minimised and replays; a search stopped by its limit is inconclusive (exit 4), never ✓', async () => {
+    const module = 'examples/two-transactions/service.ts';
+    const r = await cli(['check', '--service', module, '--explore', 'exhaustive', '--faults', 'crash', '--found', found, '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; explore: string; counterexample: string; shrunkSize: { workers: number; faults: number } };
+    expect(r.code).toBe(1);
+    expect(j).toMatchObject({ verdict: 'fails', explore: 'exhaustive', shrunkSize: { workers: 1, faults: 1 } });
+    expect((await cli(['replay', j.counterexample])).code).toBe(0);
+    const held = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--explore', 'exhaustive', '--found', found, '--json']);
+    const h = JSON.parse(held.out) as { verdict: string; complete: boolean; ok: boolean };
+    expect(h).toMatchObject({ verdict: 'holds', complete: true, ok: true });
+    expect(held.code).toBe(0);
+    const cut = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--explore', 'exhaustive', '--runs', '2', '--found', found]);
+    expect(cut.code).toBe(4);
+    expect(cut.out).toMatch(/✗ .*inconclusive/);
+    expect(cut.out).not.toContain('✓');
+  });
+
+  it('--explore pct finds the race; --expect refuted is still read as fails', async () => {
+    const r = await cli(['check', '--service', 'examples/payments-check-then-insert/service.ts', '--explore', 'pct', '--runs', '300', '--expect', 'refuted', '--found', found, '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; expected: string; ok: boolean; counterexample: string };
+    expect(j).toMatchObject({ verdict: 'fails', expected: 'fails', ok: true });
+    expect(r.code).toBe(0);
+    expect((await cli(['replay', j.counterexample])).code).toBe(0);
+  });
+
+  it('--html writes the counterexample\'s stepper page and an index; found files default to .retrysim/found', async () => {
+    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const cwd = process.cwd();
+    const work = mkdtempSync(join(tmpdir(), 'cwd-'));
+    const module = join(cwd, 'examples/two-transactions/service.ts');
+    process.chdir(work);
+    try {
+      const r = await cli(['check', '--service', module, '--faults', 'crash', '--runs', '300', '--html', html, '--json']);
+      const j = JSON.parse(r.out) as { counterexample: string };
+      expect(r.code).toBe(1);
+      expect(j.counterexample.startsWith(join('.retrysim', 'found'))).toBe(true);
+      expect(existsSync(join(work, j.counterexample))).toBe(true);
+      expect(readFileSync(join(html, 'index.html'), 'utf8')).toContain('two-transactions');
+      // The stepper page of the very file, through the user's service, as replay --html draws it.
+      const page = readFileSync(join(html, `${basename(j.counterexample, '.json')}.html`), 'utf8');
+      expect(page).toContain('<!doctype html>');
+      expect(page).toContain('two-transactions');
+      expect(r.err).not.toContain('could not be drawn');
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

@@ -1,14 +1,17 @@
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
-import { runServiceCampaign, serviceFaults, type ServiceCampaignResult } from '../service/campaign.js';
+import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
 
 const DEFAULT_RUNS = 10_000;
+const DEFAULT_SCHEDULES = 20_000;
+const FOUND_DIR = '.retrysim/found';
 
-const HELP = `retrysim check --service PATH [--runs N] [--seed S] [--key-source K] [--expect holds|refuted]
-               [--found DIR] [--json]
+const HELP = `retrysim check --service PATH [--runs N] [--seed S] [--key-source K] [--faults LIST]
+               [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
+               [--html DIR] [--json]
 
 The property campaign against your own service (a TypeScript or JavaScript
 module whose default export is a ServiceDefinition; no build step). The
@@ -19,24 +22,53 @@ duplicates, two tenants with the same raw key, the same key with a different
 body — runs with the built-in retrying client, and the service's declared
 effects are judged: exactly one per logical operation, every acknowledged id
 exists and is the operation's own, stable keys, a reused key with another
-body refused. A failure is minimised and written as a replayable file.
+body refused. A failure is minimised and written as a replayable file; what
+the minimiser could not show minimal is said.
 
   --service PATH  the service module (required)
-  --runs N        generated scenarios (default ${DEFAULT_RUNS})
+  --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
+                  schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --seed S        the campaign seed (default 1)
   --key-source K  the client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
-  --expect V      holds or refuted: exit 0 only when the verdict is this one
-  --found DIR     where the counterexample goes (default scenarios/found)
-  --json          {service, module, keySource, seed, runs, verdict, ok, firstFailureMs,
-                   counterexample, shrunkSize, violations, removed, replay}
+  --faults LIST   only these faults, comma-separated (default: the whole space; the
+                  names are printed at the start), e.g. --faults crash,loseResponse
+  --explore M     random: fast-check-generated schedules (shrinkable, default)
+                  pct: generated scenarios, PCT schedules (depth 3)
+                  exhaustive: every schedule of the service's small scenarios (one
+                  operation, at most one fault at each of its steps and crash points),
+                  with sleep-set reduction; stopped by the limit it is inconclusive
+  --expect V      holds or fails: exit 0 only when the verdict is this one
+  --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
+  --html DIR      also write DIR/index.html and the counterexample's stepper page
+  --json          {service, module, keySource, seed, explore, faults, runs, complete, verdict,
+                   expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
+                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
 
-Exit: 0 the service holds (or the verdict is --expect's), 1 it is refuted
-(or the verdict is not --expect's), 2 bad flags or a broken service (a
-message names the problem: a throw, a request never answered, an
-undeclared step or table).`;
+Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
+2 bad flags or a broken service (a message names the problem: a request
+never answered, an undeclared step or table), 4 inconclusive (an exhaustive
+search stopped by its schedule limit: not every schedule ran).`;
 
-function sizeText(s: NonNullable<ServiceCampaignResult['counterexample']>['size']): string {
+function sizeText(s: ServiceCounterexample['size']): string {
   return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+}
+
+/** `fails`, or `refuted` (the old word, still accepted) as its alias. */
+function expectFlag(raw: string | undefined): 'holds' | 'fails' | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'holds' || raw === 'fails') return raw;
+  if (raw === 'refuted') return 'fails';
+  throw new UsageError(`--expect must be holds or fails, got '${raw}'`);
+}
+
+/** Why a row is not ✓, in the words `check` uses for built-in claims. */
+function whyOf(r: ServiceCampaignResult, expected: 'holds' | 'fails' | undefined): string[] {
+  const why: string[] = [];
+  const want = expected ?? 'holds';
+  if (r.verdict === 'inconclusive') why.push(`inconclusive: ${r.inconclusive ?? 'not every run was made'}`);
+  else if (r.verdict !== want) why.push(`expected ${want}, got ${r.verdict}`);
+  for (const p of r.counterexample?.notMinimal ?? []) why.push(`counterexample not minimal: ${p}`);
+  return why;
 }
 
 /** `retrysim check --service ...`; resolves to the exit code. */
@@ -47,8 +79,11 @@ export async function run(argv: string[]): Promise<number> {
       runs: { type: 'string' },
       seed: { type: 'string' },
       'key-source': { type: 'string' },
+      faults: { type: 'string' },
+      explore: { type: 'string' },
       expect: { type: 'string' },
       found: { type: 'string' },
+      html: { type: 'string' },
       json: { type: 'boolean' },
     }, HELP);
     if (typeof a === 'number') return a;
@@ -56,54 +91,78 @@ export async function run(argv: string[]): Promise<number> {
     if (v.service === undefined) throw new UsageError('--service PATH is required');
     const keySource = (v['key-source'] ?? 'tool_call') as KeySource;
     if (!KEY_SOURCES.includes(keySource)) throw new UsageError(`--key-source must be one of ${KEY_SOURCES.join(', ')}, got '${keySource}'`);
-    if (v.expect !== undefined && v.expect !== 'holds' && v.expect !== 'refuted') throw new UsageError(`--expect must be holds or refuted, got '${v.expect}'`);
-    const runs = intFlag('runs', v.runs, DEFAULT_RUNS, 1);
+    const expected = expectFlag(v.expect);
+    const explore = (v.explore ?? 'random') as ServiceExplore;
+    if (!['random', 'pct', 'exhaustive'].includes(explore)) throw new UsageError(`--explore must be random, pct or exhaustive, got '${v.explore}'`);
+    const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1);
     const seed = intFlag('seed', v.seed, 1);
-    const found = writableDir('found', v.found ?? 'scenarios/found');
+    const found = writableDir('found', v.found ?? FOUND_DIR);
+    const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ServiceCampaignResult;
+    let def: Awaited<ReturnType<typeof loadService>>;
     try {
-      const def = await loadService(v.service);
-      log(`retrysim check --service ${v.service} — service ${def.name}, seed ${seed}, ${runs} scenarios, key source ${keySource}`);
-      log(`faults: ${serviceFaults(def).join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      log(`reproduce: retrysim check --service ${v.service} --seed ${seed} --runs ${runs}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`);
+      def = await loadService(v.service);
+      const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
+      const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario` : `${runs} scenarios`;
+      log(`retrysim check --service ${v.service} — service ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
+      log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
+      log(`reproduce: retrysim check --service ${v.service} --seed ${seed} --runs ${runs}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`);
       const clock = () => performance.now();
-      r = await runServiceCampaign({ def, module: v.service, keySource, runs, seed, foundDir: found, clockMs: clock });
+      r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs, seed, foundDir: found, clockMs: clock });
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
         return 2;
       }
+      if (e instanceof ServiceFaultsError) {
+        console.error(`retrysim check: ${e.message}`);
+        return 2;
+      }
       throw e;
     }
-    const ok = v.expect === undefined ? r.verdict === 'holds' : r.verdict === v.expect;
+    const why = whyOf(r, expected);
+    const ok = why.length === 0;
+    const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
     const cx = r.counterexample;
+    if (html !== undefined) {
+      const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+      const pages = await writeServiceCheckPages(html, { subject: `service ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}) }, { service: def });
+      if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
+    }
     if (v.json) {
       console.log(JSON.stringify({
-        service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, runs: r.runs, verdict: r.verdict,
-        expected: v.expect ?? null, ok,
+        service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
+        ...(r.complete !== undefined ? { complete: r.complete } : {}),
+        verdict: r.verdict, expected: expected ?? null, ok, why,
+        firstFailureRun: r.firstFailureRun ?? null,
         firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
         counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
         violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
+        minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
         preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
       }));
-      return ok ? 0 : 1;
+      return code;
     }
     console.log('');
-    console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'counterexample'], [[
+    console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
       ok ? '✓' : '✗',
       `${r.service} / ${r.keySource}`,
-      r.runs,
+      `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
       r.verdict,
-      r.firstFailureMs === undefined ? '-' : `${Math.round(r.firstFailureMs)} ms`,
+      r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
       cx ? sizeText(cx.size) : '-',
+      cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
       cx?.file ?? '-',
     ]]));
     if (cx) {
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+      if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
       console.log(`  replay: ${cx.replay}`);
     }
-    if (v.expect !== undefined && !ok) console.log(`\n✗ expected the service to be ${v.expect}, but it ${r.verdict === 'holds' ? 'held' : 'was refuted'}`);
-    return ok ? 0 : 1;
+    // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
+    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
+    return code;
   });
 }

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
 import { writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
@@ -28,8 +30,12 @@ interleaving.
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
   --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step)
-Exit: 0 the outcome matches expect, 1 it does not, 2 a bad file or bad flags,
-3 the run diverged from the recorded schedule.`;
+A file is validated in full before any module is loaded, and the modules it
+names are imported only from inside the current directory tree; a module
+elsewhere runs only when you name it with --service / --client yourself.
+Exit: 0 the outcome matches expect, 1 it does not, 2 a bad file, bad flags or
+a module outside this directory the command line did not name, 3 the run
+diverged from the recorded schedule.`;
 
 /**
  * The timeline as a reader wants it: a decision that lets the running task
@@ -83,6 +89,14 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`retrysim replay: ${file} runs the built-in variant '${scenario.service.variant}', not a user service; drop --service`);
     return 2;
   }
+  // The file is data: it may name code to run only inside this directory
+  // tree; anything else runs only when named on the command line.
+  const untrusted = untrustedModule(file, 'service', values.service, scenario.service.module, values.client, scenario.client.module)
+    ?? (scenario.client.name !== undefined ? untrustedModule(file, 'client', values.client, scenario.client.module, values.service, scenario.service.module) : undefined);
+  if (untrusted !== undefined) {
+    console.error(`retrysim replay: ${untrusted}`);
+    return 2;
+  }
   if (values.client !== undefined || scenario.client.name !== undefined) {
     return replayClient(file, scenario, values.client, modulePath, { trace: values.trace === true, json: values.json === true, html: values.html });
   }
@@ -124,6 +138,38 @@ export async function run(argv: string[]): Promise<number> {
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
+}
+
+/**
+ * Why a module a scenario file names may not be imported, or undefined when
+ * it may: the user named it on the command line (`--service`/`--client`),
+ * or it lies inside the current directory tree (symbolic links resolved).
+ * A scenario file is shared like data; importing a module runs its code, so
+ * a file must not pick code from elsewhere on the machine by itself. The
+ * answer is one line with the command that runs it knowingly.
+ */
+export function untrustedModule(file: string, kind: 'service' | 'client', flag: string | undefined, fromFile: string | undefined, otherFlag: string | undefined, otherFromFile: string | undefined): string | undefined {
+  if (flag !== undefined || fromFile === undefined) return undefined;
+  if (insideCwd(fromFile)) return undefined;
+  const other = otherFlag !== undefined ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFlag}`
+    : otherFromFile !== undefined && !insideCwd(otherFromFile) ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFromFile}` : '';
+  return `${file} names ${kind} module '${fromFile}', outside this directory; a scenario file does not choose code to run — if you trust it, name it yourself: retrysim replay --${kind} ${fromFile}${other} ${file}`;
+}
+
+function insideCwd(module: string): boolean {
+  const cwd = realOr(process.cwd());
+  const abs = realOr(resolve(module));
+  const r = relative(cwd, abs);
+  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r));
+}
+
+/** The real path (symbolic links resolved), or the path itself when it does not exist (loading then says so). */
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /**

@@ -12,6 +12,10 @@ import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
+import { minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { campaignPct } from '../campaign/pct.js';
+import { PctProbe } from '../sim/choice/pct-probe.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './run.js';
 
 /** The faults a retry client is run under by default. */
@@ -45,27 +49,45 @@ export interface ClientCounterexample {
   file?: string;
   violations: Violation[];
   size: ReturnType<typeof scenarioSize>;
+  /** What the minimiser did and could not show (as for services and built-in claims). */
+  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
+  /** Every dimension not shown minimal, in words (empty: every one-step simplification was tried and none fails). */
+  notMinimal: string[];
   /** The command that replays the file. */
   replay: string;
 }
 
 /**
- * Records a failing case of a retry client as a scenario file: the case's
- * scenario with the client's module and name, the schedule the run took and
- * `expect` (effects per operation, the broken invariants). The file is
- * replayed strictly once before it is written, so what is written is known
- * to reproduce. `module` undefined: the file names the client only, and
- * `retrysim replay --client PATH` supplies the module.
+ * Records a failing case of a retry client as a scenario file: the case is
+ * first minimised ({@link minimiseCounterexample}: fewest preemptions, then
+ * no removable operation, worker, fault or instance — the harness's own
+ * knobs do not apply to a user's client), then written with the client's
+ * module and name, the schedule the run took and `expect` (effects per
+ * operation, the broken invariants). The file is replayed strictly once
+ * before it is written, so what is written is known to reproduce.
+ * `module` undefined: the file names the client only, and
+ * `retrysim replay --client PATH` supplies the module. `choices` replays
+ * the failing run when it was not the case's own list (a PCT schedule).
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string } = {}): Promise<ClientCounterexample> {
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource } = {}): Promise<ClientCounterexample> {
   const opts = o.service ? { service: o.service } : {};
-  const first = await runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...opts });
+  const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
+  const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
+  const target = found.violations[0]?.invariant;
+  const m = await minimiseCounterexample(c.scenario, found.result.choices.map((x) => x.chosen), {
+    isHit: (r) => r.violations.some((v) => v.invariant === target),
+    run: runOn,
+    userClient: true,
+  });
+  const first = await runOn(m.scenario, new ListChoice(m.choices));
   const invariants = [...new Set(first.violations.map((v) => v.invariant))].sort();
+  const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
-    ...c.scenario,
+    ...m.scenario,
     name: `${client.name}: shrunk counterexample`,
-    description: `Found for retry client '${client.name}'${o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
-    client: { ...c.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name },
+    description: `Found for retry client '${client.name}'${o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+      (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
+    client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name },
     schedule: scheduleOf(first.result.choices),
     expect: { reports: first.reports, violations: invariants },
   };
@@ -82,7 +104,11 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     writeFileSync(file, printScenario(scenario));
   }
   const replay = file === undefined ? '(not written)' : `retrysim replay ${o.module === undefined ? '--client <your client module> ' : ''}${file} --trace`;
-  return { scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size, replay };
+  return {
+    scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size,
+    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
+    notMinimal, replay,
+  };
 }
 
 /** Options of {@link runClientCampaign}. */
@@ -91,6 +117,8 @@ export interface ClientCampaignOptions extends ClientTarget {
   /** The client's module path (recorded in the file). */
   module?: string;
   faults?: readonly FaultKind[];
+  /** random (default): fast-check-generated schedules; pct: generated scenarios, PCT schedules (depth 3, k fitted to each case). */
+  explore?: 'random' | 'pct';
   runs: number;
   seed: number;
   /** Where the counterexample goes; undefined: not written. */
@@ -101,29 +129,52 @@ export interface ClientCampaignOptions extends ClientTarget {
 export interface ClientCampaignResult {
   client: string;
   seed: number;
+  explore: 'random' | 'pct';
+  faults: FaultKind[];
+  /** Scenarios run: all of them, or up to and including the first failure. */
   runs: number;
-  verdict: 'holds' | 'refuted';
+  verdict: 'holds' | 'fails' | 'inconclusive';
+  /** 1-based number of the first failing scenario. */
+  firstFailureRun?: number;
   counterexample?: ClientCounterexample;
 }
 
 /**
  * The property campaign on a retry client: fast-check generates scenarios
  * (operations, faults, timing, interleavings) around the target service,
- * the client runs each on virtual time, and the first failure is shrunk
- * and recorded as a replayable file.
+ * the client runs each on virtual time, and the first failure is shrunk,
+ * minimised and recorded as a replayable file.
  */
 export async function runClientCampaign(o: ClientCampaignOptions): Promise<ClientCampaignResult> {
   const service = o.service;
   if (service !== undefined) registerService(o.serviceModule ?? service.name, service);
-  const prop = fc.asyncProperty(clientCaseArbitrary(o, o.faults), async (c) => {
-    const r = await runClientScenario(c.scenario, o.client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
-    return r.violations.length === 0;
+  const explore = o.explore ?? 'random';
+  const faults = [...(o.faults ?? CLIENT_FAULTS)];
+  const opts = service ? { service } : {};
+  const choicesOf = async (c: GeneratedCase): Promise<ChoiceSource> => {
+    if (explore !== 'pct') return new ListChoice(c.choices);
+    // PCT's k: the case measured by a probe run, as for services and built-in claims.
+    const probe = new PctProbe();
+    await runClientScenario(c.scenario, o.client, { choices: probe, ...opts });
+    return campaignPct(c.scenario.seed, probe.steps);
+  };
+  let done = 0;
+  let firstFailureRun: number | undefined;
+  const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
+    const r = await runClientScenario(c.scenario, o.client, { choices: await choicesOf(c), ...opts });
+    if (firstFailureRun === undefined) done++;
+    if (r.violations.length === 0) return true;
+    firstFailureRun ??= done;
+    return false;
   });
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
-  const base = { client: o.client.name, seed: o.seed, runs: details.numRuns };
-  if (!details.failed) return { ...base, verdict: 'holds' };
+  const base = { client: o.client.name, seed: o.seed, explore, faults };
+  if (!details.failed) {
+    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive' };
+    return { ...base, runs: details.numRuns, verdict: 'holds' };
+  }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];
-  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}) });
-  return { ...base, verdict: 'refuted', counterexample };
+  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}) });
+  return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './child.js';
 import { runSimulated, runVirtualTime, stepPattern } from './flaky.js';
+import { registerService } from '../service/registry.js';
+import twoTransactions from '../../examples/two-transactions/service.js';
+import paymentsAtomic from '../../examples/payments-atomic/service.js';
 
 const base = { runs: 8, variant: 'key_split' as const, slowMs: 2, staggerMaxMs: 4, seed: 1, schedulesMax: 400 };
 
@@ -45,5 +48,47 @@ describe('flakiness lab', () => {
     expect(j.wallClock.upperBound95).toBeGreaterThan(0.6); // 3 runs bound little whatever they show
     const bad = await runCli(['flaky', '--runs', 'x']);
     expect(bad.code).toBe(2);
+  });
+
+  describe('on a user service (--service)', () => {
+    const tt = { ...base, service: { def: twoTransactions, module: 'examples/two-transactions/service.ts' } };
+    const atomic = { ...base, service: { def: paymentsAtomic, module: 'examples/payments-atomic/service.ts' } };
+
+    it('the simulation finds the two-transaction service\'s failing interleavings (named by its own steps) and none for the atomic one', async () => {
+      registerService(tt.service.module, twoTransactions);
+      registerService(atomic.service.module, paymentsAtomic);
+      const t = await runSimulated(tt);
+      expect(t.failing).toBeGreaterThan(0);
+      expect(t.failingPatterns[0]!.pattern).toMatch(/^w\d#\d:(check|create|remember)( w\d#\d:(check|create|remember))*$/);
+      const a = await runSimulated(atomic);
+      expect(a.failing).toBe(0);
+      expect(a.schedules).toBeGreaterThan(0);
+    });
+
+    it('the same test on virtual time counts the service\'s effects, deterministically per seed', async () => {
+      const a = await runVirtualTime(tt);
+      const b = await runVirtualTime(tt);
+      expect(a.perRun).toEqual(b.perRun);
+      expect(a.perRun.some((r) => r.failed && r.reports === 2)).toBe(true);
+      expect(a.perRun.some((r) => !r.failed && r.reports === 1)).toBe(true);
+      const ok = await runVirtualTime({ ...atomic, staggerMaxMs: 40 });
+      expect(ok.failures).toBe(0);
+    });
+
+    it('retrysim flaky --service runs all three approaches against the service (wall clock: retrysim serve --service); bad flags exit 2', async () => {
+      const r = await runCli(['flaky', '--service', 'examples/two-transactions/service.ts', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { options: { service: { name: string } }; wallClock: { runs: number; perRun: Array<{ reports: number }> }; virtualTime: { runs: number }; simulated: { failing: number } };
+      expect(j.options.service.name).toBe('two-transactions');
+      expect(j.wallClock.runs).toBe(3);
+      expect(j.wallClock.perRun.every((x) => x.reports >= 1)).toBe(true);
+      expect(j.virtualTime.runs).toBe(3);
+      expect(j.simulated.failing).toBeGreaterThan(0);
+      const both = await runCli(['flaky', '--service', 'examples/two-transactions/service.ts', '--variant', 'key_split']);
+      expect(both.code).toBe(2);
+      const missing = await runCli(['flaky', '--service', 'examples/nope/service.ts']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('cannot load');
+    });
   });
 });

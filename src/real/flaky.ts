@@ -17,6 +17,13 @@ import type { Variant } from '../tracker/strategy.js';
 import { ServerProcess } from './child.js';
 import { httpTransport, realClientEnv } from './http-transport.js';
 import { upperBound } from './stats.js';
+import Database from 'better-sqlite3';
+import type { Endpoint } from '../harness/client.js';
+import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
+import { ServiceDatabase } from '../service/db.js';
+import { ServiceHost } from '../service/host.js';
+import { endpointOf } from '../service/run.js';
+import { registerService } from '../service/registry.js';
 
 /**
  * The flakiness lab (SPEC §7). One timing-dependent test — two workers file
@@ -47,7 +54,16 @@ export interface FlakyOptions {
   seed?: number;
   /** Enumeration bound per stagger value. Default 3000 schedules. */
   schedulesMax?: number;
+  /**
+   * A user's service instead of the built-in tracker (then `variant` is not
+   * used): the same test — two workers, one operation, one key — sends the
+   * service's own operation and counts its declared effects.
+   */
+  service?: { def: ServiceDefinition; module: string };
 }
+
+/** The lab's options as the report shows them (a user's service by name and module). */
+export type FlakyReportOptions = Required<Omit<FlakyOptions, 'service'>> & { service?: { name: string; module: string } };
 
 /** Outcome of one run of the test. */
 export interface TestRun {
@@ -81,14 +97,17 @@ export interface SimulatedResult {
 
 /** Everything the lab measured. */
 export interface FlakyReport {
-  options: Required<FlakyOptions>;
+  options: FlakyReportOptions;
   wallClock: ApproachResult & { perRun: TestRun[] };
   virtualTime: ApproachResult & { virtualMs: number; perRun: TestRun[] };
   simulated: SimulatedResult;
 }
 
-function withDefaults(o: FlakyOptions): Required<FlakyOptions> {
+type Resolved = Required<Omit<FlakyOptions, 'service'>> & Pick<FlakyOptions, 'service'>;
+
+function withDefaults(o: FlakyOptions): Resolved {
   return {
+    ...(o.service ? { service: o.service } : {}),
     runs: o.runs ?? 30,
     variant: o.variant ?? 'key_split',
     slowMs: o.slowMs ?? 2,
@@ -103,20 +122,39 @@ function withDefaults(o: FlakyOptions): Required<FlakyOptions> {
  * setTimeout sleeps, Date-based clients. It runs unchanged for real and
  * under the fake-timers bridge. The stagger comes from the run's seed.
  */
-export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number): Promise<TestRun> {
+export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number, target?: LabTarget): Promise<TestRun> {
   const rng = new Prng(seed);
   const staggerMs = rng.uniform(0, staggerMaxMs);
   const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
-  const opts = { keySource: 'tool_call' as const, maxAttempts: 6 };
+  const opts = { keySource: 'tool_call' as const, maxAttempts: 6, ...(target ? { endpoint: target.endpoint } : {}) };
   const logs: AttemptRecord[] = [];
   const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs);
   await new Promise((r) => setTimeout(r, staggerMs));
   const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs);
   await Promise.all([first, second]);
+  const reports = target ? target.count(runId) : await listReports(transport, runId);
+  return { staggerMs, reports, failed: reports !== 1 };
+}
+
+/** The built-in tracker's count of a run's reports, through its own API. */
+async function listReports(transport: Transport, runId: string): Promise<number> {
   const list = await transport.send({ method: 'GET', path: `/reports?run_id=${encodeURIComponent(runId)}`, headers: {}, body: '' }, 5000);
   if (list.kind !== 'response' || list.status !== 200) throw new Error(`listing reports of ${runId} failed: ${JSON.stringify(list)}`);
-  const reports = (JSON.parse(list.body) as { reports: unknown[] }).reports.length;
-  return { staggerMs, reports, failed: reports !== 1 };
+  return (JSON.parse(list.body) as { reports: unknown[] }).reports.length;
+}
+
+/**
+ * A user's service under the lab's test: how one operation goes on the wire
+ * (its declared operation), and how many effects an operation left (its
+ * declared `effects.of`, read from the service's database).
+ */
+export interface LabTarget {
+  endpoint: Endpoint;
+  count(runId: string): number;
+}
+
+function targetOf(def: ServiceDefinition, db: ServiceDb): LabTarget {
+  return { endpoint: endpointOf(def), count: (runId) => def.effects.of(db, { runId, tenant: 'default' }).length };
 }
 
 function summarize(perRun: TestRun[], wallMs: number): ApproachResult {
@@ -124,25 +162,31 @@ function summarize(perRun: TestRun[], wallMs: number): ApproachResult {
   return { runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), wallMs };
 }
 
-/** 1. Wall clock: N runs against one real server process. */
-export async function runWallClock(o: Required<FlakyOptions>): Promise<ApproachResult & { perRun: TestRun[] }> {
+/** 1. Wall clock: N runs against one real server process (`retrysim serve`, the variant or the user's service). */
+export async function runWallClock(o: Resolved): Promise<ApproachResult & { perRun: TestRun[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'retrysim-flaky-'));
-  const server = new ServerProcess({ variant: o.variant, dbPath: join(dir, 'tracker.db'), slowMs: o.slowMs, admin: false });
+  const dbPath = join(dir, o.service ? 'service.db' : 'tracker.db');
+  const server = new ServerProcess({ ...(o.service ? { module: o.service.module } : { variant: o.variant }), dbPath, slowMs: o.slowMs, admin: false });
+  let reader: Database.Database | undefined;
   try {
     const port = await server.start();
     const transport = httpTransport(port);
+    // The server process owns the file; this connection only reads the effects it committed (WAL).
+    reader = o.service ? new Database(dbPath, { readonly: true }) : undefined;
+    const target = o.service && reader ? targetOf(o.service.def, reader) : undefined;
     const t0 = Date.now();
     const perRun: TestRun[] = [];
-    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs));
+    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target));
     return { ...summarize(perRun, Date.now() - t0), perRun };
   } finally {
+    reader?.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** An in-process transport: the tracker handles the request directly, on whatever clock setTimeout/Date give it. */
-function inProcessTransport(instance: TrackerInstance): Transport {
+function inProcessTransport(instance: { handle: TrackerInstance['handle'] }): Transport {
   return {
     send: async (req): Promise<WireOutcome> => {
       const res = await instance.handle(req, realEnv());
@@ -161,9 +205,11 @@ export function runSeed(seed: number, i: number): number {
 }
 
 /** 2. The same test function on virtual time (fake-timers bridge), same seeds. */
-export async function runVirtualTime(o: Required<FlakyOptions>): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
-  const store = openStore(':memory:');
-  const instance = new TrackerInstance({ variant: o.variant, db: store, faults: { slowMs: o.slowMs } });
+export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
+  const store = o.service ? undefined : openStore(':memory:');
+  const sdb = o.service ? new ServiceDatabase(o.service.def, new Database(':memory:')) : undefined;
+  const instance = o.service ? new ServiceHost(o.service.def, sdb!, 's0', { slowMs: o.slowMs }) : new TrackerInstance({ variant: o.variant, db: store!, faults: { slowMs: o.slowMs } });
+  const target = o.service ? targetOf(o.service.def, sdb!.db) : undefined;
   const transport = inProcessTransport(instance);
   const t0 = Date.now();
   let virtualMs = 0;
@@ -171,25 +217,28 @@ export async function runVirtualTime(o: Required<FlakyOptions>): Promise<Approac
   try {
     for (let i = 0; i < o.runs; i++) {
       const k = new Kernel({ seed: o.seed, trace: false });
-      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs)));
+      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target)));
       await k.run();
       virtualMs += k.now;
       perRun.push(task.done.value as TestRun);
     }
   } finally {
-    store.close();
+    store?.close();
+    sdb?.db.close();
   }
   return { ...summarize(perRun, Date.now() - t0), virtualMs, perRun };
 }
 
 /** The scenario the simulation enumerates: the test with a fixed stagger. */
-export function labScenario(o: Required<FlakyOptions>, staggerMs: number): Scenario {
+export function labScenario(o: Resolved, staggerMs: number): Scenario {
   return scenarioSchema.parse({
     format: 'retrysim.scenario/2',
-    name: `flaky lab · ${o.variant} · stagger ${staggerMs} ms`,
-    description: 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
+    name: `flaky lab · ${o.service ? o.service.def.name : o.variant} · stagger ${staggerMs} ms`,
+    description: o.service
+      ? `Two workers send the same ${o.service.def.effects.noun ?? 'effect'}'s operation with the same key; the second starts staggerMs after the first.`
+      : 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
     seed: o.seed,
-    service: { variant: o.variant },
+    service: o.service ? { module: o.service.module } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
     operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', workers: 2, staggerMs }],
@@ -197,33 +246,35 @@ export function labScenario(o: Required<FlakyOptions>, staggerMs: number): Scena
   });
 }
 
-const SERVER_STEP = /^s\d+\/op1\.(w\d+)#(\d+):(check|claim|process|insert|register|finish|respond)$/;
+// A server step's label: instance / operation.worker#request : step.
+const SERVER_STEP = /^s\d+\/op1\.(w\d+)#(\d+):([A-Za-z0-9_.-]+)$/;
+const TRACKER_STEPS: readonly string[] = ['check', 'claim', 'process', 'insert', 'register', 'finish', 'respond'];
 
-/** The order in which the two workers' requests passed the server's steps, e.g. "w0#1:check w1#2:check …". */
-export function stepPattern(choices: readonly ChoiceRecord[]): string {
+/** The order in which the two workers' requests passed the server's steps (the built-in's, or a service's declared ones), e.g. "w0#1:check w1#2:check …". */
+export function stepPattern(choices: readonly ChoiceRecord[], steps: readonly string[] = TRACKER_STEPS): string {
   const out: string[] = [];
   for (const c of choices) {
     const m = SERVER_STEP.exec(c.of[c.chosen] ?? '');
-    if (m) out.push(`${m[1]}#${m[2]}:${m[3]}`);
+    if (m && steps.includes(m[3]!)) out.push(`${m[1]}#${m[2]}:${m[3]}`);
   }
   return out.join(' ');
 }
 
 /** 3. The simulation: every interleaving, for every stagger on a 1 ms grid in [0, staggerMaxMs). */
-export async function runSimulated(o: Required<FlakyOptions>): Promise<SimulatedResult> {
+export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
   const t0 = Date.now();
   const staggers: SimulatedResult['staggers'] = [];
   const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
   for (let d = 0; d < o.staggerMaxMs; d++) {
     const s = labScenario(o, d);
     let failing = 0;
-    const e = await exploreAll((choices) => runScenario(s, { choices }), {
+    const e = await exploreAll((choices) => runScenario(s, { choices, ...(o.service ? { service: o.service.def } : {}) }), {
       schedulesMax: o.schedulesMax,
       keep: () => false,
       onSchedule: (x) => {
         if (x.result.reports.op1 === 1) return;
         failing++;
-        const p = stepPattern(x.result.result.choices) || '(no tie at a server step)';
+        const p = stepPattern(x.result.result.choices, o.service ? o.service.def.steps : undefined) || '(no tie at a server step)';
         const entry = patterns.get(p) ?? { schedules: 0, staggerMs: new Set<number>() };
         entry.schedules++;
         entry.staggerMs.add(d);
@@ -258,8 +309,10 @@ function finishSimulated(
 /** Runs all three approaches. */
 export async function runFlakyLab(opts: FlakyOptions = {}): Promise<FlakyReport> {
   const o = withDefaults(opts);
+  if (o.service) registerService(o.service.module, o.service.def);
   const simulated = await runSimulated(o);
   const virtualTime = await runVirtualTime(o);
   const wallClock = await runWallClock(o);
-  return { options: o, wallClock, virtualTime, simulated };
+  const { service, ...rest } = o;
+  return { options: { ...rest, ...(service ? { service: { name: service.def.name, module: service.module } } : {}) }, wallClock, virtualTime, simulated };
 }

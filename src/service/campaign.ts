@@ -8,7 +8,12 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import { minimiseCounterexample } from '../campaign/minimise.js';
+import { minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { campaignPct } from '../campaign/pct.js';
+import { PctProbe } from '../sim/choice/pct-probe.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import { exploreAll } from '../sim/explore/exhaustive.js';
+import { serviceSmallScenarios } from './small.js';
 import { SHRINK_RUNS_MAX } from '../campaign/run.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
@@ -30,6 +35,9 @@ export function serviceFaults(def: ServiceDefinition): FaultKind[] {
   return (def.crashPoints ?? []).length > 0 ? all : all.filter((f) => f !== 'crash');
 }
 
+/** How a user-service campaign chooses schedules (as `retrysim check --explore`). */
+export type ServiceExplore = 'random' | 'pct' | 'exhaustive';
+
 /** Options of {@link runServiceCampaign}. */
 export interface ServiceCampaignOptions {
   def: ServiceDefinition;
@@ -39,6 +47,14 @@ export interface ServiceCampaignOptions {
   keySource?: KeySource;
   /** Default {@link serviceFaults}. */
   faults?: readonly FaultKind[];
+  /**
+   * random (default): fast-check generates scenarios and schedules (both
+   * shrink); pct: generated scenarios, schedules by PCT (depth 3, k fitted to
+   * each case); exhaustive: every schedule of the service's small scenarios
+   * ({@link serviceSmallScenarios}), with sleep-set reduction.
+   */
+  explore?: ServiceExplore;
+  /** Generated scenarios (random, pct) or schedules per small scenario (exhaustive). */
   runs: number;
   seed: number;
   /** Where the shrunk counterexample is written; undefined: not written. */
@@ -48,26 +64,45 @@ export interface ServiceCampaignOptions {
   clockMs?: () => number;
 }
 
+/** A service's verdict: `inconclusive` is a holding result from fewer runs or schedules than asked (never a ✓). */
+export type ServiceVerdict = 'holds' | 'fails' | 'inconclusive';
+
 /** What a campaign on a user service found. */
 export interface ServiceCampaignResult {
   service: string;
   module: string;
   keySource: KeySource;
   seed: number;
+  explore: ServiceExplore;
+  faults: FaultKind[];
+  /** Scenarios run (random, pct) or schedules run (exhaustive). */
   runs: number;
-  verdict: 'holds' | 'refuted';
+  verdict: ServiceVerdict;
+  /** Why the verdict is inconclusive. */
+  inconclusive?: string;
+  /** Exhaustive: every schedule of every small scenario was run. */
+  complete?: boolean;
   firstFailureMs?: number;
+  /** 1-based number of the first failing scenario (a schedule, in exhaustive mode). */
+  firstFailureRun?: number;
   /** The minimised counterexample. */
-  counterexample?: {
-    scenario: Scenario;
-    file?: string;
-    violations: Violation[];
-    size: ReturnType<typeof scenarioSize>;
-    /** Whether the schedule search showed no schedule with fewer preemptions fails. */
-    preemptionsMinimal: boolean;
-    removed: string[];
-    replay: string;
-  };
+  counterexample?: ServiceCounterexample;
+}
+
+/** A user service's minimised, replayable counterexample. */
+export interface ServiceCounterexample {
+  scenario: Scenario;
+  file?: string;
+  violations: Violation[];
+  size: ReturnType<typeof scenarioSize>;
+  /** Whether the schedule search showed no schedule with fewer preemptions fails (every one ran, none threw). */
+  preemptionsMinimal: boolean;
+  removed: string[];
+  /** What the minimiser did and could not show, as `check --json` reports it for built-in claims. */
+  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
+  /** Every dimension not shown minimal, in words (empty: every one-step simplification was tried and none fails). */
+  notMinimal: string[];
+  replay: string;
 }
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
@@ -76,30 +111,75 @@ export function serviceCaseArbitrary(def: ServiceDefinition, module: string, key
 }
 
 /**
- * Runs the standard campaign against a user service: fast-check generates
- * scenarios and schedules, each runs on the kernel through the service API,
- * the effects are judged; a failure is shrunk, minimised (fewest
- * preemptions, then no removable operation, worker, fault, instance or
- * attempt) and written as a scenario file that `retrysim replay --service`
- * replays. A problem in the service itself stops the campaign with its
- * {@link ServiceError}.
+ * The names `--faults` accepts for this service, and the list checked: an
+ * unknown name, or `crash` for a service without crash points, is a
+ * {@link ServiceFaultsError} naming the valid ones.
+ */
+export function parseServiceFaults(def: ServiceDefinition, list: string): FaultKind[] {
+  const valid = serviceFaults(def);
+  const names = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${valid.join(', ')}`);
+  for (const n of names) {
+    if (!(valid as string[]).includes(n)) {
+      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : '';
+      throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for service ${def.name}: ${valid.join(', ')}`);
+    }
+  }
+  return [...new Set(names)] as FaultKind[];
+}
+
+/** A `--faults` list that names no fault of the service's space. */
+export class ServiceFaultsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceFaultsError';
+  }
+}
+
+/** Runs one scenario of a user service on a choice source. */
+function runner(def: ServiceDefinition) {
+  return (s: Scenario, choices: ChoiceSource, hashTrace = true) => runScenario(s, { choices, service: def, hashTrace });
+}
+
+/** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */
+async function pctChoices(def: ServiceDefinition, c: GeneratedCase): Promise<ChoiceSource> {
+  const probe = new PctProbe();
+  await runScenario(c.scenario, { choices: probe, hashTrace: false, service: def });
+  return campaignPct(c.scenario.seed, probe.steps);
+}
+
+/**
+ * Runs the standard campaign against a user service: scenarios and
+ * schedules are generated (random, pct) or enumerated (exhaustive), each
+ * runs on the kernel through the service API, the effects are judged; a
+ * failure is shrunk, minimised (fewest preemptions, then no removable
+ * operation, worker, fault, instance or attempt) and written as a scenario
+ * file that `retrysim replay --service` replays. A problem in the service
+ * itself stops the campaign with its {@link ServiceError}.
  */
 export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<ServiceCampaignResult> {
   const module = o.module ?? o.def.name;
   registerService(module, o.def);
   const keySource = o.keySource ?? 'tool_call';
+  const explore = o.explore ?? 'random';
+  const faults = [...(o.faults ?? serviceFaults(o.def))];
+  const base = { service: o.def.name, module, keySource, seed: o.seed, explore, faults };
+  if (explore === 'exhaustive') return { ...base, ...(await exhaustiveService(o, module, keySource, faults)) };
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
+  const run = runner(o.def);
   const fails = (r: ScenarioRun) => r.violations.length > 0;
+  const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
+  let firstFailureRun: number | undefined;
   let serviceError: ServiceError | undefined;
   let done = 0;
   let shrinkRuns = 0;
-  const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, o.faults), async (c) => {
+  const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), async (c) => {
     if (serviceError !== undefined || (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX)) return true;
     let r: ScenarioRun;
     try {
-      r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: o.def });
+      r = await run(c.scenario, await choicesOf(c), false);
     } catch (e) {
       if (e instanceof ServiceError) {
         serviceError = e; // a broken service: no point shrinking a verdict about it
@@ -107,40 +187,92 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
       }
       throw e;
     }
-    if (firstFailureMs === undefined) o.onProgress?.(++done);
+    if (firstFailureMs === undefined) {
+      done++;
+      o.onProgress?.(done);
+    }
     if (!fails(r)) return true;
     firstFailureMs ??= clock() - t0;
+    firstFailureRun ??= done;
     return false;
   });
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
   if (serviceError !== undefined) throw serviceError;
-  const base = { service: o.def.name, module, keySource, seed: o.seed, runs: details.numRuns };
-  if (!details.failed) return { ...base, verdict: 'holds' };
+  if (!details.failed) {
+    // Every generated scenario ran (fast-check skips none here); fewer than asked would be inconclusive, never a ✓.
+    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${o.runs} scenarios ran` };
+    return { ...base, runs: details.numRuns, verdict: 'holds' };
+  }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
     throw details.errorInstance;
   }
   const [c] = details.counterexample as [GeneratedCase];
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir);
-  return { ...base, verdict: 'refuted', firstFailureMs, counterexample };
+  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined);
+  return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
+}
+
+/**
+ * Bounded exhaustive exploration of a user service: every schedule of each
+ * of its small scenarios, up to reordering steps that commute (sleep sets
+ * over the footprints the service declares; an undeclared step conflicts
+ * with everything). `fails` at the first violating schedule, minimised and
+ * written like any counterexample; `holds` only when every schedule of
+ * every small scenario ran; a search stopped by the schedule limit is
+ * `inconclusive`.
+ */
+async function exhaustiveService(o: ServiceCampaignOptions, module: string, keySource: KeySource, faults: FaultKind[]): Promise<Omit<ServiceCampaignResult, 'service' | 'module' | 'keySource' | 'seed' | 'explore' | 'faults'>> {
+  const clock = o.clockMs ?? (() => 0);
+  const t0 = clock();
+  const run = runner(o.def);
+  let schedules = 0;
+  let complete = true;
+  const fails = (r: ScenarioRun) => r.violations.length > 0;
+  for (const s of serviceSmallScenarios(o.def, module, faults, keySource)) {
+    const scenario = { ...s, seed: o.seed };
+    const e = await exploreAll((choices) => run(scenario, choices, false), {
+      schedulesMax: o.runs,
+      reduce: true,
+      keep: fails,
+      onSchedule: (x) => {
+        o.onProgress?.(schedules + x.index + 1);
+        return !fails(x.result); // stop at the first failing schedule
+      },
+    });
+    schedules += e.schedules;
+    complete &&= e.complete;
+    const failing = e.results[0];
+    if (failing) {
+      const firstFailureMs = clock() - t0;
+      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir);
+      return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
+    }
+  }
+  if (!complete) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran` };
+  return { runs: schedules, verdict: 'holds', complete };
 }
 
 /**
  * Minimises a failing case and writes it with its schedule and `expect`
  * (the effects and the violated invariants), named by service, invariant
- * and content hash.
+ * and content hash. `choices` replays the failing run when it was not the
+ * case's own list (a PCT schedule). What the minimiser could not show is
+ * said in the file's description too.
  */
-export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string): Promise<NonNullable<ServiceCampaignResult['counterexample']>> {
+export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource): Promise<ServiceCounterexample> {
   registerService(module, def);
-  const first = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
+  const run1 = runner(def);
+  const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
   const target = first.violations[0]?.invariant;
   const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit });
-  const run = await runScenario(m.scenario, { choices: new ListChoice(m.choices), service: def });
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, run: (s, ch) => run1(s, ch) });
+  const run = await run1(m.scenario, new ListChoice(m.choices));
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
+  const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
     ...m.scenario,
     name: `${def.name}: shrunk counterexample`,
-    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.`,
+    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+      (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },
   };
@@ -158,6 +290,8 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     size,
     preemptionsMinimal: m.preemptionsMinimal,
     removed: m.removed,
+    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
+    notMinimal,
     replay: file !== undefined ? `retrysim replay --service ${module} ${file} --trace` : '(not written)',
   };
 }

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CampaignResult } from '../../campaign/run.js';
+import type { RunOptions } from '../../scenario/run.js';
+import type { Scenario } from '../../scenario/schema.js';
 import { judge } from '../../campaign/judge.js';
 import { neverReached } from '../../campaign/coverage.js';
 import { escapeHtml } from './page.js';
@@ -44,6 +46,54 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
   ].join('\n'));
   written.push(index);
   return written;
+}
+
+/** One user service's (or client's) campaign, as {@link writeServiceCheckPages} draws it. */
+export interface ServiceCheckRow {
+  /** e.g. `service payments (examples/payments/service.ts)`. */
+  subject: string;
+  verdict: string;
+  runs: number;
+  ok: boolean;
+  counterexample?: { scenario: Scenario; file?: string; replay: string; violations: readonly { invariant: string }[] };
+}
+
+/**
+ * `retrysim check --service … --html DIR`: the counterexample's stepper
+ * page (the recorded schedule replayed strictly, through `opts` — the
+ * user's service) and an index with the one row, as `check --html` writes
+ * them for built-in claims.
+ */
+export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions): Promise<{ written: string[]; problem?: string }> {
+  const written: string[] = [];
+  const cx = row.counterexample;
+  let link = '—';
+  let problem: string | undefined;
+  if (cx !== undefined) {
+    const name = `${cx.file !== undefined ? basename(cx.file, '.json') : 'counterexample'}.html`;
+    try {
+      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { ...opts, strictReplay: true });
+      written.push(join(dir, name));
+      link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
+    } catch (e) {
+      // The verdict stands without its picture; the index and the caller say why there is none.
+      problem = `the counterexample's page could not be drawn: ${(e as Error).message.split('\n')[0]}`;
+      link = escapeHtml(problem);
+    }
+  }
+  const index = join(dir, 'index.html');
+  writeFileSync(index, [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; }</style></head><body><div id="app">`,
+    `<p class="crumb">retrysim · check</p><h1>${escapeHtml(row.subject)}</h1>`,
+    '<table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
+    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td></tr>`,
+    '</tbody></table></div></body></html>',
+    '',
+  ].join('\n'));
+  written.push(index);
+  return { written, ...(problem !== undefined ? { problem } : {}) };
 }
 
 /** What a claim without a failure reached: the situations never reached, and the whole table folded. */

@@ -28,7 +28,8 @@ export class ReplayDivergenceError extends Error {
       kind: this.kind,
       message: this.message,
       expected: this.expected ?? null,
-      actual: this.actual ? { ...this.actual, of: [...this.actual.of] } : null,
+      // Test runners (vitest) overwrite `actual` and `expected` with printed strings for their diff before serializing; keep whatever is there.
+      actual: this.actual && typeof this.actual === 'object' && Array.isArray(this.actual.of) ? { ...this.actual, of: [...this.actual.of] } : (this.actual ?? null),
     };
   }
 }

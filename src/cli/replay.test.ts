@@ -1,0 +1,80 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from './main.js';
+
+/** Runs the CLI in-process; returns the exit code and what it printed. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
+  try {
+    const code = await main(args);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+const g = globalThis as { __retrysimOutsideImported?: number };
+
+/** A copy of the two-transactions service outside the working directory that counts its imports. */
+function outsideService(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'outside-'));
+  const src = readFileSync('examples/two-transactions/service.ts', 'utf8');
+  const file = join(dir, 'service.ts');
+  writeFileSync(file, `${src}\n(globalThis as { __retrysimOutsideImported?: number }).__retrysimOutsideImported = ((globalThis as { __retrysimOutsideImported?: number }).__retrysimOutsideImported ?? 0) + 1;\n`);
+  return file;
+}
+
+describe('replay imports only modules the user chose', () => {
+  it('a file naming a module outside this directory is refused before any import, with the command to run; --service runs it', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const made = await cli(['check', '--service', 'examples/two-transactions/service.ts', '--faults', 'crash', '--runs', '300', '--found', found, '--json']);
+    const file = (JSON.parse(made.out) as { counterexample: string }).counterexample;
+    // Inside this directory tree: replays as it is.
+    expect((await cli(['replay', file])).code).toBe(0);
+
+    const outside = outsideService();
+    for (const module of [outside, relative(process.cwd(), outside)]) {
+      const s = JSON.parse(readFileSync(file, 'utf8')) as { service: { module: string } };
+      s.service.module = module;
+      const moved = join(found, `moved-${module.startsWith('/') ? 'abs' : 'rel'}.json`);
+      writeFileSync(moved, JSON.stringify(s, null, 2));
+      g.__retrysimOutsideImported = 0;
+      const r = await cli(['replay', moved]);
+      expect(r.code).toBe(2);
+      expect(r.err.split('\n')).toHaveLength(1);
+      expect(r.err).toContain(`names service module '${module}', outside this directory`);
+      expect(r.err).toContain(`retrysim replay --service ${module} ${moved}`);
+      expect(g.__retrysimOutsideImported).toBe(0);
+      // Named on the command line, it runs.
+      const ok = await cli(['replay', '--service', module, moved]);
+      expect(ok.code, ok.err).toBe(0);
+      expect(g.__retrysimOutsideImported).toBeGreaterThan(0);
+    }
+  });
+
+  it('a client file naming a client module outside this directory is refused the same way', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const made = await cli(['check', '--client', 'examples/fetch-retry-client/client.ts', '--runs', '300', '--found', found, '--json']);
+    const j = JSON.parse(made.out) as { counterexample: string | null };
+    expect(j.counterexample, made.err).not.toBeNull();
+    const dir = mkdtempSync(join(tmpdir(), 'outside-client-'));
+    const client = join(dir, 'client.ts');
+    copyFileSync('examples/fetch-retry-client/client.ts', client);
+    const s = JSON.parse(readFileSync(j.counterexample!, 'utf8')) as { client: { module: string } };
+    s.client.module = client;
+    const moved = join(found, 'moved-client.json');
+    writeFileSync(moved, JSON.stringify(s, null, 2));
+    const r = await cli(['replay', moved]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`names client module '${client}', outside this directory`);
+    expect(r.err).toContain(`retrysim replay --client ${client} ${moved}`);
+    expect((await cli(['replay', '--client', client, moved])).code).toBe(0);
+  });
+});

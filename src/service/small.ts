@@ -1,0 +1,48 @@
+import { parseScenario } from '../scenario/load.js';
+import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
+import type { FaultKind } from '../scenario/arbitraries.js';
+import type { KeySource } from '../harness/keys.js';
+import type { ServiceDefinition } from './definition.js';
+
+/**
+ * Small scenarios of a user service for bounded exhaustive exploration
+ * (`retrysim check --service --explore exhaustive`), drawn from the fault
+ * space asked for and placed at the service's own declared points: one
+ * operation (two workers on its key when concurrency is in the space) with
+ * at most one fault — a lost answer, a crash at each crash point, a slow or
+ * paused request at each step (paused past the client's timeout, so the
+ * retry arrives while it is stalled), a kill at each step — or two tenants
+ * whose raw keys coincide, or the same key sent again with another body.
+ * Small enough that every schedule of each can be run.
+ */
+export function serviceSmallScenarios(def: ServiceDefinition, module: string, faults: readonly FaultKind[], keySource: KeySource = 'tool_call'): Scenario[] {
+  const has = (k: FaultKind) => faults.includes(k);
+  const workers = has('concurrency') ? 2 : 1;
+  const op = { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', steps: 'press Pay', workers };
+  const base = {
+    format: SCENARIO_FORMAT,
+    seed: 1,
+    service: { module, leaseMs: 5000 },
+    client: { keySource, maxAttempts: 2, timeoutMs: 2000 },
+    operations: [op],
+    expect: {},
+  };
+  const steps = def.steps;
+  const crashPoints = def.crashPoints ?? [];
+  const variants: Array<[string, boolean, Record<string, unknown>]> = [
+    ['no fault', true, {}],
+    ['one lost response after the commit', has('loseResponse'), { faults: { loseResponseAfterCommit: 1 } }],
+    ['one answer lost on the way back', has('loseAllAnswers'), { network: { loseResponses: 1 } }],
+    ...crashPoints.map((p): [string, boolean, Record<string, unknown>] => [`one crash at ${p}`, has('crash'), { faults: { crashMidRequest: 1, crashAt: p } }]),
+    ...steps.map((s): [string, boolean, Record<string, unknown>] => [`slow after ${s}`, has('slow'), { faults: { slowMs: 2500, slowAtStep: s } }]),
+    ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the client's timeout`, has('pause'), { faults: { pause: { atStep: s, ms: 2500, count: 1 } } }]),
+    ...steps.map((s): [string, boolean, Record<string, unknown>] => [`kill at ${s}`, has('kill'), { faults: { kill: { atStep: s, restartAfterMs: 5 } } }]),
+    ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
+    ['two tenants, same raw key', has('tenants'), { operations: [
+      { ...op, workers: 1 },
+      { ...op, id: 'op2', workers: 1, tenant: 'globex' },
+    ] }],
+    ['one key, a second body', has('keyReuseProbe'), { operations: [{ ...op, workers: 1 }], client: { ...base.client, keyReuseProbe: true } }],
+  ];
+  return variants.filter(([, on]) => on).map(([name, , over]) => parseScenario(JSON.stringify({ ...base, name: `${def.name}: ${name}`, ...over })));
+}

@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { processError } from '@vitest/utils/error';
+import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
+import { main } from './cli/main.js';
+import { loadScenario } from './scenario/load.js';
+import { runScenario } from './scenario/run.js';
+import { ReplayDivergenceError } from './sim/choice/replay.js';
+import twoTransactions from '../examples/two-transactions/service.js';
+import { buggyClient } from '../examples/fetch-retry-client/client.js';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
+  try {
+    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+const module = 'examples/two-transactions/service.ts';
+
+/** The message the property's failure carries. */
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('the property did not fail');
+}
+
+describe('retrysim/vitest', () => {
+  it('a failing service property prints one counterexample — the minimised one — with the seed and a replay command that runs', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(serviceCases(twoTransactions, { module, faults: ['crash'] }), async (c) => (await runServiceCase(twoTransactions, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(twoTransactions, { module, foundDir: found }), numRuns: 300, seed: 1 }));
+    expect(msg).toContain('seed 1, path "');
+    expect(msg.match(/minimised counterexample/g)).toHaveLength(1);
+    // fast-check's raw counterexample (a larger case than the file holds) is not printed beside it.
+    expect(msg).not.toContain('Counterexample:');
+    expect(msg).not.toContain('"scenario"');
+    expect(msg).toContain('1 op, 1 worker(s), 1 fault(s)');
+    const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
+    expect(cmd).toContain(`--service ${module} ${found}`);
+    const r = await cli(cmd.split(' ').slice(1));
+    expect(r.code, r.err).toBe(0);
+  });
+
+  it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases({ service: twoTransactions, module: new URL('../examples/two-transactions/service.ts', import.meta.url) }), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(buggyClient, { module: 'examples/fetch-retry-client/client.ts', foundDir: found }), numRuns: 300, seed: 1 }));
+    expect(msg).not.toContain('Counterexample:');
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    expect(loadScenario(file).service.module).toBe(module);
+    const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
+    const r = await cli(cmd.split(' ').slice(1));
+    expect(r.code, r.err).toBe(0);
+  });
+
+  it('a replay divergence reaches vitest\'s reporter as the divergence, not a serialization failure', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    // The race (two workers, one preemption): a schedule with decisions in it.
+    const made = await cli(['check', '--service', module, '--runs', '300', '--found', found, '--json']);
+    const file = (JSON.parse(made.out) as { counterexample: string }).counterexample;
+    const s = loadScenario(file);
+    expect(s.schedule.length).toBeGreaterThan(0);
+    // The first recorded decision offered another candidate: both the recorded and the offered decision are in the error.
+    const cut = { ...s, schedule: s.schedule.map((d, i) => (i === 0 ? { ...d, of: [...d.of, 'w9#1'] } : d)) };
+    let err: unknown;
+    try {
+      await runScenario(cut, { strictReplay: true, service: twoTransactions });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ReplayDivergenceError);
+    // What vitest does with a thrown error before printing it.
+    const shown = processError(err) as { message: string };
+    expect(shown.message).toContain('replay diverged at choice');
+    expect(shown.message).not.toContain('Failed to fully serialize');
+    expect(readFileSync(file, 'utf8')).toContain('"schedule"');
+  });
+});
