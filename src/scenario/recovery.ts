@@ -77,8 +77,8 @@ const RECOVERY_ATTEMPTS_MAX = 200;
  *
  * Each operation that did not end in success behaves like a well-behaved
  * client after "outcome unknown … query before resubmitting": it first asks
- * the service's `progress.query` (and asks again after every resubmission
- * whose outcome is unknown) (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
+ * the service's `progress.query` (and once more when its budget runs out
+ * with no definite answer) (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
  * not, it resubmits its last request verbatim (same tool call, same key,
  * same body) with the scenario's client timeout (at least a round trip, and
  * for a service without a lease the processing time too, see
@@ -152,14 +152,17 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
           }
         } else {
           last = w.reason;
-          // The outcome of that attempt is unknown again: a well-behaved
-          // client asks before it resubmits (SPEC §4, "query before
-          // resubmitting"). Without this, a deployment whose processing
-          // outlasts the client's timeout made the effect on a timed-out
-          // resubmission and was still refuted for never being told so.
-          if ((await found(attempt)) === true) return;
         }
         if (kernel.now - startMs >= budgetMs) {
+          // Out of budget with no definite answer: the outcome is unknown, so
+          // a well-behaved client asks once more (SPEC §4, "query before
+          // resubmitting"). A deployment whose processing (replays included)
+          // outlasts the client's timeout makes the effect on a timed-out
+          // resubmission and can never say so in an answer: without this
+          // ask, a correct leased service was refuted with "1 report exists".
+          // A definite refusal (422 for a completed request) is not softened:
+          // it stays `refused` above.
+          if ((await found(attempt)) === true) return;
           outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
           return;
         }
