@@ -10,7 +10,7 @@ import type { Scenario } from '../scenario/schema.js';
 import type { Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
-import { ServiceHost } from './host.js';
+import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
 import { checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
@@ -97,6 +97,10 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
     const hosts = hostInstances(s, def, sdb);
+    // The handlers' Date, timers and randomness are the kernel's for the run
+    // (installed once per run, not per step: the dispatchers only act while a
+    // request's code runs), always released — a throw or a limit included.
+    const clock = onKernelClock(kernel, hosts);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s, endpointOf(def));
     // Each operation's last request, for the recovery phase to resubmit verbatim.
@@ -119,7 +123,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     }
     let result: RunResult;
     try {
-      result = await withForeignAwaitCheck(def, kernel, kernel.run());
+      result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel));
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -129,6 +133,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
       }
       throw e;
+    } finally {
+      clock.release();
     }
     obs?.end?.(sdb.db);
     // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
@@ -159,27 +165,4 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
   } finally {
     releaseDatabase(sdb);
   }
-}
-
-/**
- * A simulated run only ever waits on the kernel, so it completes within
- * microtasks. If a macrotask gets to run before it does, a handler is
- * awaiting something the simulation does not control (a real timer, real
- * I/O, a promise nobody resolves) and the run would hang or go
- * nondeterministic: stop it with a message naming the request.
- */
-function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Immediate | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    timer = setImmediate(() => { // real-time: allowed (orders host work after the run's microtasks; reads no time)
-      let who = 'a request';
-      try {
-        who = `request ${kernel.currentTask().name}`;
-      } catch {
-        // no task running: keep the generic wording
-      }
-      reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
-    });
-  });
-  return Promise.race([run, stuck]).finally(() => clearImmediate(timer));
 }
