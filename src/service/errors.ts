@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
  * exits 2: it is bad input, not a bug in retrysim.
  */
 export class ServiceError extends Error {
+  /** What a real server answers for it, when the service code threw (a 500 without file names or source); undefined: a generic 500. */
+  answer?: { status: number; headers: Record<string, string>; body: string };
+
   constructor(
     readonly service: string,
     message: string,

@@ -102,15 +102,17 @@ export class ServiceHost implements HostedInstance {
       if (spin !== undefined) throw this.stoppedError(spin, what, sim);
       const thrown = describeThrow(e);
       if (this.clock === undefined) {
-        // Real mode: the server answers 500 and names the throw on stderr.
-        throw new ServiceError(this.def.name, `handle threw ${thrown} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}`);
+        // Real mode: the server answers `answer` (the same 500 as in
+        // simulation, no file names, no source) and names the throw on stderr.
+        const err = new ServiceError(this.def.name, `handle threw ${thrown} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}`);
+        err.answer = internalError(e, this.name);
+        throw err;
       }
       // What a real framework does with an uncaught exception in one request:
       // answer 500 and serve on. The effects are judged as they stand, and
       // the exception is one line of the trace, where the user's code threw.
       this.clock.kernel.log(sim.name, `threw ${thrown}`);
-      const headline = e instanceof Error ? `${e.name}: ${e.message}` : 'a non-Error value';
-      return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${headline}` }) };
+      return internalError(e, this.name);
     }
     const stopped = this.clock?.stopped;
     if (stopped !== undefined) throw this.stoppedError(stopped, what, sim);
@@ -161,6 +163,12 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
     }
   }
   return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O, a promise nobody resolves, a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+}
+
+/** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
+function internalError(e: unknown, instance: string): TrackerResponse {
+  const headline = e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]!.slice(0, 160)}` : 'a non-Error value';
+  return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': instance }, body: JSON.stringify({ error: `internal error: ${headline}` }) };
 }
 
 function checkResponse(service: string, what: string, res: unknown): TrackerResponse {
