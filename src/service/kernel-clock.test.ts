@@ -71,7 +71,7 @@ describe("a service's Date, timers and randomness are the kernel's in a simulate
     expect(Date).toBe(realDate);
     expect(Math.random).toBe(realRandom); // real-time: allowed (identity check)
     expect(setTimeout).toBe(realSetTimeout); // real-time: allowed (identity check)
-    expect(Object.getOwnPropertyDescriptor(performance, 'now')).toBeUndefined();
+    expect(performance.now).toBe(Object.getPrototypeOf(performance).now); // real-time: allowed (identity check)
     expect(Date.now()).toBeGreaterThan(1.7e12); // real-time: allowed (the real clock is back)
   });
 });

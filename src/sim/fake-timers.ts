@@ -287,7 +287,8 @@ export class KernelClock {
     this.reads = 0;
     // Someone installed their own fakes over ours (the client bridge does, for
     // the client's code): while the service's code runs, ours are on top.
-    if (this.overlay === undefined && this.slots.some((s) => (s.obj() as Record<string, unknown>)[s.key] !== s.fake)) {
+    // One read per step: whoever installs fakes replaces Date with the rest.
+    if (this.overlay === undefined && globalThis.Date !== this.slots[0]?.fake && this.slots.length > 0) {
       this.overlay = this.slots.map((s) => put(s.obj(), s.key, s.fake));
     }
   }
@@ -430,7 +431,7 @@ export class KernelClock {
   release(): void {
     if (current === this) this.leave();
     if (installed === this) {
-      restore(this.saved);
+      for (const x of this.saved.reverse()) (x.obj as Record<string, unknown>)[x.key] = x.own!.value;
       this.saved = [];
       installed = undefined;
     }
@@ -442,89 +443,101 @@ export class KernelClock {
   install(): void {
     if (installed !== undefined) throw new Error('installKernelClock: another run\'s kernel clock is installed (the globals are process-wide; one simulated run at a time)');
     installed = this;
-    const g = globalThis as unknown as Record<string, unknown>;
-    const prev = {
-      Date: g.Date as DateConstructor,
-      setTimeout: g.setTimeout as (...a: unknown[]) => unknown, // real-time: allowed (the original, for host code)
-      clearTimeout: g.clearTimeout as (...a: unknown[]) => unknown,
-      setInterval: g.setInterval as (...a: unknown[]) => unknown, // real-time: allowed (the original, for host code)
-      clearInterval: g.clearInterval as (...a: unknown[]) => unknown,
-      setImmediate: g.setImmediate as (...a: unknown[]) => unknown, // real-time: allowed (the original, for host code)
-      clearImmediate: g.clearImmediate as (...a: unknown[]) => unknown,
-      random: Math.random, // real-time: allowed (the original, for host code)
-      perfNow: performance.now.bind(performance), // real-time: allowed (the original, for host code)
-      randomUUID: crypto.randomUUID.bind(crypto), // real-time: allowed (the original, for host code)
-      getRandomValues: crypto.getRandomValues.bind(crypto), // real-time: allowed (the original, for host code)
-    };
-    const scope = () => (current === this ? currentScope : undefined);
-    const PrevDate = prev.Date;
-    const clock = this;
-    function VDate(this: unknown, ...args: unknown[]): unknown {
-      const s = scope();
-      if (new.target === undefined) return s === undefined ? PrevDate() : new PrevDate(clock.wallNow(s)).toString();
-      if (args.length === 0 && s !== undefined) return Reflect.construct(PrevDate, [clock.wallNow(s)], new.target);
-      return Reflect.construct(PrevDate, args, new.target);
-    }
-    Object.setPrototypeOf(VDate, PrevDate); // Date.parse, Date.UTC
-    VDate.prototype = PrevDate.prototype;
-    (VDate as unknown as { now: () => number }).now = () => {
-      const s = scope();
-      return s === undefined ? PrevDate.now() : clock.wallNow(s);
-    };
-    const timerId = (x: unknown): number | undefined => (x instanceof VirtualTimeout ? x.id : typeof x === 'number' && this.has(x) ? x : undefined);
-    const clearer = (orig: (...a: unknown[]) => unknown) => (x: unknown) => {
-      const id = timerId(x);
-      if (id !== undefined) this.clear(id);
-      else orig(x);
-    };
-    const fakes: Record<string, unknown> = {
-      setTimeout: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
-        const s = scope();
-        return s === undefined ? prev.setTimeout(cb, ms, ...args) : this.arm(s, cb, ms, args, false);
-      },
-      setInterval: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
-        const s = scope();
-        return s === undefined ? prev.setInterval(cb, ms, ...args) : this.arm(s, cb, ms, args, true);
-      },
-      setImmediate: (cb: unknown, ...args: unknown[]) => {
-        const s = scope();
-        return s === undefined ? prev.setImmediate(cb, ...args) : this.armNow(s, cb, args);
-      },
-      clearTimeout: clearer(prev.clearTimeout),
-      clearInterval: clearer(prev.clearInterval),
-      clearImmediate: clearer(prev.clearImmediate),
-    };
-    const random = () => {
-      const s = scope();
-      return s === undefined ? prev.random() : s.rng.next();
-    };
-    const perfNow = () => {
-      const s = scope();
-      if (s === undefined) return prev.perfNow();
-      this.countRead(s);
-      return this.kernel.now; // monotonic: the kernel's time, without the wall clock's skew
-    };
-    const randomUUID = () => {
-      const s = scope();
-      return s === undefined ? prev.randomUUID() : uuidFrom(s.rng);
-    };
-    const getRandomValues = <T extends ArrayBufferView | null>(a: T): T => {
-      const s = scope();
-      if (s === undefined || a === null || !ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array || a instanceof DataView) return prev.getRandomValues(a as never) as T;
-      const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-      for (let i = 0; i < bytes.length; i++) bytes[i] = s.rng.nextU32() & 0xff;
-      return a;
-    };
-    this.slots = [
-      { obj: () => globalThis, key: 'Date', fake: VDate },
-      ...Object.entries(fakes).map(([key, fake]) => ({ obj: () => globalThis, key, fake })),
-      { obj: () => Math, key: 'random', fake: random },
-      { obj: () => performance, key: 'now', fake: perfNow },
-      { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
-      { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
-    ];
-    this.saved = this.slots.map((s) => put(s.obj(), s.key, s.fake));
+    this.slots = dispatchSlots();
+    // Plain assignments, not defineProperty: redefining globals costs tens
+    // of µs per run (and deoptimises code that reads them); assigning back
+    // the value read here restores exactly what was there.
+    this.saved = this.slots.map((s) => {
+      const obj = s.obj() as Record<string, unknown>;
+      const old = obj[s.key];
+      prev[s.key] = old;
+      obj[s.key] = s.fake;
+      return { obj, key: s.key, own: { value: old } };
+    });
   }
+}
+
+/** What the dispatchers delegate to outside every scope: the globals found at install (real ones, or the bridge's). */
+const prev: Record<string, unknown> = {};
+
+/** The entered scope of the installed clock, if any. */
+function scopeNow(): ClockScope | undefined {
+  return installed !== undefined && current === installed ? currentScope : undefined;
+}
+
+let slotsOnce: Slot[] | undefined;
+
+/** The dispatching globals, made once per process: they read the installed clock and its entered scope at each call. */
+function dispatchSlots(): Slot[] {
+  if (slotsOnce !== undefined) return slotsOnce;
+  const call = (name: string, ...a: unknown[]) => (prev[name] as (...x: unknown[]) => unknown)(...a);
+  const PrevDate = () => prev.Date as DateConstructor;
+  function VDate(this: unknown, ...args: unknown[]): unknown {
+    const s = scopeNow();
+    const D = PrevDate();
+    if (new.target === undefined) return s === undefined ? D() : new D(installed!.wallNow(s)).toString();
+    if (args.length === 0 && s !== undefined) return Reflect.construct(D, [installed!.wallNow(s)], new.target);
+    return Reflect.construct(D, args, new.target);
+  }
+  Object.setPrototypeOf(VDate, Date); // Date.parse, Date.UTC
+  VDate.prototype = Date.prototype;
+  (VDate as unknown as { now: () => number }).now = () => {
+    const s = scopeNow();
+    return s === undefined ? PrevDate().now() : installed!.wallNow(s);
+  };
+  const timerId = (x: unknown): number | undefined => (x instanceof VirtualTimeout ? x.id : typeof x === 'number' && installed?.has(x) ? x : undefined);
+  const clearer = (name: string) => (x: unknown) => {
+    const id = timerId(x);
+    if (id !== undefined) installed!.clear(id);
+    else call(name, x);
+  };
+  const fakes: Record<string, unknown> = {
+    setTimeout: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setTimeout', cb, ms, ...args) : installed!.arm(s, cb, ms, args, false);
+    },
+    setInterval: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setInterval', cb, ms, ...args) : installed!.arm(s, cb, ms, args, true);
+    },
+    setImmediate: (cb: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setImmediate', cb, ...args) : installed!.armNow(s, cb, args);
+    },
+    clearTimeout: clearer('clearTimeout'),
+    clearInterval: clearer('clearInterval'),
+    clearImmediate: clearer('clearImmediate'),
+  };
+  const random = () => {
+    const s = scopeNow();
+    return s === undefined ? (prev.random as () => number)() : s.rng.next();
+  };
+  const perfNow = function (this: unknown) {
+    const s = scopeNow();
+    if (s === undefined) return (prev.now as () => number).call(performance);
+    installed!.countRead(s);
+    return installed!.kernel.now; // monotonic: the kernel's time, without the wall clock's skew
+  };
+  const randomUUID = () => {
+    const s = scopeNow();
+    return s === undefined ? (prev.randomUUID as () => string).call(crypto) : uuidFrom(s.rng);
+  };
+  const getRandomValues = <T extends ArrayBufferView | null>(a: T): T => {
+    const s = scopeNow();
+    if (s === undefined || a === null || !ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array || a instanceof DataView) return (prev.getRandomValues as (x: T) => T).call(crypto, a);
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = s.rng.nextU32() & 0xff;
+    return a;
+  };
+  slotsOnce = [
+    { obj: () => globalThis, key: 'Date', fake: VDate },
+    ...Object.entries(fakes).map(([key, fake]) => ({ obj: () => globalThis, key, fake })),
+    { obj: () => Math, key: 'random', fake: random },
+    { obj: () => performance, key: 'now', fake: perfNow },
+    { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
+    { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
+  ];
+  return slotsOnce;
 }
 
 const realClearImmediate = globalThis.clearImmediate; // real-time: allowed (host work, reads no time)
