@@ -3,7 +3,7 @@
  * how `runScenario` ran a built-in variant before the variants were ported
  * onto the service API — a TrackerInstance per server on its own Store,
  * judged by a checker that read the tracker's own tables. The framework no
- * longer uses any of this (DESIGN.md invariant 7: no back door); the bench
+ * longer uses any of this (docs/design.md invariant 7: no back door); the bench
  * runs it side by side with the ported path, in one process, and checks
  * that both end every run the same way.
  */

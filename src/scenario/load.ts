@@ -1,9 +1,8 @@
 import { closeSync, fstatSync, openSync, readFileSync, constants } from 'node:fs';
 
 import { SCENARIO_FORMAT, scenarioSchema, type Scenario } from './schema.js';
-import { leaseProblem } from '../tracker/lease.js';
-import { STEP_LABELS, usesLease } from '../tracker/variants.js';
-import type { Variant } from '../tracker/strategy.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { builtinDeploymentProblem, builtinService } from '../tracker/builtin.js';
 
 /** One problem in a scenario file, at a JSON path such as `faults.kill.atMs`. */
 export interface ScenarioIssue {
@@ -81,23 +80,36 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
     if (!ids.has(k)) out.push({ path: `expect.reports.${k}`, message: `no operation with id '${k}'` });
   }
   const kill = s.faults.kill;
-  // A step the variant never reaches would make the fault silently never fire.
-  const steps = STEP_LABELS[s.service.variant as Variant];
-  const stepIssue = (path: string, step: string | undefined): void => {
-    if (step !== undefined && !steps.includes(step)) out.push({ path, message: `'${step}' is not a step of ${s.service.variant} (its steps: ${steps.join(', ')})` });
-  };
-  stepIssue('faults.pause.atStep', s.faults.pause?.atStep);
-  stepIssue('faults.kill.atStep', kill?.atStep);
+  // A built-in's steps are known now; a user module's when it is loaded (serviceOf).
+  if (s.service.variant !== undefined) out.push(...faultPlacementIssues(s, builtinService(s.service.variant)));
   if (kill && kill.instance >= s.service.instances) {
     out.push({ path: 'faults.kill.instance', message: `instance ${kill.instance} does not exist (service.instances = ${s.service.instances})` });
   }
   if (s.service.clockOffsetMs.length > s.service.instances) {
     out.push({ path: 'service.clockOffsetMs', message: `${s.service.clockOffsetMs.length} offsets for ${s.service.instances} instance(s)` });
   }
-  if (usesLease(s.service.variant as Variant) && !s.service.allowUnsafeLease) {
-    const p = leaseProblem({ leaseMs: s.service.leaseMs, clientTimeoutMs: s.client.timeoutMs, processingMs: s.faults.slowMs });
+  if (s.service.variant !== undefined && !s.service.allowUnsafeLease) {
+    const p = builtinDeploymentProblem(s.service.variant, { leaseMs: s.service.leaseMs, clientTimeoutMs: s.client.timeoutMs, processingMs: s.faults.slowMs });
     if (p !== null) out.push({ path: 'service.leaseMs', message: `${p} (set service.allowUnsafeLease to build it on purpose)` });
   }
+  return out;
+}
+
+/**
+ * Faults a scenario pins to a step or crash point that the service does not
+ * declare: such a fault would silently never fire. Checked against the
+ * service the scenario runs, built-in or a user's module alike, once it is
+ * known (a built-in when the file is parsed, a module when it is loaded).
+ */
+export function faultPlacementIssues(s: Scenario, def: Pick<ServiceDefinition, 'name' | 'steps' | 'crashPoints'>): ScenarioIssue[] {
+  const out: ScenarioIssue[] = [];
+  const check = (path: string, v: string | undefined, list: readonly string[], what: string): void => {
+    if (v !== undefined && !list.includes(v)) out.push({ path, message: `'${v}' is not a ${what} of ${def.name} (its ${what}s: ${list.join(', ') || 'none'})` });
+  };
+  check('faults.pause.atStep', s.faults.pause?.atStep, def.steps, 'step');
+  check('faults.kill.atStep', s.faults.kill?.atStep, def.steps, 'step');
+  check('faults.slowAtStep', s.faults.slowAtStep, def.steps, 'step');
+  check('faults.crashAt', s.faults.crashAt, def.crashPoints ?? [], 'crash point');
   return out;
 }
 

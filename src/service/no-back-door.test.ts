@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariant 7, no back door: the simulation hosts the built-in
+ * docs/design.md invariant 7, no back door: the simulation hosts the built-in
  * tracker through the public service API (src/tracker/service.ts) and
  * judges it through its declared effects. So nothing on the path that runs
  * and judges scenarios may reach into the tracker's own machinery — its

@@ -32,7 +32,7 @@ const idsOf = (db: Parameters<ServiceDefinition['setup']>[0]) => storeOn(db);
 /**
  * The built-in bug tracker (SPEC §3) as a {@link ServiceDefinition}: the
  * proof that the service API is enough, and the only way the simulation
- * hosts and judges it (DESIGN.md invariant 7: no back door). Each variant is
+ * hosts and judges it (docs/design.md invariant 7: no back door). Each variant is
  * one definition; its write strategy runs behind `handle` on `sim.db`, its
  * phases are `sim.step`s that declare their footprints, its crash point is
  * a `sim.crashPoint`, memory_singleflight's maps live in `memory()` (lost on
