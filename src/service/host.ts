@@ -224,6 +224,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.host.faults.clockOffsetMs;
   }
 
+  /** For the watchdog's line: the service, the request and where it is. */
+  where(): string {
+    return `service '${this.host.def.name}', ${this.req.method} ${this.req.path}, ${this.lastStep === undefined ? 'before its first step' : `after step '${this.lastStep}'`}`;
+  }
+
   get rng(): Prng {
     return this.host.rng!;
   }

@@ -1,6 +1,7 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from './kernel.js';
 import type { Prng } from '../random/prng.js';
+import { watchdog, type Watchdog } from './watchdog.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -256,6 +257,9 @@ export class KernelClock {
   /** Scopes parked by the clock, awaiting their own timers. */
   private readonly idle = new Set<ClockScope>();
 
+  /** The process's watchdog against code that never returns the thread (when armed; see watchdog.ts). */
+  private readonly dog: Watchdog | undefined = watchdog();
+
   constructor(readonly kernel: Kernel) {
     this.event = kernel.on((id, gen) => this.due(id, gen));
   }
@@ -285,6 +289,7 @@ export class KernelClock {
     current = this;
     currentScope = scope;
     this.reads = 0;
+    this.dog?.enter(`${scope.name}${scope.where === undefined ? '' : ` (${scope.where()})`}`);
     // Someone installed their own fakes over ours (the client bridge does, for
     // the client's code): while the service's code runs, ours are on top.
     // One read per step: whoever installs fakes replaces Date with the rest.
@@ -297,6 +302,7 @@ export class KernelClock {
   leave(): void {
     current = undefined;
     currentScope = undefined;
+    this.dog?.leave();
     if (this.overlay !== undefined) {
       restore(this.overlay);
       this.overlay = undefined;
