@@ -75,3 +75,47 @@ describe("a service's Date, timers and randomness are the kernel's in a simulate
     expect(Date.now()).toBeGreaterThan(1.7e12); // real-time: allowed (the real clock is back)
   });
 });
+
+describe("the service's clock under check --client (the bridge's fakes are the client's)", () => {
+  it("a handler run next to a user's client reads the kernel's clock and its own instance's stream, not the client's", async () => {
+    const { runClientScenario } = await import('../client/run.js');
+    const { fixedClient } = await import('../../examples/fetch-retry-client/client.js');
+    broken.readings.length = 0;
+    const s = scenario(broken.clockReader, { clockOffsetMs: [60_000] });
+    const a = await runClientScenario(s, fixedClient, { service: broken.clockReader });
+    const first = broken.readings.map((x) => ({ ...x }));
+    expect(first.length).toBeGreaterThan(0);
+    for (const x of first) {
+      expect(x.dateNow).toBe(Math.floor(x.simNow as number)); // the instance's skew, which the client's clock lacks
+      expect(x.dateNow as number).toBeGreaterThanOrEqual(60_000);
+      expect((x.afterTimeout as number) - (x.dateNow as number)).toBeGreaterThanOrEqual(99);
+    }
+    broken.readings.length = 0;
+    const b = await runClientScenario(s, fixedClient, { service: broken.clockReader });
+    expect(broken.readings).toEqual(first);
+    expect(b.result.traceHash).toBe(a.result.traceHash);
+    expect(Date.now()).toBeGreaterThan(1.7e12); // real-time: allowed (released after the run)
+  });
+});
+
+describe('real mode (retrysim serve) keeps the real clock, and its 500 carries no file names or source', () => {
+  it('a handler that throws: 500 with the exception\'s name and message only', async () => {
+    const { startServer } = await import('../real/server.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const errors: string[] = [];
+    const spy = (await import('vitest')).vi.spyOn(console, 'error').mockImplementation((...a) => void errors.push(a.join(' ')));
+    const server = await startServer({ service: broken.throws, dbPath: join(mkdtempSync(join(tmpdir(), 'rs-500-')), 'db.sqlite'), port: 0 } as never);
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"run":"r"}' });
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).toBe(JSON.stringify({ error: "internal error: TypeError: Cannot read properties of undefined (reading 'id')" }));
+      expect(errors.join('\n')).toMatch(/broken\.ts:\d+/); // the file and line go to the server's stderr
+    } finally {
+      spy.mockRestore();
+      await server.close();
+    }
+  });
+});
