@@ -2,6 +2,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
+import { hostTurnPending } from './host-turns.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -420,6 +421,8 @@ export class KernelClock {
       this.onFailure = reject;
       if (this.failure !== undefined) reject(this.failure);
       const probe = () => {
+        // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
+        if (hostTurnPending()) return arm();
         const s = current === this ? currentScope : undefined;
         if (s !== undefined && this.wakeAtNextTimer(s)) return arm();
         if (s === undefined && foreignOk) return arm();
