@@ -362,7 +362,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         // client. A broken user service (a throw, an undeclared step, a
         // transaction left open) is named in one line; the process serves on,
         // as a real framework would after an uncaught exception in one request.
-        if (!res.headersSent) send(res, errorResponse(500, `internal error: ${(e as Error).message}`));
+        // The body never carries the message: it names files (and once quoted
+        // a whole compiled module); the details go to this server's stderr.
+        if (!res.headersSent) send(res, e instanceof ServiceError && e.answer !== undefined ? e.answer : errorResponse(500, 'internal error'));
         else res.destroy();
         const what = e instanceof ServiceError ? e.message : `internal error: ${(e as Error).message}`;
         console.error(`retrysim serve: ${process.env.RETRYSIM_DEBUG === '1' ? (e as Error).stack : what}`);

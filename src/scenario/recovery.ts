@@ -1,3 +1,4 @@
+import { onKernelClock, stuckRequest } from '../service/host.js';
 import { Kernel } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ListChoice } from '../sim/choice/list.js';
@@ -172,6 +173,12 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, timeoutMs, last });
     });
   }
-  await kernel.run();
+  // The handlers run on this phase's kernel clock, as in the main run.
+  const clock = onKernelClock(kernel, r.instances);
+  try {
+    await clock.watch(kernel.run(), (scope) => stuckRequest((r.instances[0] as { def?: { name: string } } | undefined)?.def?.name ?? 'service', scope, kernel));
+  } finally {
+    clock.release();
+  }
   return { outcomes, trace: r.keepTrace ? kernel.trace!.lines() : [] };
 }

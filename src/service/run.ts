@@ -10,7 +10,7 @@ import type { Scenario } from '../scenario/schema.js';
 import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
-import { ServiceHost } from './host.js';
+import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
 import { checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
@@ -19,7 +19,6 @@ import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
 import { noteRunEnd, type Reached } from './reached.js';
-import { hostTurnPending } from '../sim/host-turns.js';
 
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
@@ -101,6 +100,10 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
     const hosts = hostInstances(s, def, sdb, opts.reached);
+    // The handlers' Date, timers and randomness are the kernel's for the run
+    // (installed once per run, not per step: the dispatchers only act while a
+    // request's code runs), always released — a throw or a limit included.
+    const clock = onKernelClock(kernel, hosts);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s, endpointOf(def));
     // Each operation's last request, for the recovery phase to resubmit verbatim.
@@ -123,7 +126,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     }
     let result: RunResult;
     try {
-      result = await withForeignAwaitCheck(def, kernel, kernel.run());
+      result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel));
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -133,6 +136,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
       }
       throw e;
+    } finally {
+      clock.release();
     }
     obs?.end?.(sdb.db);
     // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
@@ -175,37 +180,4 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
   } finally {
     releaseDatabase(sdb);
   }
-}
-
-/**
- * A simulated run only ever waits on the kernel, so it completes within
- * microtasks. If a macrotask gets to run before it does, a handler is
- * awaiting something the simulation does not control (a real timer, real
- * I/O, a promise nobody resolves) and the run would hang or go
- * nondeterministic: stop it with a message naming the request.
- */
-// Captured at load: a hosted app's instance clock replaces the globals while its request runs (src/app/).
-const realSetImmediate = globalThis.setImmediate; // real-time: allowed (orders host work; reads no time)
-const realClearImmediate = globalThis.clearImmediate;
-
-function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Immediate | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    const fire = () => {
-      // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
-      if (hostTurnPending()) {
-        timer = realSetImmediate(fire); // real-time: allowed (see above)
-        return;
-      }
-      let who = 'a request';
-      try {
-        who = `request ${kernel.currentTask().name}`;
-      } catch {
-        // no task running: keep the generic wording
-      }
-      reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
-    };
-    timer = realSetImmediate(fire); // real-time: allowed (orders host work after the run's microtasks; reads no time)
-  });
-  return Promise.race([run, stuck]).finally(() => realClearImmediate(timer));
 }
