@@ -9,6 +9,10 @@
  *     does (its scanRuns), after `warm` scenarios of warm-up.
  *   node --import tsx bench/floor-child.ts floor <claim> <seed> <n> <reps>
  *     the floor of the same n scenarios, in this checkout (floor-record.ts).
+ *   node --import tsx bench/floor-child.ts phases <claim> <seed> <n> <warm>
+ *     where one scenario's CPU goes in this checkout: inside the main run's
+ *     kernel, inside the recovery phase's kernel, and outside both
+ *     (generation, database reset, checkers), by timing every Kernel.run.
  *   node --import tsx bench/floor-child.ts canaries <checkout> <seeds> <cap>
  *     for every failing claim of that checkout and seeds 1..seeds: the first
  *     failing run (1-based) of `check --claim ID --seed S`, scan only.
@@ -61,11 +65,16 @@ if (mode === 'cpu') {
   // Warm-up of the other two parts (the replay above was the stream's): the JIT, not the work, would otherwise be timed.
   f.generate(claimId, Number(seed), Math.min(Number(n), 1000));
   await f.handOffs(s.taskSwitches);
-  const best = { sql: Infinity, gen: Infinity, switches: Infinity };
+  const best = { sql: Infinity, gen: Infinity, switches: Infinity, sqlNoBookkeeping: Infinity };
+  const bookkeepingRe = /PRAGMA schema_version|total_changes\(\)/;
   for (let r = 0; r < Number(reps); r++) {
     const fresh = f.prepareReplay(s); // a fresh database each time, statements prepared before the clock starts
     best.sql = Math.min(best.sql, await f.cpuUs(() => fresh.run(false)));
     fresh.close();
+    // The same stream without the host's bookkeeping reads (schema version, change counter): what they cost in SQLite itself.
+    const lean = f.prepareReplay(s, (src) => !bookkeepingRe.test(src));
+    best.sqlNoBookkeeping = Math.min(best.sqlNoBookkeeping, await f.cpuUs(() => lean.run(false)));
+    lean.close();
     best.gen = Math.min(best.gen, await f.cpuUs(() => f.generate(claimId, Number(seed), Number(n))));
     best.switches = Math.min(best.switches, await f.cpuUs(() => f.handOffs(s.taskSwitches)));
   }
@@ -75,13 +84,42 @@ if (mode === 'cpu') {
     const k = c.stmt >= 0 ? s.statements[c.stmt]!.source : `exec ${c.sql}`;
     bySource.set(k, (bySource.get(k) ?? 0) + 1);
   }
-  const bookkeeping = [...bySource].filter(([k]) => /PRAGMA schema_version|total_changes\(\)/.test(k)).reduce((x, [, v]) => x + v, 0);
+  const bookkeeping = [...bySource].filter(([k]) => bookkeepingRe.test(k)).reduce((x, [, v]) => x + v, 0);
   console.log(JSON.stringify({
-    sqlUs: per(best.sql), generationUs: per(best.gen), taskSwitchUs: per(best.switches),
+    sqlUs: per(best.sql), sqlWithoutBookkeepingUs: per(best.sqlNoBookkeeping), generationUs: per(best.gen), taskSwitchUs: per(best.switches),
     statementsPerScenario: s.calls.length / Number(n), bookkeepingShare: bookkeeping / s.calls.length,
     taskSwitchesPerScenario: s.taskSwitches / Number(n), recoveryPhasesPerScenario: (s.kernels - Number(n)) / Number(n),
     topStatements: [...bySource].sort((x, y) => y[1] - x[1]).slice(0, 6).map(([k, v]) => [k.replace(/\s+/g, ' ').slice(0, 70), +(v / Number(n)).toFixed(1)]),
   }));
+} else if (mode === 'phases') {
+  const [claimId, seed, n, warm] = a as [string, string, string, string];
+  const c = await load(join(import.meta.dirname, '..'));
+  const { Kernel } = await import('../src/sim/kernel.js');
+  const scan = (runs: number) => c.scanRuns(c.optionsOf({ claimId, runs, seed: Number(seed), explore: 'random' }, clock));
+  await scan(Number(warm));
+  const inside = { main: 0, recovery: 0, recoveries: 0, mainWall: 0, recoveryWall: 0 };
+  const kernelRun = Kernel.prototype.run;
+  Kernel.prototype.run = async function (this: InstanceType<typeof Kernel>) {
+    // The recovery phase's kernel names itself in its replay hint (src/scenario/recovery.ts).
+    const k = this.replayHint.includes('recovery phase') ? 'recovery' : 'main';
+    const t0 = cpuNow();
+    const w0 = clock();
+    try {
+      return await kernelRun.call(this);
+    } finally {
+      inside[k] += cpuNow() - t0;
+      inside[`${k}Wall`] += (clock() - w0) * 1000;
+      if (k === 'recovery') inside.recoveries++;
+    }
+  };
+  const t0 = cpuNow();
+  const w0 = clock();
+  await scan(Number(n));
+  const all = cpuNow() - t0;
+  const wall = (clock() - w0) * 1000;
+  Kernel.prototype.run = kernelRun;
+  const per = (x: number) => x / Number(n);
+  console.log(JSON.stringify({ cpuUsPerScenario: per(all), mainRunUs: per(inside.main), recoveryPhaseUs: per(inside.recovery), outsideKernelsUs: per(all - inside.main - inside.recovery), recoveryPhasesPerScenario: inside.recoveries / Number(n), wall: { perScenarioUs: per(wall), mainRunUs: per(inside.mainWall), recoveryPhaseUs: per(inside.recoveryWall) } }));
 } else if (mode === 'canaries') {
   const [root, seeds, cap] = a as [string, string, string];
   const c = await load(root);
@@ -95,6 +133,6 @@ if (mode === 'cpu') {
   }
   console.log(JSON.stringify(out));
 } else {
-  console.error(`floor-child: unknown mode '${mode}' (cpu, floor or canaries)`);
+  console.error(`floor-child: unknown mode '${mode}' (cpu, floor, phases or canaries)`);
   process.exit(2);
 }

@@ -176,7 +176,7 @@ export async function recordStream(claimId: string, seed: number, n: number): Pr
 }
 
 /** A stream ready to replay: a fresh database per recorded connection, every statement prepared (not timed). */
-export function prepareReplay(s: Stream): { run: (check: boolean) => { mismatches: string[] }; close: () => void } {
+export function prepareReplay(s: Stream, keep: (source: string) => boolean = () => true): { run: (check: boolean) => { mismatches: string[] }; close: () => void } {
   const conns = s.snapshots.map((snap) => new Database(snap));
   const stmts = s.statements.map((st) => {
     const p = conns[st.db]!.prepare(st.source);
@@ -185,7 +185,7 @@ export function prepareReplay(s: Stream): { run: (check: boolean) => { mismatche
     else if (st.expand) p.expand();
     return p as unknown as Record<Method, (...a: unknown[]) => unknown>;
   });
-  const calls = s.calls.map((c) => ({ c, st: c.stmt >= 0 ? stmts[c.stmt]! : undefined, throws: c.result.startsWith('throw:'), db: conns[c.db]! }));
+  const calls = s.calls.filter((c) => c.stmt < 0 || keep(s.statements[c.stmt]!.source)).map((c) => ({ c, st: c.stmt >= 0 ? stmts[c.stmt]! : undefined, throws: c.result.startsWith('throw:'), db: conns[c.db]! }));
   return {
     run(check: boolean) {
       const mismatches: string[] = [];

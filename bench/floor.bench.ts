@@ -28,6 +28,7 @@ function child<T>(args: string[]): T {
 
 interface Floor {
   sqlUs: number;
+  sqlWithoutBookkeepingUs: number;
   generationUs: number;
   taskSwitchUs: number;
   statementsPerScenario: number;
@@ -75,9 +76,19 @@ export default async function floorBench(): Promise<void> {
   console.log(JSON.stringify({
     bench: 'floor.floor', claim: CLAIM, seed: SEED, scenarios: n,
     floorUsPerScenario: r1(floorUs), sqlReplayUs: r1(f.sqlUs), generationUs: r1(f.generationUs), taskSwitchesUs: r1(f.taskSwitchUs),
-    statementsPerScenario: r1(f.statementsPerScenario), bookkeepingStatementShare: r2(f.bookkeepingShare),
+    statementsPerScenario: r1(f.statementsPerScenario), bookkeepingStatementShare: r2(f.bookkeepingShare), sqlReplayWithoutBookkeepingUs: r1(f.sqlWithoutBookkeepingUs),
     taskSwitchesPerScenario: r1(f.taskSwitchesPerScenario), recoveryPhasesPerScenario: r2(f.recoveryPhasesPerScenario),
     topStatementsPerScenario: f.topStatements, loadAverage: load(),
+  }));
+
+  // Where a scenario's CPU goes (this checkout, one process): inside the main
+  // run's kernel, inside the recovery phase's, and outside both.
+  const ph = child<{ cpuUsPerScenario: number; mainRunUs: number; recoveryPhaseUs: number; outsideKernelsUs: number; recoveryPhasesPerScenario: number }>(['phases', CLAIM, String(SEED), String(n), String(warm)]);
+  console.log(JSON.stringify({
+    bench: 'floor.where', claim: CLAIM, scenarios: n, cpuUsPerScenario: r1(ph.cpuUsPerScenario),
+    mainRunShare: r2(ph.mainRunUs / ph.cpuUsPerScenario), recoveryPhaseShare: r2(ph.recoveryPhaseUs / ph.cpuUsPerScenario), outsideKernelsShare: r2(ph.outsideKernelsUs / ph.cpuUsPerScenario),
+    outsideIs: 'generation, per-scenario set-up, database reset, the checkers, and background GC threads (CPU time counts every thread)',
+    recoveryPhasesPerScenario: r2(ph.recoveryPhasesPerScenario), loadAverage: load(),
   }));
 
   const sides = before ? ([['before', before], ['after', root]] as const) : ([['after', root]] as const);
