@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM_ARGS } from './chromium-args.js';
 import { computeMatrix } from '../../cli/matrix.js';
 import { KILL_COLUMN, conformanceScenario } from '../../real/conformance.js';
 import { MATRIX_ROWS, rowName } from '../../scenario/canonical.js';
 import { runScenario } from '../../scenario/run.js';
-import { keySplitRace } from './race.fixture.js';
 
 /**
  * The three pages in a real Chromium (Debian's `chromium`, driven by
@@ -48,8 +48,8 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     mkdirSync(join(ROOT, dir), { recursive: true });
     mkdirSync(SHOTS, { recursive: true });
     console.log(`browser tests: screenshots in ${SHOTS}`);
-    const race = join(dir, 'key_split-race.json');
-    writeFileSync(join(ROOT, race), (await keySplitRace()).text);
+    // A real counterexample found by `retrysim check` and checked in (the README's screenshot is of this run).
+    const race = join('scenarios', 'found', 'key_split-exactly-one-b78c4ffb.json');
     pages.stepper = join(ROOT, dir, 'stepper.html');
     pages.herd = join(ROOT, dir, 'herd.html');
     pages.matrix = join(ROOT, dir, 'matrix.html');
@@ -57,7 +57,7 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     cli('herd', '--html', pages.herd, '--strategies', 'full', '--clients', '50', '--runs', '100');
     cli('matrix', '--html', pages.matrix);
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: chromiumPath!, headless: true });
+    browser = await chromium.launch({ executablePath: chromiumPath!, headless: true, args: CHROMIUM_ARGS });
   });
 
   afterAll(async () => {
@@ -137,7 +137,8 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
   });
 
   it('herd explorer: the engine in the page gives exactly what `retrysim herd --json` prints, for three cells', async () => {
-    const { page, errors, blocked, close } = await open(pages.herd);
+    // #mode=none: the page would otherwise open by running its default sweep.
+    const { page, errors, blocked, close } = await open(pages.herd, '#mode=none');
     const cells = [
       { strategy: 'full', clients: 50, seed: 1, runs: 100 },
       { strategy: 'expo', clients: 10, seed: 7, runs: 40 },
@@ -170,6 +171,48 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     await close();
     expect(errors).toEqual([]);
     expect(blocked).toEqual([]);
+  });
+
+  it('herd explorer: the sweep over client counts gives exactly what `retrysim herd --json` prints for those counts, every strategy', async () => {
+    const hash = '#mode=sweep&from=10&to=100&step=30&sweep-runs=20&seed=5';
+    const { page, errors, blocked, close } = await open(pages.herd, hash);
+    await page.waitForSelector('#out[data-state=done]', { timeout: 60_000 });
+    const inPage = JSON.parse((await page.locator('#sweep-json').textContent())!);
+    const fromCli = JSON.parse(cli('herd', '--json', '--seed', '5', '--clients', '10,40,70,100', '--strategies', 'none,expo,codex,equal,full,decorrelated', '--runs', '20'));
+    expect(inPage).toEqual(fromCli);
+    expect(inPage).toHaveLength(24);
+    // One line per strategy on each chart, one point per client count.
+    for (const fig of ['calls', 'ms']) {
+      const lines = await page.locator(`svg[data-figure=${fig}] polyline`).evaluateAll((ps) => ps.map((p) => (p.getAttribute('points') ?? '').split(' ').length));
+      expect(lines).toEqual([4, 4, 4, 4, 4, 4]);
+    }
+    console.log(`[browser] herd sweep 6 × 4 × 20: ${await page.locator('#status').textContent()}`);
+    await page.screenshot({ path: join(SHOTS, 'herd-sweep.png') });
+    // The parameters are in the URL: the page wrote them back, a reload shows the same form.
+    expect(new URL(page.url()).hash).toContain('from=10');
+    expect(await page.inputValue('#by')).toBe('30');
+    await close();
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
+
+  it("herd explorer: Cancel stops a sweep and shows nothing partial; the CLI's limits hold in the page", async () => {
+    const { page, errors, close } = await open(pages.herd, '#mode=sweep&from=20&to=200&step=20&sweep-runs=100&seed=1');
+    await page.waitForSelector('#out[data-state=running]');
+    await page.click('#cancel');
+    await page.waitForSelector('#out[data-state=cancelled]', { timeout: 20_000 });
+    expect(await page.locator('#sweep-json').count()).toBe(0);
+    await page.fill('#clients', '5001');
+    await page.click('#run');
+    expect(await page.locator('#status').textContent()).toBe("clients must be an integer from 1 to 5000, got '5001'");
+    // 5000 clients × 100 runs is past the CLI's event limit: the same refusal, in the page.
+    await page.fill('#clients', '5000');
+    await page.fill('#runs', '100');
+    await page.click('#run');
+    expect(await page.locator('#status').textContent()).toContain('simulated events (limit 1e+9, as in the CLI)');
+    expect(() => cli('herd', '--json', '--clients', '5000', '--runs', '100', '--strategies', 'full')).toThrow(/simulated events \(limit 1e\+9/);
+    await close();
+    expect(errors).toEqual([]);
   });
 
   it("matrix page: every cell's number is its real run's; a click opens that run in the stepper", async () => {

@@ -19,7 +19,7 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
     let link = '—';
     if (cx !== undefined) {
       const name = `${cx.file !== undefined ? basename(cx.file, '.json') : r.claim.id}.html`;
-      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { strictReplay: true });
+      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay, index: 'index.html' }, { strictReplay: true });
       written.push(join(dir, name));
       link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
     }
@@ -29,13 +29,14 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
   const index = join(dir, 'index.html');
   writeFileSync(index, [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>retrysim check — counterexamples</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; }</style></head><body><div id="app">`,
+    `<title>retrysim check — counterexamples</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; } .wide { overflow-x: auto; max-width: 100%; }</style></head><body><div id="app">`,
     '<p class="crumb">retrysim · check</p><h1>Claims and their counterexamples</h1>',
     '<p>Each "fails" claim links to its shrunk counterexample, drawn step by step. A ✓ means the verdict is the expected one.</p>',
-    '<table><thead><tr><th></th><th>variant / key source</th><th>claim</th><th>expected</th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
+    '<div class="wide"><table><thead><tr><th></th><th>variant / key source</th><th>claim</th><th>expected</th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
     ...rows,
-    '</tbody></table></div></body></html>',
+    '</tbody></table></div></div></body></html>',
     '',
   ].join('\n'));
   written.push(index);

@@ -7,4 +7,8 @@ export interface HerdPageData {
   /** Upper bounds the form accepts (a page must not freeze the browser for minutes). */
   clientsMax: number;
   runsMax: number;
+  /** The CLI's limit on a command's estimated kernel events (runs × strategies × Σ (c² + 4c)), enforced in the page too. */
+  eventsMax: number;
+  /** The sweep the page opens with (client counts from..to by step, every strategy). */
+  sweep: { from: number; to: number; step: number; runs: number };
 }

@@ -1,6 +1,8 @@
 import { MATRIX_COLUMNS, MATRIX_ROWS, EXPECTED_REPORTS, canonicalFileName, canonicalScenario, rowName } from '../../scenario/canonical.js';
 import { KILL_COLUMN, conformanceScenario } from '../../real/conformance.js';
 import { observeScenario } from './stepper-data.js';
+import { printScenario } from '../../scenario/load.js';
+import { scheduleOf } from '../../scenario/record.js';
 import type { MatrixPageData } from './matrix-types.js';
 
 /**
@@ -18,12 +20,16 @@ export async function matrixPageData(seed = 1): Promise<MatrixPageData> {
     for (const col of columns) {
       const kill = col === KILL_COLUMN;
       const s = kill ? await conformanceScenario(col, row, seed) : canonicalScenario(col as (typeof MATRIX_COLUMNS)[number], row, seed);
+      // The kill column has no checked-in file: the page offers this run as one (schedule included), and replaying that file is the reproduce line.
+      const killFile = `${KILL_COLUMN}--${name.replace(/\//g, '--')}.json`;
       const replay = kill
-        ? `retrysim conformance --rows ${name} --columns ${KILL_COLUMN}   (the simulated side of this cell)`
+        ? `retrysim replay ${killFile} --trace   (save it with the link above; retrysim conformance --rows ${name} --columns ${KILL_COLUMN} runs its real twin)`
         : seed === 1 ? `retrysim replay scenarios/canonical/${canonicalFileName(col as (typeof MATRIX_COLUMNS)[number], row)} --trace` : `retrysim matrix --seed ${seed}`;
       const { data, run } = await observeScenario(s, { replay });
       const expected = kill ? undefined : EXPECTED_REPORTS[name]?.[col as (typeof MATRIX_COLUMNS)[number]];
-      mine[col] = { reports: run.reports.op1 ?? 0, ...(expected !== undefined ? { expected } : {}), violations: [...new Set(run.violations.map((v) => v.invariant))].sort(), run: data };
+      const violations = [...new Set(run.violations.map((v) => v.invariant))].sort();
+      const save = kill ? { file: killFile, text: printScenario({ ...s, schedule: scheduleOf(run.result.choices), expect: { reports: { ...run.reports }, violations } }) } : undefined;
+      mine[col] = { reports: run.reports.op1 ?? 0, ...(expected !== undefined ? { expected } : {}), violations, run: data, ...(save ? { save } : {}) };
     }
     cells[name] = mine;
   }

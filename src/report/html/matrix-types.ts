@@ -8,6 +8,13 @@ export interface MatrixCellData {
   expected?: number;
   violations: string[];
   run: StepperData;
+  /**
+   * A cell with no checked-in scenario file (the kill column: its real side
+   * is a real SIGKILL, run by `retrysim conformance`): the simulated run as a
+   * scenario file, schedule included, so the page can save it and the run
+   * can be replayed (`run.replay` names the file).
+   */
+  save?: { file: string; text: string };
 }
 
 /** Everything the matrix page draws. */

@@ -5,13 +5,18 @@ import type { RunObserver } from '../../scenario/observe.js';
 import type { Scenario } from '../../scenario/schema.js';
 import { storeOn, type Store } from '../../tracker/store.js';
 import { unscopeKey } from '../../tracker/scope.js';
-import type { DbState, KeyView, Lane, Step, StepperData, ViolationAt } from './stepper-types.js';
+import { serviceOf } from '../../scenario/service-of.js';
+import type { DbState, Decision, KeyView, Lane, Step, StepperData, TableView, ViolationAt } from './stepper-types.js';
+import type { ServiceDb } from '../../service/definition.js';
+import { summarize } from './stepper-story.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
   file?: string;
   /** The command that reproduces the run (default: `retrysim replay <file>`). */
   replay?: string;
+  /** A link back to the page listing this one (relative to the page), e.g. check --html's `index.html`. */
+  index?: string;
 }
 
 /** One request as the observer saw it leave its worker. */
@@ -42,8 +47,12 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
   const pending = new Map<string, Array<{ key: string | undefined; tenant: string }>>();
   const requests = new Map<string, RequestInfo>();
   let final = -1;
-  const intern = (store: Store): number => {
-    const st = snapshot(store, s.service.leaseMs);
+  const def = serviceOf(s, opts.service);
+  const noun = def.effects.noun ?? 'effect';
+  // The built-in tracker's rows get their own views (keys with lease and fence); a user's service shows the tables it declares.
+  const tracker = s.service.module === undefined;
+  const intern = (db: ServiceDb): number => {
+    const st = tracker ? snapshot(storeOn(db), s.service.leaseMs) : tablesSnapshot(db, def.tables);
     const text = JSON.stringify(st);
     let id = stateIds.get(text);
     if (id === undefined) {
@@ -55,7 +64,7 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
   };
   const observer: RunObserver = {
     entry(e, db) {
-      before.push(intern(storeOn(db)));
+      before.push(intern(db));
       entries.push(e);
       const m = REQUEST_ACTOR.exec(e.actor);
       if (m && e.event === 'spawn') {
@@ -70,15 +79,19 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
       pending.set(worker, list);
     },
     end(db) {
-      final = intern(storeOn(db));
+      final = intern(db);
     },
   };
   const run = await runScenario(s, { ...opts, observe: observer });
-  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states);
+  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun });
   const m = matchesExpect(s, run);
+  const violations = pinViolations(s, run, built.steps, states, requests, noun);
   const data: StepperData = {
     name: s.name,
     description: s.description,
+    summary: summarize({ steps: built.steps, violations, noun, reports: run.reports }),
+    noun,
+    ...(source.index !== undefined ? { index: source.index } : {}),
     ...(source.file !== undefined ? { file: source.file } : {}),
     replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
     variant: s.service.variant ?? s.service.module ?? '',
@@ -88,7 +101,7 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     lanes: built.lanes,
     steps: built.steps,
     dbStates: states,
-    violations: pinViolations(s, run, built.steps, states, requests),
+    violations,
     reports: run.reports,
     expect: { ...(s.expect.reports ? { reports: s.expect.reports } : {}), violations: [...s.expect.violations], met: m.ok, problems: m.problems },
     traceHash: run.result.traceHash,
@@ -96,6 +109,38 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
     preemptions: run.result.choices.filter((c) => c.preempted).length,
   };
   return { data, run };
+}
+
+/** A user service's declared tables, every row, in rowid order where there is one (deterministic either way: SQLite's scan order). */
+function tablesSnapshot(db: ServiceDb, tables: readonly string[]): DbState {
+  const out: TableView[] = tables.map((name) => {
+    const stmt = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`);
+    const columns = stmt.columns().map((c) => c.name);
+    const rows = (stmt.raw(true).all() as unknown[][]).map((r) => r.map((v) => (v === null || typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v))));
+    return { name, columns, rows };
+  });
+  return { reports: [], keys: [], tables: out };
+}
+
+/** What changed in a user service's tables, row by row (a row is named by its first column). */
+function diffTables(a: TableView[], b: TableView[]): string[] {
+  const out: string[] = [];
+  for (const t of b) {
+    const old = a.find((x) => x.name === t.name);
+    const before = new Map((old?.rows ?? []).map((r) => [JSON.stringify(r[0]), r]));
+    const after = new Map(t.rows.map((r) => [JSON.stringify(r[0]), r]));
+    const show = (v: unknown) => (typeof v === 'string' && v.length > 40 ? `${v.slice(0, 37)}…` : String(v));
+    for (const [k, r] of after) {
+      const o = before.get(k);
+      if (o === undefined) out.push(`+ ${t.name} ${show(r[0])}`);
+      else {
+        const cols = t.columns.flatMap((c, i) => (JSON.stringify(o[i]) !== JSON.stringify(r[i]) ? [`${c} ${show(o[i])} → ${show(r[i])}`] : []));
+        if (cols.length > 0) out.push(`${t.name} ${show(r[0])}: ${cols.join(', ')}`);
+      }
+    }
+    for (const [k, r] of before) if (!after.has(k)) out.push(`− ${t.name} ${show(r[0])}`);
+  }
+  return out;
 }
 
 function snapshot(store: Store, leaseMs: number): DbState {
@@ -121,14 +166,16 @@ export function shortKey(scoped: string): string {
   return k.tenant === 'default' ? k.key : `${k.key} @${k.tenant}`;
 }
 
-function describeRow(row: KeyView | undefined): string {
+function describeRow(row: KeyView | undefined, t: number): string {
   if (row === undefined) return 'not registered';
   if (row.status === 'done') return `done (${row.response_code})`;
-  return `in progress, fence ${row.fence}, lease until ${row.lease_until} ms`;
+  const over = row.lease_until !== null && row.lease_until <= t;
+  return `in progress, fence ${row.fence}, lease ${over ? 'over since' : 'until'} ${row.lease_until} ms`;
 }
 
 /** What changed between two database states, in words. */
 function diffStates(a: DbState, b: DbState): string[] {
+  if (b.tables !== undefined) return diffTables(a.tables ?? [], b.tables);
   const out: string[] = [];
   const ids = new Set(a.reports.map((r) => r.id));
   for (const r of b.reports) if (!ids.has(r.id)) out.push(`+ report ${r.id} (run ${r.run_id})`);
@@ -165,7 +212,31 @@ function answerText(e: TraceEntry): string {
 /** Phases that look a key up in the database before deciding whether to go on. */
 const LOOKUPS = new Set(['check', 'claim']);
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[]): { lanes: Lane[]; steps: Step[] } {
+/** A decision's candidate label (`s0/op1.w1#2:register`) in words, from the scheduler's side. */
+function candidateWords(label: string, requests: Map<string, RequestInfo>): { who: string; what: string } {
+  const cut = label.lastIndexOf(':');
+  const task = cut < 0 ? label : label.slice(0, cut);
+  const next = cut < 0 ? '' : label.slice(cut + 1);
+  const r = requests.get(task);
+  const who = r !== undefined ? `#${r.n}` : task;
+  // start/sleep/wait are the kernel's own resumption points; anything else is the service's step name.
+  const what = next === 'start' ? 'starts' : next === 'sleep' ? 'wakes up after its wait' : next === 'wait' ? 'resumes waiting' : `runs ${next}`;
+  return { who, what };
+}
+
+/** A decision in words: who runs, who could have, and whether that preempted the running task. */
+function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { decision: Decision; text: string } {
+  const words = c.of.map((l) => candidateWords(l, requests));
+  const said = words.map((w, i) => (i === c.chosen ? `${w.who} ${w.what} — chosen` : i === 0 && c.preempted ? `${w.who} could have gone on: ${w.what.replace(/^runs /, 'run ')}` : `${w.who} could have: ${w.what}`));
+  const ran = words[c.chosen]!;
+  const text = c.preempted
+    ? `preemption: ${words[0]!.who} was about to ${words[0]!.what.replace(/^runs /, 'run ')}; the scheduler let ${ran.who} go first: ${ran.who} ${ran.what}`
+    : `${ran.who} ${ran.what} (${c.of.length} could run)`;
+  return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
+}
+
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string }): { lanes: Lane[]; steps: Step[] } {
+  const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
     ...workers.map((w): Lane => ({ id: w, label: w, kind: 'worker' })),
@@ -188,7 +259,15 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
   entries.forEach((e, i) => {
     const next = entries[i + 1];
     if (next && next.actor === e.actor && next.event.startsWith('db:') && !e.event.startsWith('db:')) after[i] = before[i]!;
+    // A `db:` line of another task right after: that task ran in between (resumed with no decision, as the only one runnable)
+    // and made the change, so it shows on its line, not on this one.
+    if (next && next.actor !== e.actor && next.event.startsWith('db:')) after[i] = before[i]!;
+    // A decision changes nothing: what changes after it is the chosen task's doing
+    // (its `db:` line when it logs one, else a derived "resumed" step on its own lane).
+    if (e.actor === 'kernel' && e.event === 'choose') after[i] = before[i]!;
   });
+  /** The step each request task logged last: a task the scheduler resumes goes on with it. */
+  const lastStep = new Map<string, string>();
   const steps: Step[] = [];
   const state = { answered: new Map<string, 'answered' | 'lost' | 'refused'>(), timedOut: new Set<number>(), leases: new Set<string>() };
   let decision = 0;
@@ -205,13 +284,28 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     if (e.actor === 'kernel' && e.event === 'choose') {
       const c = choices[decision++]!;
       const chosen = c.of[c.chosen]!;
-      const task = chosen.slice(0, chosen.indexOf(':'));
-      push({ ...base, kind: 'decision', from: lane(task), decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted }, text: `${c.preempted ? 'preemption: ' : ''}${chosen} runs (${c.of.length} candidates)` });
+      const task = chosen.slice(0, chosen.lastIndexOf(':'));
+      const words = decisionWords(c, requests);
+      // No raw `choose {…}` JSON on the page: the decision is said in words (the trace line stays in `retrysim replay --trace`).
+      push({ ...base, line: '', kind: 'decision', from: lane(task), decision: words.decision, text: words.text });
+      const nextDb = i + 1 < entries.length ? before[i + 1]! : final;
+      const next = entries[i + 1];
+      const logsItsOwn = next !== undefined && next.actor === task && next.event.startsWith('db:');
+      if (nextDb !== before[i] && !logsItsOwn) {
+        const r = requests.get(task);
+        const was = lastStep.get(task);
+        const who = r !== undefined ? `#${r.n}` : task;
+        push({
+          t: e.t, kind: 'resumed', actor: task, event: was ?? 'resumed', from: lane(task), ...(r !== undefined ? { to: DB } : {}), db: nextDb, line: '',
+          text: `${who} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database`,
+        });
+      }
       return;
     }
     if (/^s\d+$/.test(e.actor)) {
-      const k = e.event === 'kill' ? 'kill' : e.event === 'restart' ? 'restart' : 'error';
-      const text = k === 'kill' ? `kill -9 of ${e.actor} (${e.data?.inflight ?? 0} in flight; restarts after ${e.data?.restartAfterMs} ms)` : k === 'restart' ? `${e.actor} restarts (SQLite rows survive, memory is empty)` : e.event;
+      // kill and restart are the simulated network's; anything else a server logs is shown as it is, on its own row.
+      const k = e.event === 'kill' ? 'kill' : e.event === 'restart' ? 'restart' : 'note';
+      const text = k === 'kill' ? `kill -9 of ${e.actor} (${e.data?.inflight ?? 0} in flight; restarts after ${e.data?.restartAfterMs} ms)` : k === 'restart' ? `${e.actor} restarts (SQLite rows survive, memory is empty)` : `${e.actor}: ${e.event}`;
       push({ ...base, kind: k, from: lane(e.actor), text });
       return;
     }
@@ -224,7 +318,9 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
         push({ ...base, kind: 'timeout', from, text: `request #${n}: no answer within ${e.data?.afterMs} ms — timeout` });
       } else if (e.event.startsWith('result ')) {
         const d = e.data ?? {};
-        const text = e.event === 'result success' ? `result: success, report_id ${d.reportId}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
+        // The worker names the id after the service's noun (reportId for the tracker, paymentId, or id when there is no noun).
+        const id = d.reportId ?? d[`${service.noun}Id`] ?? d.id;
+        const text = e.event === 'result success' ? `result: success, ${service.noun} id ${id}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
         push({ ...base, kind: 'worker', from, text });
       } else if (e.event === 'threw' || e.event === 'killed') {
         push({ ...base, kind: 'error', from, text: `${e.event} ${String(e.data?.error ?? '')}` });
@@ -237,7 +333,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     const wl = lane(req.worker);
     const name = `#${req.n}`;
     if (e.event === 'spawn') {
-      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST /reports → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
+      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST ${service.path} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
       push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
@@ -258,12 +354,16 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, kind: 'killed', from: srv, text: `${name} dies with its server (no response, nothing after this point runs)` });
     } else if (e.event === 'threw') {
       push({ ...base, kind: 'error', from: srv, text: `${name} threw ${String(e.data?.error ?? '')}` });
+    } else if (!serviceSteps.has(e.event)) {
+      // Not one of the service's declared steps: a line the simulation adds (a pause, a slow step, a throttle). Its own row, in its own words.
+      push({ ...base, kind: 'note', from: srv, text: `${name} ${e.event}` });
     } else {
+      lastStep.set(e.actor, e.event);
       const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
-        const found = describeRow(row);
+        const found = describeRow(row, e.t);
         const outcome = nextPhase(entries, i) ? 'pass' : 'stop';
         step.check = { key: req.key, found, outcome };
         step.text = `${name} ${e.event}: key ${req.key} is ${found} → ${outcome === 'pass' ? (e.event === 'check' ? 'passes the check' : 'goes on') : 'answers without writing'}`;
@@ -310,7 +410,7 @@ function addLeaseExpiries(st: DbState | undefined, t: number, db: number, seen: 
   }
 }
 
-function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>): ViolationAt[] {
+function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>, noun: string): ViolationAt[] {
   return run.violations.map((v) => {
     const op = s.operations.find((o) => o.id === v.op);
     const tenant = op?.tenant ?? 'default';
@@ -319,11 +419,15 @@ function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbS
     const at = (step: number, why: string): ViolationAt => ({ ...v, step: step < 0 ? steps.length - 1 : step, why: step < 0 ? 'the end state breaks it' : why });
     if (v.invariant === 'exactly-one') {
       if (run.reports[v.op]! > 1) {
-        const i = steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2);
-        return at(i, `the second report for ${v.op} appears here`);
+        // The tracker's rows say which report is whose; for any service, the operation's second `db: +N <noun>` line is where it appears.
+        let added = 0;
+        const i = s.service.module === undefined
+          ? steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2)
+          : steps.findIndex((st) => st.kind === 'db' && isOpActor(st.actor) && (added += Number(/^db: \+(\d+)/.exec(st.event)?.[1] ?? 0)) >= 2);
+        return at(i, `the second ${noun} for ${v.op} appears here`);
       }
       const i = steps.findIndex((st) => isOpActor(st.actor) && st.event === 'result success');
-      return at(i, `the client is told it succeeded, but no report for ${v.op} exists`);
+      return at(i, `the client is told it succeeded, but no ${noun} for ${v.op} exists`);
     }
     if (v.invariant === 'id-exists' || v.invariant === 'tenant-isolation') {
       const id = /report(?:_id)? (\d+)/.exec(v.detail)?.[1];

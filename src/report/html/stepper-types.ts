@@ -28,6 +28,8 @@ export type StepKind =
   | 'restart'
   | 'killed' // a request task died with its server
   | 'lease' // a placeholder's lease ran out (derived from the key rows and the lease)
+  | 'note' // any other trace line of a request or server (a pause, a slow step, a throttle): its own row, in the trace's words
+  | 'resumed' // derived: a task the scheduler resumed changed the database before its next trace line
   | 'error'; // an exception escaped a task
 
 /** A decision of the schedule: the candidates, which one ran, and whether that preempted the running task. */
@@ -35,6 +37,8 @@ export interface Decision {
   of: string[];
   chosen: number;
   preempted: boolean;
+  /** Each candidate in words (`#2 would run register`), in the order of {@link of}. */
+  said: string[];
 }
 
 /** One step of the run. */
@@ -82,10 +86,22 @@ export interface KeyView {
   response_body: string | null;
 }
 
-/** The database's rows at one moment. */
+/** One of a user service's tables, as shown: its columns and rows (values as SQLite returned them, blobs as text). */
+export interface TableView {
+  name: string;
+  columns: string[];
+  rows: Array<Array<string | number | null>>;
+}
+
+/**
+ * The database's rows at one moment: the built-in tracker's two tables in
+ * their own views, or — for a user's service — every table it declares
+ * (`tables`), read generically.
+ */
 export interface DbState {
   reports: ReportView[];
   keys: KeyView[];
+  tables?: TableView[];
 }
 
 /** A broken invariant and the step where it breaks. */
@@ -103,6 +119,16 @@ export interface ViolationAt {
 export interface StepperData {
   name: string;
   description: string;
+  /**
+   * What happened, in two sentences generated from this run's steps (the
+   * requests' own step names, the service's effect noun): no text is
+   * written per variant.
+   */
+  summary: string[];
+  /** The service's word for one effect (its `effects.noun`): `report` for the built-in tracker. */
+  noun: string;
+  /** A link back to the page that lists this one (check --html's index.html), relative to the page. */
+  index?: string;
   /** The scenario file, when the run came from one. */
   file?: string;
   /** A command that reproduces the run. */

@@ -13,15 +13,17 @@ const app = document.getElementById('app')!;
 app.replaceChildren();
 
 const cellClass = (n: number): string => (n === 1 ? 'good' : n > 1 ? 'dup' : 'none');
-const view = el('section', { id: 'cell-view' }, el('p', { class: 'muted' }, 'Click a cell to step through its run.'));
+const view = el('section', { id: 'cell-view', 'aria-label': 'the chosen cell, step by step' }, el('p', { class: 'muted' }, 'Click a cell to step through its run.'));
 const buttons = new Map<string, HTMLTableCellElement>();
 const table = el('table', { class: 'matrix', id: 'matrix' },
   el('thead', {}, el('tr', {}, el('th', {}, 'variant / key source'), ...data.columns.map((c) => el('th', { class: 'col' }, c.replace(/_/g, ' '))))),
-  el('tbody', {}, ...data.rows.map((row) => el('tr', {}, el('th', {}, row), ...data.columns.map((col) => {
+  el('tbody', {}, ...data.rows.map((row) => el('tr', {}, el('th', { scope: 'row' }, ...row.split('/').flatMap((part, i) => (i === 0 ? [part] : ['/', el('wbr'), part]))), ...data.columns.map((col) => {
     const c = data.cells[row]![col]!;
     const differs = c.expected !== undefined && c.expected !== c.reports;
-    const b = el('button', { type: 'button', 'data-row': row, 'data-col': col, title: `${row} · ${col}: ${c.reports} report(s)${c.expected !== undefined ? `, documented ${c.expected}` : ''}${c.violations.length ? `; broken: ${c.violations.join(', ')}` : ''}` },
-      String(c.reports), differs ? el('span', { class: 'diff' }, ' !') : null);
+    // The accessible name says what the cell is, not just its number.
+    const said = `${row}, ${col.replace(/_/g, ' ')}: ${c.reports} report${c.reports === 1 ? '' : 's'} held${c.expected !== undefined ? `, documented ${c.expected}${differs ? ' (differs)' : ''}` : ', no documented expectation'}${c.violations.length ? `; broken: ${c.violations.join(', ')}` : '; no invariant broken'}. Opens its run.`;
+    const b = el('button', { type: 'button', 'data-row': row, 'data-col': col, 'aria-label': said, title: said },
+      String(c.reports), differs ? el('span', { class: 'diff', 'aria-hidden': 'true' }, ' !') : null);
     b.addEventListener('click', () => open(row, col, 0));
     const td = el('td', { class: `cell ${cellClass(c.reports)}` }, b);
     buttons.set(`${col}/${row}`, td);
@@ -36,7 +38,7 @@ app.append(
     'the number is how many reports the server holds at the end — counted from that run, not copied from a table. ',
     'Green: exactly one. Red: a duplicate. Amber: none (the client never learned the outcome). "!" marks a cell that differs from the documented expectation in src/scenario/canonical.ts. ',
     `The last column, ${data.columns[data.columns.length - 1]}, is conformance's kill -9 at the process step with a restart on the same database.`),
-  table, view);
+  el('div', { class: 'matrix-wrap' }, table), view);
 
 let current: StepperHandle | undefined;
 let shown = '';
@@ -48,13 +50,36 @@ function open(row: string, col: string, step: number): void {
     current?.destroy();
     buttons.forEach((td, k) => td.classList.toggle('selected', k === id));
     const root = el('div');
-    view.replaceChildren(root);
+    const back = el('button', { type: 'button', class: 'back' }, '↑ back to the matrix');
+    back.addEventListener('click', () => buttons.get(id)?.querySelector('button')?.focus());
+    const save = cell.save === undefined ? null : saveLink(cell.save.file, cell.save.text);
+    view.replaceChildren(el('div', { class: 'cell-bar' }, back, save === null ? null : el('span', { class: 'save' },
+      'No checked-in scenario file for this column (its real side is a real SIGKILL, run by retrysim conformance). The simulated run, schedule included: ', save)), root);
     shown = id;
     current = mountStepper(root, cell.run, { start: step, onStep: (i) => writeHash({ cell: id, step: String(i + 1) }) });
-    view.scrollIntoView({ block: 'start' });
+    reveal(buttons.get(id)!);
+    current.focus();
   } else {
     current?.go(step);
   }
+}
+
+/** A link that saves `text` as `file` (a blob URL made here: the page still fetches nothing). */
+function saveLink(file: string, text: string): HTMLAnchorElement {
+  const a = el('a', { download: file, href: URL.createObjectURL(new Blob([text], { type: 'application/json' })) }, `save ${file}`);
+  return a;
+}
+
+/**
+ * Shows the start of the cell view without scrolling the clicked cell off
+ * the screen: scroll only as far as the cell allows (it stays at the top at
+ * worst), so the matrix is not scrolled away from under the reader.
+ */
+function reveal(cell: HTMLElement): void {
+  const want = view.getBoundingClientRect().top - (innerHeight - 260); // the view's first ~260 px in sight
+  const keep = cell.getBoundingClientRect().top - 8; // the clicked cell stays in sight
+  const by = Math.min(want, keep);
+  if (by > 0) scrollBy({ top: by, behavior: 'instant' as ScrollBehavior });
 }
 
 function fromHash(): void {

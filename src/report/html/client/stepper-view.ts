@@ -1,4 +1,4 @@
-import type { DbState, KeyView, Step, StepperData } from '../stepper-types.js';
+import type { DbState, KeyView, Step, StepperData, TableView } from '../stepper-types.js';
 import { el, svg } from './dom.js';
 
 /**
@@ -15,12 +15,21 @@ export interface StepperHandle {
   /** Shows step i (0-based; clamped). */
   go(i: number): void;
   current(): number;
-  /** Removes the keyboard listener (the matrix page mounts one stepper after another). */
+  /** Moves keyboard focus to the stepper (its first control), without scrolling the page. */
+  focus(): void;
+  /** Removes the keyboard listener and stops playing (the matrix page mounts one stepper after another). */
   destroy(): void;
 }
 
+/** Lane width on a wide screen; on a narrow one lanes shrink to fit, down to LANE_MIN_W. */
 const LANE_W = 118;
+const LANE_MIN_W = 60;
 const TIME_W = 78;
+const TIME_NARROW_W = 40;
+/** Below this container width the diagram drops the marks column and narrows its lanes. */
+const NARROW_PX = 700;
+/** Play: one step per this many ms of real time (the page's own clock, not a simulated one). */
+const PLAY_MS = 650;
 const ROW_H = 24;
 const HEAD_H = 34;
 /** Room on the right of the lanes for marks (violation, preemption). */
@@ -47,6 +56,8 @@ function shortLabel(s: Step): string {
     case 'killed': return '✝ killed';
     case 'lease': return 'lease over';
     case 'error': return '! threw';
+    case 'note': return `${n} ${s.event.split(' ')[0]}`;
+    case 'resumed': return `${n} ${s.event} ↻`;
     default: return s.event.startsWith('result') ? s.event.replace('result ', '') : s.event;
   }
 }
@@ -66,7 +77,10 @@ function requestColour(s: Step): string | undefined {
 }
 
 /** Mounts a stepper for `d` into `root`. */
+let mounted = 0;
+
 export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?: (i: number) => void; start?: number } = {}): StepperHandle {
+  const uid = ++mounted;
   root.replaceChildren();
   root.classList.add('stepper');
   const steps = d.steps;
@@ -79,105 +93,196 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
       el('li', {}, el('button', { class: 'jump', 'data-step': v.step, type: 'button' }, `✗ ${v.invariant} (${v.op})`), ` ${v.detail} — breaks at step ${v.step + 1}: ${v.why}`)));
   const expectText = d.expect.met ? 'expect: met' : `expect: NOT met — ${d.expect.problems.join('; ')}`;
   root.append(el('header', { class: 'st-head' },
-    el('h2', {}, d.name),
+    el('h2', { tabindex: -1 }, d.name),
+    el('p', { class: 'summary', 'data-summary': '' }, ...d.summary.flatMap((t, i) => (i === 0 ? [t] : [' ', t]))),
     el('p', { class: 'meta' },
       `${d.variant} / ${d.keySource} · seed ${d.seed} · lease ${d.leaseMs} ms · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
-      ` · reports held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
+      ` · ${d.noun}s held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
     el('p', { class: 'replay' }, 'reproduce: ', el('code', {}, d.replay))));
+  const decisionCount = steps.filter((s) => s.kind === 'decision' && !s.decision?.preempted).length;
 
   // ---- controls
   const pos = el('span', { class: 'st-pos', 'aria-live': 'polite' });
   const btn = (act: string, label: string, title: string) => el('button', { type: 'button', 'data-act': act, title }, label);
+  const play = el('button', { type: 'button', 'data-act': 'play', title: 'play the run one step at a time (space)', 'aria-pressed': 'false' }, '▶ play');
+  const hide = el('input', { type: 'checkbox', id: `hide-${uid}`, 'data-act': 'hide-decisions' });
   root.append(el('div', { class: 'st-controls' },
-    btn('first', '|◀', 'first step (Home)'), btn('prev', '◀ back', 'previous step (←)'), pos, btn('next', 'forward ▶', 'next step (→)'), btn('last', '▶|', 'last step (End)'),
-    el('span', { class: 'hint' }, 'keys: ← → step · Home/End · click a row')));
+    el('div', { class: 'st-buttons' },
+      btn('first', '|◀', 'first step (Home)'), btn('prev', '◀ back', 'previous step (←)'), play, btn('next', 'forward ▶', 'next step (→)'), btn('last', '▶|', 'last step (End)')),
+    pos,
+    el('label', { class: 'st-hide', for: `hide-${uid}` }, hide, ` hide ${decisionCount} scheduler decision${decisionCount === 1 ? '' : 's'} (preemptions stay)`),
+    el('span', { class: 'hint' }, 'keys: ← → step · Home/End · space play · click a row')));
 
-  // ---- diagram
+  // ---- diagram (redrawn when scheduler rows are hidden or shown, so the rows stay contiguous)
   const lanes = d.lanes;
-  const width = TIME_W + lanes.length * LANE_W + MARK_W;
-  const x = (lane: number) => TIME_W + lane * LANE_W + LANE_W / 2;
-  const head = svg('svg', { class: 'lanes-head', width, height: HEAD_H, viewBox: `0 0 ${width} ${HEAD_H}` },
-    svg('text', { x: 6, y: 21, class: 'th' }, 't (ms)'),
-    ...lanes.map((l, i) => svg('g', { class: `lane-head ${l.kind}` },
-      svg('rect', { x: x(i) - LANE_W / 2 + 4, y: 4, width: LANE_W - 8, height: HEAD_H - 8, rx: 5 }),
-      svg('text', { x: x(i), y: 22, 'text-anchor': 'middle' }, l.label))));
-  const height = steps.length * ROW_H + 8;
-  const body = svg('svg', { class: 'lanes-body', width, height, viewBox: `0 0 ${width} ${height}` },
-    ...lanes.map((l, i) => svg('line', { class: `lifeline ${l.kind}`, x1: x(i), x2: x(i), y1: 0, y2: height })),
-    svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, svg('path', { d: 'M0,0 L10,5 L0,10 z' }))));
-  const texts = el('ol', { class: 'st-texts', start: 1 });
-  const rows: Element[] = [];
-  const textRows: HTMLElement[] = [];
-  steps.forEach((s, i) => {
-    const y = i * ROW_H + ROW_H / 2 + 4;
-    const g = svg('g', { class: rowClass(s, violationAt.has(i)), 'data-step': i, 'data-kind': s.kind, 'data-actor': s.actor, 'data-event': s.event, ...(s.check ? { 'data-check': s.check.outcome } : {}) },
-      svg('rect', { class: 'bg', x: 0, y: y - ROW_H / 2, width, height: ROW_H }),
-      svg('text', { class: 'time', x: 6, y: y + 4 }, fmtMs(s.t)));
-    const x1 = x(s.from);
-    const colour = requestColour(s);
-    const tint = colour === undefined ? {} : { style: `stroke:${colour}` };
-    if (s.to !== undefined) {
-      const x2 = x(s.to);
-      g.append(svg('line', { class: 'msg', x1, y1: y, x2: x2 + (x2 > x1 ? -4 : 4), y2: y, 'marker-end': 'url(#arrow)', ...tint }),
-        svg('text', { class: 'lbl', x: (x1 + x2) / 2, y: y - 4, 'text-anchor': 'middle', ...(colour ? { style: `fill:${colour}` } : {}) }, shortLabel(s)));
-    } else {
-      g.append(svg('rect', { class: 'box', x: x1 - LANE_W / 2 + 8, y: y - 9, width: LANE_W - 16, height: 18, rx: 4, ...tint }),
-        svg('text', { class: 'lbl in', x: x1, y: y + 4, 'text-anchor': 'middle' }, shortLabel(s)));
-    }
-    const v = violationAt.get(i);
-    const mark = v ? `✗ ${v.invariant}` : s.decision?.preempted ? '⚡ preemption' : s.check?.outcome === 'pass' ? `${s.event} passed` : '';
-    if (mark) g.append(svg('text', { class: v ? 'vmark' : s.decision ? 'pmark' : 'cmark', x: width - MARK_W + 8, y: y + 4 }, mark));
-    g.addEventListener('click', () => go(i));
-    body.append(g);
-    rows.push(g);
-    const li = el('li', { class: rowClass(s, violationAt.has(i)), 'data-step': i }, s.text, s.dbChange ? el('span', { class: 'chg' }, ` [${s.dbChange.join('; ')}]`) : null);
-    li.addEventListener('click', () => go(i));
-    texts.append(li);
-    textRows.push(li);
-  });
-  const diagram = el('div', { class: 'st-diagram' }, el('div', { class: 'sticky' }, head), body);
-  const panel = el('aside', { class: 'st-panel' });
+  const texts = el('ol', { class: 'st-texts' });
+  const diagram = el('div', { class: 'st-diagram' });
+  const panel = el('aside', { class: 'st-panel', 'aria-label': 'the database and the decision at this step' });
   root.append(el('div', { class: 'st-main' }, el('div', { class: 'st-left' }, diagram, el('details', { class: 'st-log' }, el('summary', {}, 'every step as a sentence'), texts)), panel));
+  let rows: Array<Element | undefined> = [];
+  let textRows: Array<HTMLElement | undefined> = [];
+  let visible: number[] = steps.map((_, i) => i);
+  const shows = (s: Step): boolean => !(hide.checked && s.kind === 'decision' && !s.decision?.preempted);
+
+  function draw(): void {
+    visible = steps.flatMap((s, i) => (shows(s) ? [i] : []));
+    // Lanes share the room there is; on a phone they narrow and the marks column goes (the panel says the same).
+    const room = Math.max(root.clientWidth, 300);
+    const narrow = room < NARROW_PX;
+    const timeW = narrow ? TIME_NARROW_W : TIME_W;
+    const markW = narrow ? 0 : MARK_W;
+    const laneW = narrow ? Math.max(LANE_MIN_W, Math.floor((room - 2 - timeW) / lanes.length)) : LANE_W;
+    const width = timeW + lanes.length * laneW + markW;
+    const x = (lane: number) => timeW + lane * laneW + laneW / 2;
+    const head = svg('svg', { class: 'lanes-head', width, height: HEAD_H, viewBox: `0 0 ${width} ${HEAD_H}`, role: 'img', 'aria-label': `lanes: ${lanes.map((l) => l.label).join(', ')}` },
+      svg('text', { x: 4, y: 21, class: 'th' }, narrow ? 'ms' : 't (ms)'),
+      ...lanes.map((l, i) => svg('g', { class: `lane-head ${l.kind}` },
+        svg('rect', { x: x(i) - laneW / 2 + 3, y: 4, width: laneW - 6, height: HEAD_H - 8, rx: 5 }),
+        svg('text', { x: x(i), y: 22, 'text-anchor': 'middle' }, narrow ? l.label.replace(/^server /, '').replace('database', 'db').replace('network', 'net') : l.label))));
+    const height = visible.length * ROW_H + 8;
+    const body = svg('svg', { class: `lanes-body${narrow ? ' narrow' : ''}`, width, height, viewBox: `0 0 ${width} ${height}` },
+      ...lanes.map((l, i) => svg('line', { class: `lifeline ${l.kind}`, x1: x(i), x2: x(i), y1: 0, y2: height })),
+      svg('defs', {}, svg('marker', { id: `arrow-${uid}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, svg('path', { d: 'M0,0 L10,5 L0,10 z' }))));
+    rows = [];
+    textRows = [];
+    texts.replaceChildren();
+    visible.forEach((i, row) => {
+      const s = steps[i]!;
+      const y = row * ROW_H + ROW_H / 2 + 4;
+      const g = svg('g', { class: rowClass(s, violationAt.has(i)), 'data-step': i, 'data-kind': s.kind, 'data-actor': s.actor, 'data-event': s.event, ...(s.check ? { 'data-check': s.check.outcome } : {}) },
+        svg('rect', { class: 'bg', x: 0, y: y - ROW_H / 2, width, height: ROW_H }),
+        svg('text', { class: 'time', x: 4, y: y + 4 }, fmtMs(s.t)));
+      const x1 = x(s.from);
+      const colour = requestColour(s);
+      const tint = colour === undefined ? {} : { style: `stroke:${colour}` };
+      if (s.to !== undefined) {
+        const x2 = x(s.to);
+        g.append(svg('line', { class: 'msg', x1, y1: y, x2: x2 + (x2 > x1 ? -4 : 4), y2: y, 'marker-end': `url(#arrow-${uid})`, ...tint }),
+          svg('text', { class: 'lbl', x: (x1 + x2) / 2, y: y - 4, 'text-anchor': 'middle', ...(colour ? { style: `fill:${colour}` } : {}) }, shortLabel(s)));
+      } else {
+        g.append(svg('rect', { class: 'box', x: x1 - laneW / 2 + 5, y: y - 9, width: laneW - 10, height: 18, rx: 4, ...tint }),
+          svg('text', { class: 'lbl in', x: x1, y: y + 4, 'text-anchor': 'middle' }, shortLabel(s)));
+      }
+      const v = violationAt.get(i);
+      const mark = v ? `✗ ${v.invariant}` : s.decision?.preempted ? '⚡ preemption' : s.check?.outcome === 'pass' ? `${s.event} passed` : s.dbChange ? 'database changes' : '';
+      if (mark && markW > 0) g.append(svg('text', { class: v ? 'vmark' : s.decision ? 'pmark' : 'cmark', x: width - markW + 8, y: y + 4 }, mark));
+      g.addEventListener('click', () => go(i));
+      body.append(g);
+      rows[i] = g;
+      const li = el('li', { class: rowClass(s, violationAt.has(i)), 'data-step': i, value: i + 1 }, s.text, s.dbChange ? el('span', { class: 'chg' }, ` [${s.dbChange.join('; ')}]`) : null);
+      li.addEventListener('click', () => go(i));
+      texts.append(li);
+      textRows[i] = li;
+    });
+    diagram.replaceChildren(el('div', { class: 'sticky' }, head), body);
+    paint();
+  }
 
   // ---- behaviour
   let cur = -1;
+  function paint(): void {
+    if (cur < 0) return;
+    for (const i of visible) {
+      rows[i]!.classList.toggle('current', i === cur);
+      rows[i]!.classList.toggle('future', i > cur);
+      textRows[i]!.classList.toggle('current', i === cur);
+    }
+  }
   function go(i: number): void {
     const n = Math.max(0, Math.min(steps.length - 1, i));
     if (n === cur) return;
     cur = n;
-    rows.forEach((r, j) => {
-      r.classList.toggle('current', j === n);
-      r.classList.toggle('future', j > n);
-    });
-    textRows.forEach((r, j) => r.classList.toggle('current', j === n));
+    paint();
     pos.textContent = `step ${n + 1} / ${steps.length} · t = ${fmtMs(steps[n]!.t)} ms`;
     drawPanel(panel, d, n);
-    const row = rows[n] as SVGGElement;
-    const box = diagram.getBoundingClientRect();
-    const top = row.getBoundingClientRect().top - box.top;
-    if (top < HEAD_H + 10 || top > box.height - 40) diagram.scrollTop += top - box.height / 2;
+    const row = rows[n] as SVGGElement | undefined;
+    if (row !== undefined) {
+      const box = diagram.getBoundingClientRect();
+      const top = row.getBoundingClientRect().top - box.top;
+      if (top < HEAD_H + 10 || top > box.height - 40) diagram.scrollTop += top - box.height / 2;
+    }
     opts.onStep?.(n);
+  }
+  /** The next shown step after (dir 1) or before (dir −1) the current one; hidden scheduler rows are skipped. */
+  function step(dir: 1 | -1): number {
+    const at = visible.indexOf(cur);
+    if (at < 0) {
+      const after = visible.find((i) => i > cur);
+      const before = [...visible].reverse().find((i) => i < cur);
+      return (dir > 0 ? after : before) ?? cur;
+    }
+    return visible[Math.max(0, Math.min(visible.length - 1, at + dir))]!;
+  }
+  let timer: number | undefined;
+  function stop(): void {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    play.textContent = '▶ play';
+    play.setAttribute('aria-pressed', 'false');
+  }
+  function toggle(): void {
+    if (timer !== undefined) return stop();
+    if (cur === visible[visible.length - 1]) go(visible[0]!);
+    play.textContent = '❚❚ pause';
+    play.setAttribute('aria-pressed', 'true');
+    // The page's own clock paces the replay for the eye; the run itself was simulated long before.
+    timer = window.setInterval(() => { // real-time: allowed (the page's Play button, not simulated code)
+      const next = step(1);
+      if (next === cur) stop();
+      else go(next);
+    }, PLAY_MS);
   }
   root.querySelectorAll<HTMLButtonElement>('button[data-act]').forEach((b) => b.addEventListener('click', () => {
     const a = b.dataset.act;
-    go(a === 'first' ? 0 : a === 'last' ? steps.length - 1 : a === 'prev' ? cur - 1 : cur + 1);
+    if (a === 'play') return toggle();
+    stop();
+    go(a === 'first' ? visible[0]! : a === 'last' ? visible[visible.length - 1]! : a === 'prev' ? step(-1) : step(1));
   }));
+  hide.addEventListener('change', () => {
+    draw();
+    if (!shows(steps[cur]!)) go(step(-1) === cur ? step(1) : step(-1));
+  });
   root.querySelectorAll<HTMLButtonElement>('button.jump').forEach((b) => b.addEventListener('click', () => go(Number(b.dataset.step))));
   const onKey = (e: KeyboardEvent): void => {
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
-    const to = e.key === 'ArrowRight' || e.key === 'ArrowDown' || e.key === 'j' ? cur + 1
-      : e.key === 'ArrowLeft' || e.key === 'ArrowUp' || e.key === 'k' ? cur - 1
-        : e.key === 'Home' ? 0 : e.key === 'End' ? steps.length - 1 : undefined;
+    const t = e.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === ' ' && !(t instanceof HTMLButtonElement) && !(t instanceof HTMLAnchorElement) && !(t instanceof HTMLElement && t.tagName === 'SUMMARY')) {
+      e.preventDefault();
+      toggle();
+      return;
+    }
+    const to = e.key === 'ArrowRight' || e.key === 'ArrowDown' || e.key === 'j' ? step(1)
+      : e.key === 'ArrowLeft' || e.key === 'ArrowUp' || e.key === 'k' ? step(-1)
+        : e.key === 'Home' ? visible[0] : e.key === 'End' ? visible[visible.length - 1] : undefined;
     if (to === undefined) return;
     e.preventDefault();
+    stop();
     go(to);
   };
   document.addEventListener('keydown', onKey);
+  draw();
   go(opts.start ?? 0);
-  return { go, current: () => cur, destroy: () => document.removeEventListener('keydown', onKey) };
+  let width = root.clientWidth;
+  const onResize = (): void => {
+    // Redraw only when the width crosses what the lanes were laid out for.
+    if (Math.abs(root.clientWidth - width) < 24) return;
+    width = root.clientWidth;
+    draw();
+  };
+  window.addEventListener('resize', onResize);
+  return {
+    go,
+    current: () => cur,
+    focus: () => root.querySelector<HTMLButtonElement>('button[data-act=next]')!.focus({ preventScroll: true }),
+    destroy: () => {
+      stop();
+      document.removeEventListener('keydown', onKey);
+      window.removeEventListener('resize', onResize);
+    },
+  };
 }
 
 function rowClass(s: Step, violation: boolean): string {
@@ -198,24 +303,38 @@ function drawPanel(panel: HTMLElement, d: StepperData, n: number): void {
     el('div', { class: 'when' }, `step ${n + 1} · t = ${fmtMs(s.t)} ms · ${s.actor}`),
     el('div', { class: 'what' }, s.text),
     s.line ? el('code', { class: 'line' }, s.line.trim()) : null));
+  if (s.kind === 'resumed') parts.push(el('p', { class: 'st-resumed' }, `The scheduler resumed ${s.actor} here, and it went on with its ${s.event} step: what it changes lands now, after the steps above ran in between.`));
   if (s.decision) {
     const dec = s.decision;
     parts.push(el('div', { class: `st-decision${dec.preempted ? ' preempted' : ''}` },
-      el('div', { class: 'title' }, dec.preempted ? '⚡ decision — a preemption: the task that just ran could have continued, another runs instead' : '◆ decision — who runs next'),
-      el('ol', { start: 0 }, ...dec.of.map((c, i) => el('li', { class: i === dec.chosen ? 'chosen' : '' }, c, i === dec.chosen ? ' ← runs' : i === 0 ? ' (could continue)' : '')))));
+      el('div', { class: 'title' }, dec.preempted ? '⚡ a preemption: the task that just ran could have gone on; the scheduler ran another instead' : '◆ the scheduler picks who runs next'),
+      el('ul', {}, ...dec.said.map((c, i) => el('li', { class: i === dec.chosen ? 'chosen' : '', title: dec.of[i] }, c)))));
   }
   for (const v of d.violations) {
     if (v.step === n) {
-      parts.push(el('div', { class: 'st-violation active', role: 'alert' },
+      parts.push(el('div', { class: 'st-violation active', role: 'status' },
         el('strong', {}, `✗ ${v.invariant} breaks here`), ` — ${v.why}. `, el('span', {}, `${v.detail} (${v.op})`)));
     } else if (v.step < n) {
       parts.push(el('div', { class: 'st-violation past' }, `✗ ${v.invariant} broken since step ${v.step + 1}`));
     }
   }
   if (s.dbChange) parts.push(el('div', { class: 'st-change' }, el('strong', {}, 'database change: '), s.dbChange.join('; ')));
-  parts.push(reportsTable(db, prev, d.violations.filter((v) => v.step <= n && v.invariant === 'exactly-one').length > 0));
-  parts.push(keysTable(db, prev, s.t));
+  if (db.tables !== undefined) parts.push(...db.tables.map((t) => anyTable(t, prev.tables?.find((p) => p.name === t.name))));
+  else {
+    parts.push(reportsTable(db, prev, d.violations.filter((v) => v.step <= n && v.invariant === 'exactly-one').length > 0));
+    parts.push(keysTable(db, prev, s.t));
+  }
   panel.replaceChildren(...parts);
+}
+
+/** A user service's table: its columns and rows, rows new or changed at this step highlighted. */
+function anyTable(t: TableView, prev: TableView | undefined): HTMLElement {
+  const old = new Set((prev?.rows ?? []).map((r) => JSON.stringify(r)));
+  return el('section', { class: 'db-table' },
+    el('h3', {}, `${t.name} (${t.rows.length})`),
+    t.rows.length === 0 ? el('p', { class: 'empty' }, 'no rows') : el('table', { class: `any ${t.name}` },
+      el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, c)))),
+      el('tbody', {}, ...t.rows.map((r) => el('tr', { class: old.has(JSON.stringify(r)) ? '' : 'changed' }, ...r.map((v) => el('td', {}, v === null ? '—' : short(String(v)))))))));
 }
 
 function reportsTable(db: DbState, prev: DbState, broken: boolean): HTMLElement {

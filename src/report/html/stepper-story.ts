@@ -1,0 +1,127 @@
+import type { Step, ViolationAt } from './stepper-types.js';
+
+/**
+ * The stepper's two-sentence summary, written from the run's own steps:
+ * which request added the first effect and what interrupted it, then which
+ * request added the next one and what it found on the way. Every word about
+ * the service comes from the run — its step names as the trace logs them,
+ * the lookups' findings, the service's effect noun — so the same code tells
+ * the story of any variant or any user's service; nothing is written per
+ * variant.
+ */
+export function summarize(run: { steps: readonly Step[]; violations: readonly ViolationAt[]; noun: string; reports: Record<string, number> }): string[] {
+  const { steps, violations, noun } = run;
+  const effects = steps.flatMap((s, i) => (added(s) ? [i] : []));
+  const dup = violations.find((v) => v.invariant === 'exactly-one' && effects.filter((i) => i <= v.step).length >= 2);
+  if (dup !== undefined) {
+    const mine = effects.filter((i) => i <= dup.step);
+    const second = mine[mine.length - 1]!;
+    const first = mine[mine.length - 2]!;
+    const a = steps[first]!.actor;
+    const b = steps[second]!.actor;
+    if (a !== b) {
+      const did = doings(steps, a, 0, first);
+      const sa = `${name(a)} ${did.length > 0 ? `ran ${list(did)}, adding ${an(noun)}` : `added ${an(noun)}`}${fate(steps, a, b, first, second)}.`;
+      const intro = preemptedIn(steps, a, b, first, second) ? `${name(b)} was preempted in` : sameWorker(a, b) ? `The client retried as ${name(b)}` : `${name(b)}, from another worker, went on`;
+      const earlier = doings(steps, b, 0, first);
+      const later = doings(steps, b, first + 1, second);
+      const then = later.length > 0 ? `${list(later)} added a second ${noun}` : `it added a second ${noun}`;
+      const sb = `${intro}: ${earlier.length > 0 ? `it had run ${list(earlier)} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
+      return [sa, sb];
+    }
+  }
+  const v = violations[0];
+  if (v !== undefined) {
+    const lead = storyOfRequests(steps, noun, v.step);
+    return [lead === '' ? `${cap(v.why)}.` : `${lead}.`, `${v.invariant} breaks at step ${v.step + 1}: ${v.why}.`];
+  }
+  const held = Object.entries(run.reports).map(([op, n]) => `${op} holds ${n} ${noun}${n === 1 ? '' : 's'}`).join(', ');
+  const lead = storyOfRequests(steps, noun, steps.length - 1);
+  return [lead === '' ? 'No request was sent.' : `${lead}.`, `Every invariant holds in this run${held ? `: ${held}` : ''}.`];
+}
+
+const REQUEST = /^s\d+\/(.+)#(\d+)$/;
+
+function name(actor: string): string {
+  const m = REQUEST.exec(actor);
+  return m ? `#${m[2]}` : actor;
+}
+
+function sameWorker(a: string, b: string): boolean {
+  return REQUEST.exec(a)?.[1] === REQUEST.exec(b)?.[1];
+}
+
+/** `a report`, `an effect`. */
+function an(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A step that added effects: the network's `db: +N <noun>` line, whatever the noun. */
+function added(s: Step): boolean {
+  return s.kind === 'db' && /^db: \+\d/.test(s.event);
+}
+
+/** What a request did between steps `from` and `to` (inclusive): its steps in order, with what each lookup found. */
+function doings(steps: readonly Step[], actor: string, from: number, to: number): string[] {
+  const parts: string[] = [];
+  for (let i = from; i <= to; i++) {
+    const s = steps[i]!;
+    if (s.actor !== actor) continue;
+    if (s.kind === 'phase') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
+    // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
+    else if (s.kind === 'note') parts.push(parts.length > 0 ? `${parts.pop()!} (${s.event})` : s.event);
+    else if (s.kind === 'resumed') parts.push(`resumed its ${s.event} (${s.dbChange?.join('; ') ?? 'a write'})`);
+  }
+  return parts;
+}
+
+/** `a, b and c`. */
+function list(xs: readonly string[]): string {
+  return xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+/** What stopped request `a` after its effect, before `b` added the next one (the first of each kind, the likeliest cause first). */
+function fate(steps: readonly Step[], a: string, b: string, from: number, to: number): string {
+  const seen = new Map<string, string>();
+  const worker = REQUEST.exec(a)?.[1];
+  for (let i = from + 1; i <= to; i++) {
+    const s = steps[i]!;
+    const say = (k: string, text: string) => { if (!seen.has(k)) seen.set(k, text); };
+    if (s.kind === 'decision' && s.decision?.preempted && s.decision.of[0]!.startsWith(`${a}:`)) say('preempted', `, but had not yet run ${s.decision.of[0]!.slice(a.length + 1)} when the scheduler preempted it`);
+    else if (s.kind === 'timeout' && s.actor === worker && sameWorker(a, b)) say('timeout', ', but its client gave up waiting for the answer');
+    else if (s.actor !== a) continue;
+    else if (s.kind === 'lost') say('lost', ', but its answer was lost on the way back');
+    else if (s.kind === 'killed') say('killed', ', but it died with its server before answering');
+    else if (s.kind === 'note') say('note', `, then ${s.event}`);
+    else if (s.kind === 'answer') say('answer', `, and answered ${s.event.replace(/^answer /, '')}`);
+  }
+  const kind = ['preempted', 'lost', 'killed', 'timeout', 'note', 'answer'].find((k) => seen.has(k));
+  const answered = seen.get('answer');
+  // "answered 201, but its answer was lost": the status is part of the story.
+  if ((kind === 'lost' || kind === 'timeout') && answered !== undefined) return `${answered}${seen.get(kind)!}`;
+  return kind === undefined ? '' : seen.get(kind)!;
+}
+
+function preemptedIn(steps: readonly Step[], a: string, b: string, from: number, to: number): boolean {
+  return steps.some((s, i) => i > from && i <= to && s.decision?.preempted === true && s.decision.of[0]!.startsWith(`${a}:`) && s.decision.of[s.decision.chosen]!.startsWith(`${b}:`));
+}
+
+/** Up to three requests in one sentence, each with what it did and how it ended (for runs without a second effect). */
+function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): string {
+  const actors = [...new Set(steps.slice(0, upTo + 1).filter((s) => s.kind === 'request').map((s) => s.actor))];
+  const told = actors.slice(0, 3).map((a) => {
+    let end = upTo;
+    for (let i = upTo; i >= 0; i--) if (steps[i]!.actor === a) { end = i; break; }
+    const ending = steps.slice(0, end + 1).filter((s) => s.actor === a && ['lost', 'killed', 'answer', 'refused'].includes(s.kind)).pop();
+    const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}`;
+    const did = doings(steps, a, 0, end);
+    const effect = steps.slice(0, end + 1).some((s) => s.actor === a && added(s)) ? ` (adding ${an(noun)})` : '';
+    return `${name(a)} ${ending?.kind === 'refused' ? 'was refused (its server was down)' : did.length > 0 ? `ran ${list(did)}${effect}` : 'was sent'}${how}`;
+  });
+  const more = actors.length > 3 ? `; ${actors.length - 3} more request(s) followed` : '';
+  return told.join('; ') + more;
+}
