@@ -144,4 +144,6 @@ export default async function floorBench(): Promise<void> {
   }
   for (const id of Object.keys(then).filter((x) => !(x in now))) console.log(JSON.stringify({ bench: 'floor.canary', claim: id, before: then[id], after: 'not a claim here' }));
   console.log(JSON.stringify({ bench: 'floor.canaries', seeds, claims: Object.keys(now).length, worseThan2x: worse, cliAgrees: probeClaim }));
+  // A weaker search is a verdict, not a speed: the exit code says it too.
+  if (worse > 0) process.exitCode = 1;
 }
