@@ -139,7 +139,8 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
  * `violations` names `progress` (a call that sent no request at all),
  * `stable-key` (two keys for one operation), `deadline`
  * (settled or sent past its deadline), `retry-after` (sent again before a
- * Retry-After had passed), `exactly-one` and `id-exists`.
+ * Retry-After had passed), `non-retryable` (sent again after a 400, 401,
+ * 403, 404 or 422), `exactly-one`, `id-exists` and `replay-equals-first`.
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
@@ -188,7 +189,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       const f = c.scenario.faults;
       const t = c.scenario.network.throttle;
       const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: c.scenario.network.loseResponses })
-        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : []);
+        .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : [], c.scenario.network.answer ? [`answer ${c.scenario.network.answer.count} × ${c.scenario.network.answer.status}`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
       throw new Error(`${report}\n\nretrysim: client '${client.name}' refuted (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);

@@ -53,12 +53,22 @@ describe('checkProgress', () => {
       {
         invariant: 'progress',
         op: 'op1',
-        detail: 'after the faults stopped and every lease expired (from t=5101 ms), no report exists and resubmitting the same request got no success in 3 attempt(s), the last HTTP 409',
+        detail: 'no report acknowledged after the faults stopped and every lease expired (from t=5101 ms): 3 resubmission(s) got no success, the last HTTP 409; no report exists',
       },
     ]);
     expect(checkProgress(s, [op()], rec({ kind: 'refused', last: 'HTTP 422 fingerprint mismatch' }), safe)[0]!.detail).toMatch(
-      /no report exists and resubmitting the same request was refused \(HTTP 422 fingerprint mismatch\)$/,
+      /: the resubmission was refused \(HTTP 422 fingerprint mismatch\); no report exists$/,
     );
+  });
+
+  test('the message says what the resubmissions did and what exists now: timeouts with their length, reports they made without hearing so', () => {
+    const s = openStore();
+    report(s, 'r1');
+    expect(checkProgress(s, [op()], rec({ attempts: 3, last: 'timeout', timeoutMs: 2000 }), safe)[0]!.detail).toBe(
+      'no report acknowledged after the faults stopped and every lease expired (from t=5101 ms): 3 resubmission(s) got no success, the last timed out after 2000 ms; 1 report exists',
+    );
+    report(s, 'r1');
+    expect(checkProgress(s, [op()], rec({ last: 'timeout', timeoutMs: 2000 }), safe)[0]!.detail).toMatch(/; 2 reports exist$/);
   });
 
   test('a reused key excuses a refusal only — not giving up', () => {

@@ -14,6 +14,8 @@ export interface RecoveryOutcome {
   fromMs: number;
   /** The last answer or transport failure, in words. */
   last?: string;
+  /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
+  timeoutMs?: number;
   status?: number;
 }
 
@@ -62,11 +64,16 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     }
     if (op.reusesKey && rec.kind === 'refused') continue;
     if (unsafeLease) continue;
-    const why = rec.kind === 'refused' ? `was refused (${rec.last})` : `got no success in ${rec.attempts} attempt(s), the last ${rec.last}`;
+    // What happened, then what is: the resubmissions may well have made the effect without ever hearing so.
+    const last = rec.last === 'timeout' && rec.timeoutMs !== undefined ? `timed out after ${rec.timeoutMs.toFixed(0)} ms` : rec.last;
+    const what = rec.kind === 'refused'
+      ? `the resubmission was refused (${rec.last})`
+      : `${rec.attempts} resubmission(s) got no success, the last ${last}`;
+    const exist = n === 0 ? `no ${noun} exists` : `${n} ${noun}${n === 1 ? ' exists' : 's exist'}`;
     out.push({
       invariant: 'progress',
       op: op.id,
-      detail: `after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms), no ${noun} exists and resubmitting the same request ${why}`,
+      detail: `no ${noun} acknowledged after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms): ${what}; ${exist}`,
     });
   }
   return out;

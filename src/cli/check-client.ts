@@ -16,11 +16,13 @@ RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
 no build step). Each generated scenario runs the client on virtual time
 with a fetch whose requests meet the simulated network's faults — lost
 answers after a commit and on the way back, crashes, slow and paused
-requests, kill/restart, two instances, 429 with Retry-After — and judges:
+requests, kill/restart, two instances, 429 with Retry-After, a front end
+answering 400/401/403/404/422 or 408/409/429/503 — and judges:
 progress (every call sends at least one request), stable-key (one key per
 operation), deadline (settled and silent within
-deadlineMs), retry-after (waits what a Retry-After asks), exactly-one and
-id-exists on the service's effects. A failure is shrunk and written as a
+deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
+(never sends again after 400/401/403/404/422), exactly-one, id-exists and
+replay-equals-first on the service's effects and answers. A failure is shrunk and written as a
 scenario file that \`retrysim replay FILE\` reproduces.
 
   --client PATH   the client module (required)

@@ -15,7 +15,7 @@ import { registerService } from '../service/registry.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './run.js';
 
 /** The faults a retry client is run under by default. */
-export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle'];
+export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer'];
 
 /** Where a client counterexample goes unless told otherwise (git-ignored, as for `retrysim check`). */
 export const CLIENT_FOUND_DIR = '.retrysim/found';

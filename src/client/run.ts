@@ -91,7 +91,10 @@ export interface ClientRunOptions {
  * Idempotency-Keys for its operation; `deadline` — it settles, and sends
  * nothing, later than `deadlineMs` after it started; `retry-after` — after
  * an answer with `Retry-After: N` it waits N s before sending again (the
- * throttle fault, `network.throttle`, sends 429s with it); and the service's
+ * throttle fault, `network.throttle`, sends 429s with it); `non-retryable` —
+ * after an answer that says retrying cannot help (400, 401, 403, 404, 422;
+ * the `network.answer` fault sends them) it does not send the operation
+ * again; and the service's
  * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
  */
 export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
@@ -155,7 +158,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...silentViolations(workers), ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers)];
+    const violations = [...verdict.violations, ...silentViolations(workers), ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -169,13 +172,15 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
     key: r.key,
     title: '',
     startMs: r.atMs,
-    endMs: r.atMs,
+    // When the answer arrived (invariant 6 orders a key's 2xx answers by it); the send time if none did.
+    endMs: r.answeredAtMs ?? r.atMs,
     outcome: typeof r.outcome === 'number' ? { kind: 'http', status: r.outcome } : { kind: 'transport', reason: r.outcome === 'connection_refused' ? 'connection_refused' : r.outcome === 'connection_closed' ? 'connection_closed' : 'timeout' },
     replay: false,
   };
   if (typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome < 300 && r.answer !== undefined) {
     const id = resultId(r.answer);
     if (id !== undefined) rec.reportId = id;
+    rec.body = r.answer;
   }
   return rec;
 }
@@ -195,6 +200,30 @@ function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
       // 1 ms of slack: a client's clock (Date.now, timers) has whole milliseconds, the network's time does not.
       if (next !== undefined && next.atMs < r.answeredAtMs + waitMs - 1) {
         out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: at least ${waitMs} ms)` });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** SPEC §5's client checks: answers that say retrying cannot help. */
+export const NON_RETRYABLE_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * `non-retryable`: after an answer that says retrying cannot help (400, 401,
+ * 403, 404, 422), the same call of the client never sends the operation
+ * (same method and path) again. A different request afterwards — a GET
+ * that asks whether the operation took effect — is not a retry.
+ */
+function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
+  const out: Violation[] = [];
+  for (const w of workers) {
+    for (const r of w.sent) {
+      if (typeof r.outcome !== 'number' || !NON_RETRYABLE_STATUSES.has(r.outcome) || r.answeredAtMs === undefined) continue;
+      const again = w.sent.find((q) => q !== r && q.atMs >= r.answeredAtMs! && q.method === r.method && q.path === r.path);
+      if (again !== undefined) {
+        out.push({ invariant: 'non-retryable', op: w.operation, detail: `${w.name} got HTTP ${r.outcome} at t=${r.answeredAtMs} ms (retrying cannot help) and sent ${again.method} ${again.path} again at t=${again.atMs} ms` });
         break;
       }
     }

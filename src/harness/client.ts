@@ -49,6 +49,8 @@ export interface AttemptRecord {
   replay: boolean;
   /** The report id in a 2xx answer. */
   reportId?: number;
+  /** A 2xx answer's body (invariant 6, replay-equals-first, compares it with the first 2xx of the same key). */
+  body?: string;
   /** Which server instance answered (x-instance), if any. */
   instance?: string;
 }
@@ -190,6 +192,7 @@ function record(
   if (wire.status >= 200 && wire.status < 300) {
     const id = resultId(wire.body);
     if (id !== undefined) rec.reportId = id;
+    rec.body = wire.body;
   }
   return rec;
 }

@@ -17,6 +17,12 @@ export interface NetworkOptions {
   loseResponses?: number;
   /** Answer the next `count` requests reaching a live server with 429 and `Retry-After: retryAfterS`, before the handler. Default: never. */
   throttle?: { count: number; retryAfterS: number };
+  /**
+   * Answer the next `count` requests reaching a live server with `status`
+   * (after the throttle, before the handler: a gateway, an auth proxy or an
+   * overloaded front end answering for the service). Default: never.
+   */
+  answer?: { status: number; count: number };
 }
 
 /** When to kill a server process (`kill -9`) and how long until it restarts. */
@@ -32,6 +38,12 @@ const RNG = 'net:rng';
 const ROUND_ROBIN = 'net:round-robin';
 const LOSE = 'net:lose-responses';
 const THROTTLE = 'net:throttle';
+const ANSWER = 'net:answer';
+/** What each status the `answer` fault can send says (the body a client may log). */
+const ANSWER_TEXT: Readonly<Record<number, string>> = {
+  400: 'bad request', 401: 'unauthorized', 403: 'forbidden', 404: 'not found', 408: 'request timeout', 409: 'conflict',
+  422: 'unprocessable content', 429: 'too many requests', 500: 'internal server error', 502: 'bad gateway', 503: 'service unavailable', 504: 'gateway timeout',
+};
 /**
  * What the network hosts: one server process of any service (a tracker
  * instance, or a user's service through the service API).
@@ -67,6 +79,8 @@ export class SimNetwork {
   private loseLeft: number;
   private throttleLeft: number;
   private readonly retryAfterS: number;
+  private answerLeft: number;
+  private readonly answerStatus: number;
   private readonly meanMs: number;
   private readonly sdMs: number;
   private killPending: KillPlan | undefined;
@@ -91,6 +105,8 @@ export class SimNetwork {
     this.loseLeft = opts.loseResponses ?? 0;
     this.throttleLeft = opts.throttle?.count ?? 0;
     this.retryAfterS = opts.throttle?.retryAfterS ?? 0;
+    this.answerLeft = opts.answer?.count ?? 0;
+    this.answerStatus = opts.answer?.status ?? 0;
     if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
     else this.killPending = kill;
     // Footprints (for exhaustive exploration's reduction). The real sources
@@ -129,7 +145,8 @@ export class SimNetwork {
       // refused body answers at once (a latency draw).
       // While the throttle counter is armed, whichever request arrives first takes it.
       const arrive = req.method === 'POST' ? this.phaseExtra : undefined;
-      await k.sleep(this.latency(), this.throttleLeft > 0 ? union(arrive, { writes: [THROTTLE] }) : arrive);
+      const counters = this.throttleLeft > 0 || this.answerLeft > 0 ? { writes: [...(this.throttleLeft > 0 ? [THROTTLE] : []), ...(this.answerLeft > 0 ? [ANSWER] : [])] } : undefined;
+      await k.sleep(this.latency(), counters ? union(arrive, counters) : arrive);
       if (!server.up) {
         k.log(name, 'refused', { server: server.index });
         await k.sleep(this.latency(), answer);
@@ -145,6 +162,17 @@ export class SimNetwork {
         k.logHashed(name, 'answer headers', { status: 429, headers });
         await k.sleep(this.latency(), answer);
         reply.resolve({ kind: 'response', status: 429, headers, body: JSON.stringify({ error: `too many requests; retry after ${this.retryAfterS} s` }) });
+        return;
+      }
+      if (this.answerLeft > 0) {
+        // The `answer` fault: something in front of the service answers for it; the handler never sees the request.
+        this.answerLeft--;
+        const status = this.answerStatus;
+        const headers = { 'content-type': 'application/json' };
+        k.log(name, `answer ${status} (injected)`);
+        k.logHashed(name, 'answer headers', { status, headers });
+        await k.sleep(this.latency(), answer);
+        reply.resolve({ kind: 'response', status, headers, body: JSON.stringify({ error: ANSWER_TEXT[status] ?? `HTTP ${status}` }) });
         return;
       }
       server.inflight.set(task, (o) => reply.resolve(o));

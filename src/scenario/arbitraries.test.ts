@@ -6,7 +6,7 @@ import { caseAt } from '../campaign/runs.js';
 import { scenarioArbitrary, type FaultKind } from './arbitraries.js';
 import { scenarioSchema } from './schema.js';
 
-const ALL_FAULTS: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'modelNewId', 'modelReword', 'tenants', 'sameTitles', 'keyReuse', 'leaseRace', 'crashTakeover', 'keyReuseProbe', 'throttle'];
+const ALL_FAULTS: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'modelNewId', 'modelReword', 'tenants', 'sameTitles', 'keyReuse', 'leaseRace', 'crashTakeover', 'keyReuseProbe', 'throttle', 'answer', 'longSpans', 'threeWorkers'];
 
 /**
  * The generator builds scenarios complete instead of parsing them (a parse

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SCENARIO_FORMAT, type Scenario } from './schema.js';
+import { DURATION_MS_MAX, SCENARIO_FORMAT, type Scenario } from './schema.js';
 import type { Variant } from '../tracker/strategy.js';
 import { STEP_LABELS } from '../tracker/variants.js';
 import type { KeySource } from '../harness/keys.js';
@@ -34,7 +34,23 @@ export type FaultKind =
   /** A pause may end in a crash: the stale holder's clean-up runs after another request took the key over. */
   | 'crashTakeover'
   /** User services: after a success, the same key once more with a different body (it must be refused: invariant key-reuse). */
-  | 'keyReuseProbe';
+  | 'keyReuseProbe'
+  /**
+   * Something in front of the service answers the first 1–2 requests with a
+   * status retrying cannot help (400, 401, 403, 404, 422) or can (408, 409,
+   * 429, 503): `network.answer`. For retry clients (the `non-retryable` check).
+   */
+  | 'answer'
+  /**
+   * Spans of minutes to hours, log-uniform: a pause of 10 s–10 min with a
+   * client timeout of the same order (the retry lands minutes after the
+   * first commit), an uncapped exponential backoff with a long deadline, or
+   * two instances whose clocks disagree by 10 s–6 h. Reaches key TTLs,
+   * lease lengths and "recent" windows that the default ~10 s never does.
+   */
+  | 'longSpans'
+  /** One operation may run three workers at once (same key): races that two concurrent requests cannot reach. */
+  | 'threeWorkers';
 
 /** A user service to generate scenarios for (instead of a built-in variant): its module and declared points. */
 export interface GenService {
@@ -72,6 +88,16 @@ const nearCoincident: fc.Arbitrary<number> = fc.oneof(
   { arbitrary: fc.nat({ max: 4 }), weight: 2 },
   { arbitrary: fc.nat({ max: 3000 }), weight: 1 },
 );
+
+/** Log-uniform integer in [lo, hi]: as many draws between 10 s and 100 s as between 10 min and 100 min; shrinks toward lo. */
+function logUniform(lo: number, hi: number): fc.Arbitrary<number> {
+  return fc.double({ min: 0, max: 1, noNaN: true }).map((u) => Math.round(lo * (hi / lo) ** u));
+}
+
+/** The virtual time a generated main run may plan for (the kernel stops at one hour: src/service/run.ts timeMsMax). */
+const RUN_SPAN_MS = 2_700_000;
+/** Clock disagreement the long-spans fault reaches: 6 hours. */
+const SKEW_LONG_MS = 6 * 3_600_000;
 
 /** A nat that shrinks to 0 ("off") and is 0 unless the fault kind is enabled. */
 function knob(enabled: boolean, max: number): fc.Arbitrary<number> {
@@ -168,6 +194,16 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     extra: fc.record({ sameTitles, keyReuse, leaseRace }),
     // Last, and a constant when off: generators without it draw exactly what they drew before it existed.
     throttle: maybe(has('throttle'), fc.record({ count: fc.integer({ min: 1, max: 2 }), retryAfterS: fc.integer({ min: 1, max: 2 }) })),
+    // Each newer dimension after it, each a constant when off (the same reason).
+    answer: maybe(has('answer'), fc.record({ status: fc.constantFrom(400, 401, 403, 404, 422, 408, 409, 429, 503), count: fc.integer({ min: 1, max: 2 }) })),
+    long: has('longSpans')
+      ? fc.oneof(
+        { arbitrary: fc.constant(undefined), weight: 1 },
+        { arbitrary: fc.record({ kind: fc.constantFrom('pause' as const, 'skew' as const, 'wait' as const), ms: logUniform(10_000, SKEW_LONG_MS), part: fc.double({ min: 0.1, max: 1.5, noNaN: true }), step: fc.nat({ max: 15 }), behind: fc.boolean() }), weight: 1 },
+      )
+      : fc.constant(undefined),
+    // Which operation (index modulo their count) runs three workers; most cases keep the concurrency dimension's one or two.
+    three: has('threeWorkers') ? fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.nat({ max: 15 }), weight: 1 }) : fc.constant(undefined),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     let ops = g.ops;
@@ -194,6 +230,32 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       const hi = leaseMs - timeoutMs - 1;
       slowMs = Math.round(lo + race.at * (hi - lo));
     }
+    if (g.three !== undefined) {
+      const at = g.three % ops.length;
+      ops = ops.map((op, i) => (i === at ? { ...op, workers: 3 } : op));
+    }
+    let instances = g.instances;
+    let clockOffsetMs = g.clockOffsetMs.slice(0, g.instances);
+    let policy = 'bug-report-harness';
+    let deadlineMs: number | undefined;
+    if (g.long !== undefined) {
+      const L = g.long;
+      if (L.kind === 'pause' && !g.pauseCrash) {
+        // A stall of minutes, and a client patient for about as long: its retry lands long after the first commit.
+        const ms = Math.min(L.ms, DURATION_MS_MAX);
+        pause = { atStep: steps[L.step % steps.length]!, ms, count: 1 };
+        timeoutMs = Math.max(100, Math.min(DURATION_MS_MAX, Math.round(L.part * ms), Math.floor((RUN_SPAN_MS - ms) / maxAttempts)));
+      } else if (L.kind === 'skew') {
+        // Two instances whose clocks disagree by minutes to hours (an NTP step, a VM resumed from a snapshot).
+        instances = 2;
+        clockOffsetMs = [0, L.behind ? -L.ms : L.ms];
+      } else if (L.kind === 'wait') {
+        // Uncapped exponential backoff (the Codex sampling layer: attempt 10 waits ~100 s) within a deadline of minutes.
+        policy = 'codex-sampling';
+        maxAttempts = 12;
+        deadlineMs = Math.min(L.ms, DURATION_MS_MAX);
+      }
+    }
     // Built complete — every default filled in, keys in the schema's order —
     // instead of through scenarioSchema.parse: parsing cost ~15 % of a
     // campaign's generation time on every run. arbitraries.test.ts holds this
@@ -204,23 +266,24 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       description: '',
       seed: g.seed,
       service: o.service
-        ? { module: o.service.module, instances: g.instances, leaseMs: 5000, allowUnsafeLease: false, clockOffsetMs: g.clockOffsetMs.slice(0, g.instances) }
+        ? { module: o.service.module, instances, leaseMs: 5000, allowUnsafeLease: false, clockOffsetMs }
         : {
           variant: o.variant,
-          instances: g.instances,
+          instances,
           leaseMs,
           allowUnsafeLease: true,
-          clockOffsetMs: g.clockOffsetMs.slice(0, g.instances),
+          clockOffsetMs,
         },
       client: {
         keySource: o.keySource,
-        policy: 'bug-report-harness',
+        policy,
         maxAttempts,
         timeoutMs,
+        ...(deadlineMs !== undefined ? { deadlineMs } : {}),
         model: { resubmits: g.resubmits, reword: has('modelReword') && g.resubmits > 0 },
         ...(g.keyReuseProbe ? { keyReuseProbe: true } : {}),
       },
-      network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses, ...(g.throttle ? { throttle: g.throttle } : {}) },
+      network: { latencyMeanMs: g.latencyMeanMs, latencySdMs: g.latencySdMs, loseResponses: g.loseResponses, ...(g.throttle ? { throttle: g.throttle } : {}), ...(g.answer ? { answer: g.answer } : {}) },
       faults: {
         loseResponseAfterCommit: g.loseResponseAfterCommit,
         crashMidRequest: g.crashMidRequest,
@@ -257,7 +320,7 @@ export function scenarioSize(s: Scenario, attempts: number): {
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +
-      s.network.loseResponses + s.client.model.resubmits + (s.client.keyReuseProbe ? 1 : 0) + (s.network.throttle?.count ?? 0),
+      s.network.loseResponses + s.client.model.resubmits + (s.client.keyReuseProbe ? 1 : 0) + (s.network.throttle?.count ?? 0) + (s.network.answer?.count ?? 0),
     instances: s.service.instances,
     attempts,
   };

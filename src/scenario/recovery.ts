@@ -38,14 +38,25 @@ export function clockSkewMs(s: Scenario): number {
  * is shorter than a network round trip (4 × (mean + 3 sd) covers two hops
  * with room): a client that can never hear any answer is not a well-behaved
  * client, and its lack of progress says nothing about the service.
- * Processing time (the slow fault) is deliberately not added: a client that
- * gives up before a slow request finishes and retries is exactly what a
- * lease taken over too early livelocks on (the early-take-over canary only
- * fails here), even though it costs this phase up to ~30 resubmissions per
- * operation — about half of a key_atomic campaign's requests.
+ *
+ * For a service without a lease (`leased: false`) the processing time (the
+ * slow fault, which does not stop with the other faults) is added as well:
+ * a deployment whose processing + round trip outlasts the client's timeout
+ * answers no client ever, and nothing can take a live request over there,
+ * so waiting for the answer is simply what a well-behaved client after
+ * "outcome unknown" does (without it every such run was a false alarm).
+ *
+ * For a leased service it is deliberately not added: a client that gives up
+ * before a slow request finishes and retries is exactly what a lease taken
+ * over too early livelocks on (the early-take-over canary only fails here),
+ * even though it costs this phase up to ~30 resubmissions per operation —
+ * about half of a key_atomic campaign's requests. There, a deployment whose
+ * lease does not outlast timeout + processing + skew is excused instead
+ * (checkers/progress.ts).
  */
-export function recoveryTimeoutMs(s: Scenario): number {
-  return Math.max(s.client.timeoutMs, 4 * (s.network.latencyMeanMs + 3 * s.network.latencySdMs) + 1);
+export function recoveryTimeoutMs(s: Scenario, leased = true): number {
+  const roundTripMs = 4 * (s.network.latencyMeanMs + 3 * s.network.latencySdMs) + 1;
+  return Math.max(s.client.timeoutMs, leased ? roundTripMs : roundTripMs + s.faults.slowMs);
 }
 
 /** Upper bound on resubmissions per operation (the virtual-time budget usually ends it first). */
@@ -68,7 +79,8 @@ const RECOVERY_ATTEMPTS_MAX = 200;
  * client after "outcome unknown … query before resubmitting": it first asks
  * the service's `progress.query` (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
  * not, it resubmits its last request verbatim (same tool call, same key,
- * same body) with the scenario's client timeout (at least a round trip, see
+ * same body) with the scenario's client timeout (at least a round trip, and
+ * for a service without a lease the processing time too, see
  * {@link recoveryTimeoutMs}) and backoff until it gets a
  * 2xx, a non-retryable answer, or the budget of 2 × (lease + timeout +
  * processing) + 1 s of virtual time runs out. Operations recover
@@ -87,7 +99,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
   }
   const settleMs = r.progress.settleMs;
   const startMs = r.mainEndMs + settleMs + clockSkewMs(s) + 1;
-  const timeoutMs = recoveryTimeoutMs(s);
+  const timeoutMs = recoveryTimeoutMs(s, r.progress.leased);
   const budgetMs = 2 * (settleMs + timeoutMs + s.faults.slowMs) + 1000;
   const kernel = new Kernel({
     seed: s.seed,
@@ -113,7 +125,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
       const q = await transport.send({ method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' }, timeoutMs);
       if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
-        outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs });
+        outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs, timeoutMs });
         kernel.log(name, 'query found the report');
         return;
       }
@@ -122,25 +134,25 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
         const w = await transport.send(req, timeoutMs);
         if (w.kind === 'response') {
           if (w.status >= 200 && w.status < 300) {
-            outcomes.set(end.id, { kind: 'success', attempts: attempt, fromMs: startMs, last: `HTTP ${w.status}` });
+            outcomes.set(end.id, { kind: 'success', attempts: attempt, fromMs: startMs, timeoutMs, last: `HTTP ${w.status}` });
             return;
           }
           last = `HTTP ${w.status}`;
           if (!RETRYABLE_STATUSES.has(w.status)) {
-            outcomes.set(end.id, { kind: 'refused', attempts: attempt, fromMs: startMs, last, status: w.status });
+            outcomes.set(end.id, { kind: 'refused', attempts: attempt, fromMs: startMs, timeoutMs, last, status: w.status });
             return;
           }
         } else {
           last = w.reason;
         }
         if (kernel.now - startMs >= budgetMs) {
-          outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, last });
+          outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
           return;
         }
         // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
         await kernel.sleep(retryDelayMs(policy, Math.min(attempt, 4), rng));
       }
-      outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, last });
+      outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, timeoutMs, last });
     });
   }
   await kernel.run();

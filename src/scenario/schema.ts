@@ -119,6 +119,13 @@ export const scenarioSchema = z.strictObject({
      * Absent: never (files from before it read as they always did).
      */
     throttle: z.strictObject({ count: count.min(1).max(1000), retryAfterS: z.number().int().min(0).max(600) }).optional(),
+    /**
+     * Answer the next `count` requests that reach a live server (after the
+     * throttle) with `status`, before the service's handler sees them: a
+     * gateway, auth proxy or overloaded front end answering 400/401/403/404/422
+     * (retrying cannot help) or 408/409/429/503 (it can). Absent: never.
+     */
+    answer: z.strictObject({ status: z.number().int().min(400).max(599), count: count.min(1).max(1000) }).optional(),
   }).default({ latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 }),
   faults: z.strictObject({
     loseResponseAfterCommit: count.max(1000).default(0),
@@ -142,7 +149,7 @@ export const scenarioSchema = z.strictObject({
     /** Reports the server holds per operation id at the end. */
     reports: z.record(z.string(), count).optional(),
     /** Invariants expected to be violated (empty: all hold). */
-    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after'])).default([]),
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable'])).default([]),
   }),
 });
 
@@ -153,4 +160,4 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
 /** Every invariant name, in SPEC order. */
-export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after'];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable'];

@@ -21,10 +21,12 @@ import { registerService } from './registry.js';
  * commit, and on the way back), a crash at each declared crash point, slow
  * steps and pauses at each declared step, kill/restart, two instances on one
  * database, clock skew, concurrent duplicates, two tenants whose keys
- * coincide, and the same key with a different body.
+ * coincide, the same key with a different body, spans of minutes to hours
+ * (long pauses and client timeouts, uncapped backoff, clock skew of hours)
+ * and three concurrent requests with one key.
  */
 export function serviceFaults(def: ServiceDefinition): FaultKind[] {
-  const all: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants', 'keyReuseProbe'];
+  const all: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants', 'keyReuseProbe', 'longSpans', 'threeWorkers'];
   return (def.crashPoints ?? []).length > 0 ? all : all.filter((f) => f !== 'crash');
 }
 

@@ -1,6 +1,7 @@
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { EffectOwner, ServiceDb, ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
+import { checkReplayEqualsFirst } from '../checkers/replay.js';
 
 /** The ids of one operation's effects, through the definition (a bad answer is a {@link ServiceError}). */
 export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>): number[] {
@@ -22,7 +23,8 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
  * exactly one effect per logical operation (never two; not zero once the
  * client saw success), every acknowledged id exists and is this operation's
  * (another tenant's is a tenant-isolation breach), every attempt of a tool
- * call carried the same key, and a key reused with another body was refused.
+ * call carried the same key, a key reused with another body was refused,
+ * and every 2xx answer under one key repeated the first (invariant 6).
  */
 export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[]): { reports: Record<string, number>; violations: Violation[] } {
   const violations: Violation[] = [];
@@ -56,6 +58,8 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
         if (keys.size > 1) violations.push({ invariant: 'stable-key', op: op.id, detail: `tool call ${call} sent ${keys.size} different keys across its attempts` });
       }
     }
+    // 6. Under one key, every 2xx answer is the first one again.
+    for (const v of checkReplayEqualsFirst(op, ids)) violations.push(v);
     // The key-reuse probe: the same key with another body must be refused.
     for (const p of op.probes ?? []) {
       if (typeof p.outcome === 'number' && p.outcome >= 200 && p.outcome < 300) {

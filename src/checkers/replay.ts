@@ -1,0 +1,57 @@
+import type { AttemptRecord } from '../harness/client.js';
+import type { OperationEnd, Violation } from './invariants.js';
+
+/**
+ * SPEC §5 invariant 6, `replay-equals-first`: under a stable key, every 2xx
+ * answer an operation receives has the status and body of its first 2xx
+ * answer (Stripe's documented contract; the IETF Idempotency-Key draft).
+ * Only the answers the client actually received count — a lost answer was
+ * never seen, so a lost first answer followed by a replay is fine. Headers
+ * are not compared: the ones that may differ are exactly those that mark a
+ * replay (`Idempotent-Replay`, `Age`, ...).
+ *
+ * Judged per key within an operation (attempts without a key — key source
+ * `none` — have no replay contract; per-attempt keys give each key one
+ * attempt, so nothing to compare). Two 2xx answers that acknowledge two
+ * different effects of one operation are a duplicate, which invariant 1
+ * (`exactly-one`) already names; they are left to it so one cause gets one
+ * name, and a canary named for `exactly-one` still says just that.
+ *
+ * `effects` are the operation's effect ids at the end of the run.
+ */
+export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly number[]): Violation[] {
+  const byKey = new Map<string, AttemptRecord[]>();
+  for (const a of op.attempts) {
+    if (a.key === undefined || a.outcome.kind !== 'http' || a.outcome.status < 200 || a.outcome.status >= 300 || a.body === undefined) continue;
+    const list = byKey.get(a.key);
+    if (list === undefined) byKey.set(a.key, [a]);
+    else list.push(a);
+  }
+  const out: Violation[] = [];
+  for (const [key, list] of byKey) {
+    if (list.length < 2) continue;
+    // The first answer *received*: workers' attempts are listed worker by worker, so order by arrival; at the
+    // same instant an answer the service marked as a replay cannot be the first one.
+    const sorted = [...list].sort((x, y) => x.endMs - y.endMs || Number(x.replay) - Number(y.replay));
+    const first = sorted[0]!;
+    const status = (a: AttemptRecord) => (a.outcome.kind === 'http' ? a.outcome.status : 0);
+    for (const a of sorted.slice(1)) {
+      if (status(a) === status(first) && a.body === first.body) continue;
+      const duplicate = first.reportId !== undefined && a.reportId !== undefined && first.reportId !== a.reportId && effects.length > 1 && effects.includes(first.reportId) && effects.includes(a.reportId);
+      if (duplicate) continue;
+      const label = (x: AttemptRecord) => `${x.toolUseId}#${x.attempt}`;
+      const who = label(a) === label(first) ? `a concurrent worker's attempt ${label(a)}` : `attempt ${label(a)}`;
+      out.push({
+        invariant: 'replay-equals-first',
+        op: op.id,
+        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (attempt ${label(first)}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
+      });
+      break; // one sentence per key says it
+    }
+  }
+  return out;
+}
+
+function clip(body: string): string {
+  return body.length <= 120 ? body : `${body.slice(0, 117)}...`;
+}
