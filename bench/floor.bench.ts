@@ -58,8 +58,8 @@ interface Floor {
  * than twice the runs (mean over the seeds).
  *
  * Sizes: RETRYSIM_FLOOR_RUNS (N, default 3000), RETRYSIM_FLOOR_REPS
- * (alternations, default 3; the best of them is kept: on a loaded machine
- * the least disturbed one), RETRYSIM_FLOOR_SEEDS (default 10),
+ * (rounds, default 3, each measuring the floor and then every checkout; the
+ * best of each is kept: on a loaded machine the least disturbed one), RETRYSIM_FLOOR_SEEDS (default 10),
  * RETRYSIM_FLOOR_CAP (runs a canary gets per seed, default 10000).
  */
 export default async function floorBench(): Promise<void> {
@@ -70,16 +70,6 @@ export default async function floorBench(): Promise<void> {
   const warm = Math.min(n, 1000);
   const before = process.env.RETRYSIM_BENCH_BEFORE || undefined;
   const loadAtStart = load();
-
-  const f = child<Floor>(['floor', CLAIM, String(SEED), String(n), String(reps)]);
-  const floorUs = f.sqlUs + f.generationUs + f.taskSwitchUs;
-  console.log(JSON.stringify({
-    bench: 'floor.floor', claim: CLAIM, seed: SEED, scenarios: n,
-    floorUsPerScenario: r1(floorUs), sqlReplayUs: r1(f.sqlUs), generationUs: r1(f.generationUs), taskSwitchesUs: r1(f.taskSwitchUs),
-    statementsPerScenario: r1(f.statementsPerScenario), bookkeepingStatementShare: r2(f.bookkeepingShare), sqlReplayWithoutBookkeepingUs: r1(f.sqlWithoutBookkeepingUs),
-    taskSwitchesPerScenario: r1(f.taskSwitchesPerScenario), recoveryPhasesPerScenario: r2(f.recoveryPhasesPerScenario),
-    topStatementsPerScenario: f.topStatements, loadAverage: load(),
-  }));
 
   // Where a scenario's CPU goes (this checkout, one process): inside the main
   // run's kernel, inside the recovery phase's, and outside both.
@@ -93,8 +83,13 @@ export default async function floorBench(): Promise<void> {
 
   const sides = before ? ([['before', before], ['after', root]] as const) : ([['after', root]] as const);
   const cpu: Record<string, number[]> = { before: [], after: [] };
+  const floors: Floor[] = [];
   const loads: number[] = [];
+  // The floor is measured in every round, next to the campaigns: on a
+  // loaded machine a floor from a quiet minute against campaigns from a busy
+  // one (or the reverse) would say more about the load than the code.
   for (let rep = 0; rep < reps; rep++) {
+    floors.push(child<Floor>(['floor', CLAIM, String(SEED), String(n), '3']));
     for (const [k, dir] of sides) {
       const r = child<{ cpuUsPerScenario: number }>(['cpu', dir, CLAIM, String(SEED), String(n), String(warm)]);
       cpu[k]!.push(r.cpuUsPerScenario);
@@ -102,8 +97,20 @@ export default async function floorBench(): Promise<void> {
     }
   }
   const best = (xs: number[]) => Math.min(...xs);
+  const f = { ...floors[0]!, sqlUs: best(floors.map((x) => x.sqlUs)), sqlWithoutBookkeepingUs: best(floors.map((x) => x.sqlWithoutBookkeepingUs)), generationUs: best(floors.map((x) => x.generationUs)), taskSwitchUs: best(floors.map((x) => x.taskSwitchUs)) };
+  const floorUs = f.sqlUs + f.generationUs + f.taskSwitchUs;
+  const floorEach = floors.map((x) => x.sqlUs + x.generationUs + x.taskSwitchUs);
+  console.log(JSON.stringify({
+    bench: 'floor.floor', claim: CLAIM, seed: SEED, scenarios: n,
+    floorUsPerScenario: r1(floorUs), sqlReplayUs: r1(f.sqlUs), generationUs: r1(f.generationUs), taskSwitchesUs: r1(f.taskSwitchUs), eachRoundUs: floorEach.map(r1),
+    statementsPerScenario: r1(f.statementsPerScenario), bookkeepingStatementShare: r2(f.bookkeepingShare), sqlReplayWithoutBookkeepingUs: r1(f.sqlWithoutBookkeepingUs),
+    taskSwitchesPerScenario: r1(f.taskSwitchesPerScenario), recoveryPhasesPerScenario: r2(f.recoveryPhasesPerScenario),
+    topStatementsPerScenario: f.topStatements,
+  }));
   const ratioLine = (k: 'before' | 'after') => ({
     cpuUsPerScenario: r1(best(cpu[k]!)), ratio: r2(best(cpu[k]!) / floorUs), eachUs: cpu[k]!.map(r1),
+    // Each round's campaign against the floor measured next to it.
+    ratioEachRound: cpu[k]!.map((x, i) => r2(x / floorEach[i]!)),
     scenariosPerCpuSecond: Math.round(1e6 / best(cpu[k]!)),
   });
   console.log(JSON.stringify({
