@@ -72,6 +72,13 @@ export function smallScenarios(claim: Claim): Scenario[] {
           { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
           { id: 'op2', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1, tenant: 'globex' },
         ] }],
+        // A stop-the-world stall of two minutes, far past the lease; a second worker comes after the lease
+        // and takes the key over. The only small scenario longer than a minute of virtual time: no generated
+        // run lasts that long, and a holding claim's coverage should still show a run that did.
+        ['a request stalls for two minutes, a later worker takes over', has('pause') && has('concurrency'), {
+          faults: { pause: { atStep: 'process', ms: 120_000, count: 1 } },
+          operations: [{ ...base.operations[0], workers: 2, staggerMs: 10_000 }],
+        }],
       ];
   return variants.filter(([, on]) => on).map(([name, , over]) => parseScenario(JSON.stringify({ ...base, name: `${claim.variant}/${claim.keySource}: ${name}`, ...over })));
 }

@@ -41,6 +41,17 @@ export function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/** Commands that take a user service: `--app PATH` names an unmodified Node app there (src/app/). */
+const APP_COMMANDS = new Set(['check', 'replay', 'serve', 'conformance']);
+
+/**
+ * `--app PATH` is `--service PATH`: the loader recognises a module whose
+ * default export is an app descriptor and hosts it through the service path.
+ */
+function appAsService(argv: string[]): string[] {
+  return argv.map((a) => (a === '--app' ? '--service' : a.startsWith('--app=') ? `--service=${a.slice('--app='.length)}` : a));
+}
+
 /** Runs the CLI with these arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -67,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const mod = await cmd.load();
-    return await mod.run(rest);
+    return await mod.run(APP_COMMANDS.has(name) ? appAsService(rest) : rest);
   } catch (e) {
     return failure(name, argv, e);
   }

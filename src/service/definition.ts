@@ -63,6 +63,18 @@ export interface ServiceSim<M = unknown> {
    * `catch`/`finally` as you would for any exception.
    */
   crashPoint(label: string): void;
+  /**
+   * Marks a situation of your own as reached in this run (one of the
+   * definition's `situations`), e.g. `sim.reached('ttl-expired')` where a
+   * stored answer's TTL ran out. It only counts: a campaign's coverage table
+   * says how many runs reached each declared situation, and a holding
+   * verdict lists the ones no run reached — a green that never saw the TTL
+   * expire says so. Costs nothing outside a campaign.
+   *
+   * @example
+   * if (row && sim.now() - row.created_at > ttlMs) { sim.reached('ttl-expired'); ... }
+   */
+  reached(label: string): void;
   /** The service's database (shared by every instance; survives kill/restart). */
   readonly db: ServiceDb;
   /** This instance's in-process memory (from `memory()`); lost on kill/restart. */
@@ -117,6 +129,12 @@ export interface ServiceDefinition<M = unknown> {
   steps: readonly string[];
   /** Every label the handler passes to `sim.crashPoint`. Default: none. */
   crashPoints?: readonly string[];
+  /**
+   * Every label the handler passes to `sim.reached`: situations of your
+   * own that a campaign should report on (coverage: how many runs reached
+   * each; a holding verdict lists those never reached). Default: none.
+   */
+  situations?: readonly string[];
   /**
    * The step after which the slow fault's processing time passes, unless a
    * scenario names another (`faults.slowAtStep`). Default: the first step.

@@ -7,6 +7,7 @@ import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
+import { overlapKey, type Reached } from './reached.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -34,12 +35,16 @@ export class ServiceHost implements HostedInstance {
   memory: unknown;
   restarts = 0;
   private readonly total: (() => number) | undefined;
+  /** Keys of the requests inside this instance's handler now (a kill ends them without a word: see restart). */
+  private readonly inside: string[] = [];
 
   constructor(
     readonly def: ServiceDefinition,
     readonly sdb: ServiceDatabase,
     readonly name: string,
     faults: Partial<HostFaults> = {},
+    /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
+    readonly reached?: Reached,
   ) {
     this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, slowAtStep: faults.slowAtStep };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
@@ -72,18 +77,32 @@ export class ServiceHost implements HostedInstance {
   restart(): void {
     this.memory = this.freshMemory();
     this.restarts++;
+    // The requests a kill ended never left their handler: they are not inside any more.
+    for (const k of this.inside.splice(0)) this.reached?.leave(k);
   }
 
   async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
     const sim = new HostSim(this, env, req);
     const what = `${req.method} ${req.path}`;
+    const reached = this.reached;
+    let key: string | undefined;
+    if (reached !== undefined) {
+      if (this.name !== 's0') reached.add('instance:second');
+      key = overlapKey(req.headers);
+      if (key !== undefined) {
+        reached.enter(key);
+        this.inside.push(key);
+      }
+    }
     let res: ServiceResponse;
     try {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
       sim.suspend();
+      if (key !== undefined) this.left(key);
     } catch (e) {
       sim.suspend();
+      if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
       if (e instanceof CrashFault) return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${e.message}` }) };
       if (e instanceof ServiceError) throw e;
@@ -95,8 +114,19 @@ export class ServiceHost implements HostedInstance {
     out.headers['x-instance'] = this.name;
     // Only a fresh answer that committed something can be "lost after commit"
     // (a replay committed nothing, even if it wrote and rolled back first).
-    if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) out.dropConnection = true;
+    if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) {
+      out.dropConnection = true;
+      reached?.add('lose-after-commit');
+    }
+    if (out.replay) reached?.add('replay');
     return out;
+  }
+
+  /** A request carrying `key` left the handler. */
+  private left(key: string): void {
+    const i = this.inside.indexOf(key);
+    if (i >= 0) this.inside.splice(i, 1);
+    this.reached?.leave(key);
   }
 }
 
@@ -191,11 +221,15 @@ class HostSim implements ServiceSim<unknown> {
     const p = f.pause;
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
+      this.host.reached?.add(`pause@${label}`);
       if (p.thenCrash) this.crashAfterPause = true;
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep) await this.env.sleep(f.slowMs, this.phase);
+    if (f.slowMs > 0 && label === this.host.slowStep) {
+      this.host.reached?.add(`slow@${label}`);
+      await this.env.sleep(f.slowMs, this.phase);
+    }
     this.resume();
   }
 
@@ -229,9 +263,19 @@ class HostSim implements ServiceSim<unknown> {
     if (!(def.crashPoints ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.crashPoint('${label}'), which is not declared in crashPoints [${(def.crashPoints ?? []).join(', ')}]`);
     if (this.crashAfterPause) {
       this.crashAfterPause = false;
+      this.host.reached?.add(`crash@${label}`);
       throw new CrashFault(`${label} (after a pause)`);
     }
     const f = this.host.faults;
-    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) throw new CrashFault(label);
+    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) {
+      this.host.reached?.add(`crash@${label}`);
+      throw new CrashFault(label);
+    }
+  }
+
+  reached(label: string): void {
+    const def = this.host.def;
+    if (!(def.situations ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.reached('${label}'), which is not declared in situations [${(def.situations ?? []).join(', ')}]`);
+    this.host.reached?.add(`service:${label}`);
   }
 }

@@ -5,6 +5,8 @@ import type { ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { validateDefinition } from './validate.js';
+import { appService } from '../app/define.js';
+import { isAppDescriptor } from '../app/descriptor.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -56,7 +58,8 @@ export async function loadService(path: string): Promise<ServiceDefinition> {
   }
   const value = mod.default ?? mod.service;
   if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default { name, tables, setup, steps, handle, operation, effects })`);
-  const def = validateDefinition(value, path);
+  // An unmodified Node HTTP app (a listener factory plus its descriptor) runs through the same path (src/app/).
+  const def = validateDefinition(isAppDescriptor(value) ? appService(value) : value, path);
   registerService(path, def);
   return def;
 }

@@ -18,6 +18,8 @@ import { checkProgress } from '../checkers/progress.js';
 import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
+import { noteRunEnd, type Reached } from './reached.js';
+import { hostTurnPending } from '../sim/host-turns.js';
 
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
@@ -60,7 +62,7 @@ export function serviceFor(s: Scenario, given?: ServiceDefinition): ServiceDefin
 }
 
 /** The scenario's instances of a service on one database, its faults armed. */
-export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase): ServiceHost[] {
+export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase, reached?: Reached): ServiceHost[] {
   return Array.from({ length: s.service.instances }, (_, i) => new ServiceHost(def, sdb, `s${i}`, {
     // Counters are per instance; the scenario's faults arm instance 0 (the
     // first to be hit under round-robin), so a fault fires once, not once per instance.
@@ -71,7 +73,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     slowAtStep: s.faults.slowAtStep,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-  }));
+  }, reached));
 }
 
 /**
@@ -96,7 +98,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       timeMsMax: 3_600_000,
       replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
-    const hosts = hostInstances(s, def, sdb);
+    const hosts = hostInstances(s, def, sdb, opts.reached);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s, endpointOf(def));
     // Each operation's last request, for the recovery phase to resubmit verbatim.
@@ -134,7 +136,18 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
     const verdict = checkServiceInvariants(def, sdb.db, ends);
     const progress = def.progress;
+    const note = (recovery: Iterable<{ kind: string; attempts: number }>) => {
+      if (opts.reached === undefined) return;
+      noteRunEnd(opts.reached, {
+        steps: def.steps, choices: result.choices, timeMs: result.timeMs,
+        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}),
+        answersLost: net.answersLost,
+        clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
+        recovery,
+      });
+    };
     if (progress === undefined) {
+      note([]);
       opts.inspect?.(sdb.db);
       return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
     }
@@ -146,6 +159,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       slowMs: s.faults.slowMs,
       skewMs: clockSkewMs(s),
     }, def.effects.noun ?? 'effect');
+    note(rec.outcomes.values());
     opts.inspect?.(sdb.db);
     return {
       reports: verdict.reports,
@@ -168,10 +182,19 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
  * I/O, a promise nobody resolves) and the run would hang or go
  * nondeterministic: stop it with a message naming the request.
  */
+// Captured at load: a hosted app's instance clock replaces the globals while its request runs (src/app/).
+const realSetImmediate = globalThis.setImmediate; // real-time: allowed (orders host work; reads no time)
+const realClearImmediate = globalThis.clearImmediate;
+
 function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
   let timer: NodeJS.Immediate | undefined;
   const stuck = new Promise<never>((_, reject) => {
-    timer = setImmediate(() => { // real-time: allowed (orders host work after the run's microtasks; reads no time)
+    const fire = () => {
+      // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
+      if (hostTurnPending()) {
+        timer = realSetImmediate(fire); // real-time: allowed (see above)
+        return;
+      }
       let who = 'a request';
       try {
         who = `request ${kernel.currentTask().name}`;
@@ -179,7 +202,8 @@ function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: P
         // no task running: keep the generic wording
       }
       reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
-    });
+    };
+    timer = realSetImmediate(fire); // real-time: allowed (orders host work after the run's microtasks; reads no time)
   });
-  return Promise.race([run, stuck]).finally(() => clearImmediate(timer));
+  return Promise.race([run, stuck]).finally(() => realClearImmediate(timer));
 }

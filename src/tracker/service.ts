@@ -51,6 +51,8 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
     setup,
     steps: STEP_LABELS[variant],
     crashPoints: [CRASH_POINTS[variant]],
+    // Where key_atomic's claim takes an expired lease over (strategies/key-atomic.ts): a campaign counts the runs that got there.
+    ...(TAKES_OVER.has(variant) ? { situations: ['lease-takeover'] } : {}),
     // Processing (the slow fault) happens in the `process` phase, after the claim or check.
     slowStep: 'process',
     memory: () => ({ strategy: createStrategy(variant, { completedTtlMs: d.completedTtlMs }) }),
@@ -85,6 +87,9 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
   };
 }
 
+/** The variants whose claim takes an expired lease over (key_atomic's strategy, lease guards intact or broken). */
+const TAKES_OVER: ReadonlySet<Variant> = new Set<Variant>(['key_atomic', 'key_atomic_nofence', 'key_atomic_unscoped', 'key_atomic_early_takeover', 'key_atomic_unfenced_finish', 'key_atomic_unfenced_release', 'key_atomic_no_fingerprint']);
+
 /** The {@link StrategyContext} of one request, on the service API's {@link ServiceSim}. */
 class SimContext implements StrategyContext {
   constructor(
@@ -107,6 +112,10 @@ class SimContext implements StrategyContext {
 
   crashPoint(point: string): void {
     this.sim.crashPoint(point);
+  }
+
+  reached(situation: string): void {
+    this.sim.reached(situation);
   }
 
   defer<T>(): Deferred<T> {

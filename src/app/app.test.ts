@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { vi } from 'vitest';
+import { main } from '../cli/main.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadService } from '../service/load.js';
+import { runServiceCampaign } from '../service/campaign.js';
+import { ServiceError } from '../service/errors.js';
+import { runScenario } from '../scenario/run.js';
+import { loadScenario } from '../scenario/load.js';
+import { plantNxAsGetThenSet } from '../kv/client.js';
+import { appService } from './define.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
+afterEach(() => plantNxAsGetThenSet(false));
+
+describe('an unmodified node:http app on the simulated key-value store', () => {
+  it('check-then-insert is refuted on exactly-one; the written file replays to the same trace, and the same seed writes the same file', async () => {
+    const module = 'examples/app-plain-http/app.ts';
+    const def = await loadService(module);
+    const runOnce = async () => {
+      const dir = tmp('rs-app-');
+      const r = await runServiceCampaign({ def, module, runs: 200, seed: 7, foundDir: dir });
+      return r;
+    };
+    const a = await runOnce();
+    expect(a.verdict).toBe('refuted');
+    const cx = a.counterexample!;
+    expect(cx.violations.map((v) => v.invariant)).toContain('exactly-one');
+    expect(cx.size.operations).toBe(1);
+    const b = await runOnce();
+    expect(readFileSync(b.counterexample!.file!, 'utf8')).toBe(readFileSync(cx.file!, 'utf8'));
+    const s = loadScenario(cx.file!);
+    const first = await runScenario(s, { strictReplay: true, service: def });
+    const second = await runScenario(s, { strictReplay: true, service: def });
+    expect(first.violations.map((v) => v.invariant)).toEqual(s.expect!.violations);
+    expect(second.result.traceHash).toBe(first.result.traceHash);
+  }, 60_000);
+
+  it('a SET NX claim holds; the canary store (NX as GET then SET) makes the same app fail exactly-one', async () => {
+    const module = 'examples/app-plain-http/app-claim.ts';
+    const def = await loadService(module);
+    const ok = await runServiceCampaign({ def, module, runs: 100, seed: 3 });
+    expect(ok.verdict).toBe('holds');
+    plantNxAsGetThenSet(true);
+    const bad = await runServiceCampaign({ def, module, runs: 300, seed: 3 });
+    expect(bad.verdict).toBe('refuted');
+    expect(bad.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+  }, 60_000);
+
+  it('an app that waits on something outside the simulation is a broken app (a ServiceError naming the request), not a hang', async () => {
+    const def = appService({
+      name: 'stuck',
+      app: () => () => new Promise(() => undefined), // never answers and never asks the store or a timer
+      operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },
+      effects: { of: () => [] },
+    });
+    await expect(runServiceCampaign({ def, module: 'stuck', runs: 1, seed: 1 })).rejects.toThrow(ServiceError);
+    await expect(runServiceCampaign({ def, module: 'stuck', runs: 1, seed: 1 })).rejects.toThrow(/never answered POST \/x/);
+  });
+
+  it('app code reads the instance clock and seeded randomness, never the machine\'s', async () => {
+    const seen: Array<[number, number, string]> = [];
+    const def = appService({
+      name: 'clocky',
+      app: ({ redis }) => async (_req, res) => {
+        await new Promise((r) => setTimeout(r, 250)); // real-time: allowed (the app's own timer, on virtual time)
+        await redis.incr('n');
+        seen.push([Date.now(), Math.random(), crypto.randomUUID()]); // real-time: allowed (app code under test)
+        res.end('{"id":1}');
+      },
+      operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },
+      effects: { of: (kv) => (kv.get('n') === null ? [] : [1]) },
+    });
+    const run = async () => {
+      seen.length = 0;
+      await runServiceCampaign({ def, module: 'clocky', runs: 1, seed: 5, faults: [] });
+      return [...seen];
+    };
+    const a = await run();
+    const b = await run();
+    expect(a.length).toBeGreaterThan(0);
+    expect(b).toEqual(a);
+    // 2026-01-01 plus a few virtual seconds at most: the 250 ms timer ran on virtual time.
+    expect(a[0]![0]).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 1) + 250);
+    expect(a[0]![0]).toBeLessThan(Date.UTC(2026, 0, 1) + 60_000);
+  });
+});
+
+describe('retrysim check --app', () => {
+  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
+    vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
+    try {
+      return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
+    } finally {
+      vi.restoreAllMocks();
+    }
+  }
+
+  it('runs an app module through the service path: the verdict, the file, and the exit code agree', async () => {
+    const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--expect', 'refuted', '--found', tmp('rs-app-cli-'), '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; counterexample: string | null };
+    expect(j.verdict, r.err).toBe('refuted');
+    expect(j.counterexample).not.toBeNull();
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('a descriptor without effects is bad input: one line naming it, exit 2', async () => {
+    const dir = tmp('rs-app-bad-');
+    const file = join(dir, 'app.mjs');
+    writeFileSync(file, "export default { name: 'bad', app: () => (req, res) => res.end('{}'), operation: { path: '/x', body: () => '{}' } };\n");
+    const r = await cli(['check', '--app', file, '--runs', '5']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/effects\.of/);
+  });
+});

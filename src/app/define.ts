@@ -1,0 +1,60 @@
+import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
+import { ServiceError } from '../service/errors.js';
+import { KV_COMMANDS } from '../kv/client.js';
+import { KV_TABLE, KvStore, setupKv } from '../kv/store.js';
+import type { AppDescriptor, KvView } from './descriptor.js';
+import { AppInstance, serveRequest } from './serve-request.js';
+
+/** The interleaving points of every hosted app: one per store command. */
+export const APP_STEPS: readonly string[] = KV_COMMANDS.map((c) => `kv.${c}`);
+/** Where the crash fault strikes a hosted app: the answer of a store command is lost after it ran. */
+export const APP_CRASH_POINTS: readonly string[] = APP_STEPS.map((s) => `${s}: answer lost`);
+
+const stores = new WeakMap<ServiceDb, KvStore>();
+
+function storeOf(db: ServiceDb): KvStore {
+  let s = stores.get(db);
+  if (s === undefined) {
+    s = new KvStore(db);
+    stores.set(db, s);
+  }
+  return s;
+}
+
+function viewOf(db: ServiceDb): KvView {
+  const s = storeOf(db);
+  return { get: (k) => s.scan(k).find(([key]) => key === k)?.[1] ?? null, scan: (p) => s.scan(p) };
+}
+
+/**
+ * Turns an unmodified Node HTTP app (a listener factory plus its
+ * descriptor) into a {@link ServiceDefinition}: check, replay, serve,
+ * conformance, the pages and the vitest helper then run it through the one
+ * service path. Its database holds the simulated key-value store (one
+ * table, shared by every instance, kept across kills); its steps are the
+ * store's commands; its in-process memory is the app process itself.
+ */
+export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> {
+  if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
+  const e = desc.effects;
+  if (typeof e?.of !== 'function') throw new ServiceError(desc.name, 'the app descriptor needs effects.of(kv, op) => ids (how to count the effects of one operation in the store)');
+  return {
+    name: desc.name,
+    tables: [KV_TABLE],
+    setup: setupKv,
+    steps: APP_STEPS,
+    crashPoints: APP_CRASH_POINTS,
+    // The slow fault's processing time passes after the first SET: where a claim (SET NX) is taken.
+    slowStep: 'kv.set',
+    memory: () => new AppInstance(),
+    handle: (req, sim) => serveRequest(desc, sim.memory, storeOf(sim.db), req, sim),
+    operation: desc.operation,
+    effects: {
+      of: (db, op) => e.of(viewOf(db), op),
+      ...(e.owner ? { owner: (db: ServiceDb, id: number) => e.owner!(viewOf(db), id) } : {}),
+      ...(e.total ? { total: (db: ServiceDb) => e.total!(viewOf(db)) } : {}),
+      ...(e.noun !== undefined ? { noun: e.noun } : {}),
+    },
+    ...(desc.progress ? { progress: desc.progress } : {}),
+  };
+}

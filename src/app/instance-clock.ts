@@ -1,0 +1,118 @@
+import FakeTimers from '@sinonjs/fake-timers';
+import { Prng } from '../random/prng.js';
+
+/**
+ * One hosted app process's machine: its own fake clock (timers, immediates,
+ * Date, performance.now) on the kernel's virtual time plus the instance's
+ * clock offset, and its own seeded randomness. It replaces the process
+ * globals only while one of this instance's requests runs (see
+ * {@link InstanceClock.enter}); a kill drops it with the instance's memory,
+ * so a dead process's timers never fire.
+ *
+ * The swap is per turn rather than per run because several instances, with
+ * different clock offsets, run in one Node process: whichever request the
+ * kernel runs now decides which machine the globals are.
+ */
+
+/** The virtual epoch apps see: kernel time 0 is 2026-01-01T00:00:00Z (libraries treat a zero timestamp as "unset"). */
+export const APP_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+type Swap = [object, PropertyKey, unknown];
+
+
+/**
+ * What the app prints is dropped while it runs in simulation (a campaign
+ * runs it thousands of times; Express alone prints every error's stack
+ * outside NODE_ENV=test). RETRYSIM_APP_LOGS=1 keeps it.
+ */
+const keepLogs = process.env.RETRYSIM_APP_LOGS === '1';
+const quiet = () => undefined;
+
+let entered: InstanceClock | undefined;
+
+function uuidFrom(rng: Prng): string {
+  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export class InstanceClock {
+  readonly clock: FakeTimers.Clock;
+  private readonly epochMs: number;
+  private readonly rng: Prng;
+  private readonly swaps: Swap[];
+  private saved: Swap[] = [];
+
+  /** @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness. */
+  constructor(nowMs: number, seed: number) {
+    // Real mode (serve/conformance) hands the wall clock, already an epoch time: keep it. Virtual time starts at 0.
+    this.epochMs = nowMs >= 1e12 ? 0 : APP_EPOCH_MS;
+    this.clock = FakeTimers.withGlobal(globalThis).createClock(this.epochMs + Math.floor(nowMs), 100_000);
+    this.rng = new Prng(seed);
+    const c = this.clock;
+    const rng = this.rng;
+    this.swaps = [
+      [globalThis, 'setTimeout', c.setTimeout], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearTimeout', c.clearTimeout],
+      [globalThis, 'setInterval', c.setInterval], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearInterval', c.clearInterval],
+      [globalThis, 'setImmediate', c.setImmediate], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'clearImmediate', c.clearImmediate],
+      [globalThis, 'Date', c.Date],
+      [performance, 'now', () => c.now - this.epochMs], // real-time: allowed (the instance's fake clock)
+      [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
+      [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
+      ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
+    ];
+  }
+
+  /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
+  advanceTo(nowMs: number): void {
+    const target = this.epochMs + Math.floor(nowMs);
+    if (target > this.clock.now) this.clock.tick(target - this.clock.now);
+  }
+
+  /** Runs the immediates and 0 ms timers due now. Answers whether any ran. */
+  runDue(): boolean {
+    const before = this.clock.countTimers();
+    if (before === 0 || this.earliest()! > this.clock.now) return false;
+    this.clock.tick(0);
+    return true;
+  }
+
+  /** The earliest pending timer's due time on the instance clock (epoch ms), if any. */
+  earliest(): number | undefined {
+    const timers = (this.clock as unknown as { timers?: Map<number, { callAt: number }> }).timers;
+    if (timers === undefined) return undefined;
+    let min: number | undefined;
+    for (const t of timers.values()) if (min === undefined || t.callAt < min) min = t.callAt;
+    return min;
+  }
+
+  /** Ms of instance time until the earliest timer (undefined: none). */
+  untilNextTimer(): number | undefined {
+    const e = this.earliest();
+    return e === undefined ? undefined : Math.max(0, e - this.clock.now);
+  }
+
+  /** Makes the process globals this instance's machine. */
+  enter(): void {
+    if (entered === this) return;
+    if (entered !== undefined) entered.leave();
+    // What is there now (the real globals, or a test's spy on console.log) comes back on leave.
+    this.saved = this.swaps.map(([o, k]): Swap => [o, k, (o as Record<PropertyKey, unknown>)[k]]);
+    for (const [o, k, v] of this.swaps) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    entered = this;
+  }
+
+  /** Gives the process back the globals it had when this machine entered. */
+  leave(): void {
+    if (entered !== this) return;
+    for (const [o, k, v] of this.saved) Object.defineProperty(o, k, { value: v, configurable: true, writable: true });
+    this.saved = [];
+    entered = undefined;
+  }
+
+}

@@ -1,0 +1,187 @@
+import inject from 'light-my-request';
+import type { Response as InjectResponse } from 'light-my-request';
+import { CrashFault } from '../tracker/faults.js';
+import { hostTurn } from '../sim/host-turns.js';
+import type { Footprint } from '../sim/footprint.js';
+import type { ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
+import { ServiceError, describeThrow } from '../service/errors.js';
+import { kvClient, setKvSink, type KvCommand, type KvSink } from '../kv/client.js';
+import type { KvStore } from '../kv/store.js';
+import type { AppDescriptor, RequestListener } from './descriptor.js';
+import { InstanceClock } from './instance-clock.js';
+
+/** Turns in a row with nothing to do before a request counts as settled (a library may hold a real immediate it captured at import). */
+const QUIET_TURNS = 2;
+/** A limit on one request's turns (DESIGN invariant 4). */
+const TURNS_MAX = 20_000;
+/** Response headers that carry the machine's wall clock or the connection, not the app's answer. */
+const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** One process of a hosted app: its machine (clock, randomness) and its listener, built on first use. */
+export class AppInstance {
+  clock: InstanceClock | undefined;
+  listener: Promise<RequestListener> | undefined;
+}
+
+/** The request whose app code may be running now (between its turns), to pin an unhandled rejection on. */
+let runningRequest: Pending | undefined;
+let rejectionsWatched = false;
+
+/**
+ * A promise rejection the app leaves unhandled would end a real Node
+ * process (the default since Node 15); here it would end retrysim's. Pin it
+ * on the request that was running, which reports it as a broken app.
+ */
+function watchRejections(): void {
+  if (rejectionsWatched) return;
+  rejectionsWatched = true;
+  process.on('unhandledRejection', (reason) => {
+    const r = runningRequest;
+    if (r === undefined) throw reason; // not the app's: what Node would do
+    r.unhandled ??= { reason };
+  });
+}
+
+class Pending implements KvSink {
+  unhandled: { reason: unknown } | undefined;
+  readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  submit(c: KvCommand): Promise<unknown> {
+    return new Promise((resolve, reject) => this.queue.push({ c, resolve, reject }));
+  }
+}
+
+function hashSeed(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** What the phase after a store command may touch: the command's keys, and the instance's memory unless the app is stateless. */
+function footprintOf(c: KvCommand, instance: string, stateless: boolean): Footprint {
+  const keys = c.keys.map((k) => `kv:${k}`);
+  const mem = stateless ? [] : [`app:${instance}`];
+  return c.write ? { writes: [...keys, ...mem] } : { reads: keys, writes: mem };
+}
+
+/** The lost answer the app's store client sees when the crash fault fires at a command: what a dropped connection gives node-redis. */
+export class KvConnectionLost extends Error {
+  constructor(cmd: string) {
+    super(`Socket closed unexpectedly (retrysim: the answer to ${cmd} was lost after the store ran it)`);
+    this.name = 'SocketClosedUnexpectedlyError';
+  }
+}
+
+/**
+ * Serves one request on a hosted app: delivers it through light-my-request
+ * (real IncomingMessage/ServerResponse objects, in process), then pumps the
+ * app: lets one host turn pass (every nextTick and microtask of the app
+ * runs), and whenever the app waits, gives it what it waits for — a store
+ * command after an interleaving point (`sim.step('kv.<cmd>')`), its due
+ * immediates, or its next timer after a virtual sleep. App code therefore
+ * only runs while this request's task holds the kernel. The answer goes out
+ * once the response has ended and the app has nothing more to do for it
+ * (a library that records the response after sending it does so first).
+ */
+export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store: KvStore, req: ServiceRequest, sim: ServiceSim<AppInstance>): Promise<ServiceResponse> {
+  inst.clock ??= new InstanceClock(sim.now(), hashSeed(`${sim.instance}@${Math.floor(sim.now())}`));
+  const clock = inst.clock;
+  const pending = new Pending();
+  watchRejections();
+  const enter = () => {
+    clock.enter();
+    setKvSink(pending);
+    runningRequest = pending;
+  };
+  const leave = () => {
+    setKvSink(undefined);
+    runningRequest = undefined;
+    clock.leave();
+  };
+  let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
+  enter();
+  try {
+    clock.advanceTo(sim.now());
+    if (inst.listener === undefined) {
+      const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
+      inst.listener = built;
+      built.catch(() => undefined);
+    }
+    const listener = inst.listener;
+    void listener
+      .then((l) => {
+        if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
+        return inject(l as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+      })
+      .then((value) => (out = { ok: true, value }), (error) => (out = { ok: false, error }));
+    let quiet = 0;
+    for (let turn = 0; ; turn++) {
+      if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
+      await hostTurn();
+      if (pending.unhandled !== undefined) {
+        throw new ServiceError(desc.name, `the app left a promise rejection unhandled while serving ${req.method} ${req.path} (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}; catch it and answer with a status`);
+      }
+      const next = pending.queue.shift();
+      if (next !== undefined) {
+        quiet = 0;
+        const label = `kv.${next.c.name}`;
+        leave();
+        await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
+        enter();
+        clock.advanceTo(sim.now());
+        let value: unknown;
+        try {
+          value = next.c.run(store, sim.now());
+        } catch (e) {
+          next.reject(e);
+          continue;
+        }
+        try {
+          sim.crashPoint(`${label}: answer lost`);
+        } catch (e) {
+          if (!(e instanceof CrashFault)) throw e;
+          next.reject(new KvConnectionLost(next.c.name.toUpperCase()));
+          continue;
+        }
+        next.resolve(value);
+        continue;
+      }
+      if (clock.runDue()) {
+        quiet = 0;
+        continue;
+      }
+      if (out !== undefined) {
+        if (++quiet >= QUIET_TURNS) break;
+        continue;
+      }
+      const wait = clock.untilNextTimer();
+      if (wait !== undefined) {
+        quiet = 0;
+        leave();
+        await sim.sleep(wait);
+        enter();
+        clock.advanceTo(sim.now());
+        continue;
+      }
+      if (++quiet >= QUIET_TURNS + 1) {
+        throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
+      }
+    }
+  } finally {
+    leave();
+  }
+  const o = out!;
+  if (!o.ok) {
+    if (o.error instanceof ServiceError) throw o.error;
+    throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}`);
+  }
+  return toServiceResponse(o.value);
+}
+
+function toServiceResponse(r: InjectResponse): ServiceResponse {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) {
+    if (v === undefined || DROPPED_HEADERS.has(k.toLowerCase())) continue;
+    headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return { status: r.statusCode, headers, body: r.payload };
+}

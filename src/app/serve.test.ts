@@ -1,0 +1,37 @@
+// The same hosted app for real: `retrysim serve --app` on a loopback port
+// and a SQLite file (the store survives the process), the app's clock the
+// wall clock.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ServerProcess } from '../real/child.js';
+import { httpSend } from '../real/http-transport.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'retrysim-serve-app-'));
+const live: ServerProcess[] = [];
+
+afterAll(async () => {
+  for (const s of live) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('retrysim serve --app', () => {
+  it('serves the app on a real port: a retry with the same key is replayed, and the store survives a restart', async () => {
+    const dbPath = join(dir, 'orders.db');
+    const post = (port: number, key: string) => httpSend(port, { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ order: 'o-1', item: 'book' }) }, 10_000);
+    const a = new ServerProcess({ module: 'examples/app-plain-http/app-claim.ts', dbPath });
+    live.push(a);
+    let port = await a.start();
+    const first = await post(port, 'k-1');
+    const again = await post(port, 'k-1');
+    expect(first).toMatchObject({ kind: 'response', status: 201, body: '{"id":1}' });
+    expect(again).toMatchObject({ kind: 'response', status: 201, body: '{"id":1}', headers: { 'idempotent-replay': 'true' } });
+    await a.stop();
+    const b = new ServerProcess({ module: 'examples/app-plain-http/app-claim.ts', dbPath });
+    live.push(b);
+    port = await b.start();
+    expect(await post(port, 'k-1')).toMatchObject({ kind: 'response', status: 201, body: '{"id":1}' });
+    expect(await post(port, 'k-2')).toMatchObject({ kind: 'response', status: 201, body: '{"id":2}' });
+  }, 60_000);
+});

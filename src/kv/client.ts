@@ -1,0 +1,137 @@
+import type { KvStore, SetOptions } from './store.js';
+
+/**
+ * One command on its way to the store: its name (the interleaving point's
+ * label is `kv.<name>`), the keys it touches (its footprint) and what it
+ * does once the scheduler lets it run.
+ */
+export interface KvCommand {
+  name: KvCommandName;
+  keys: readonly string[];
+  /** Whether it may write (a read-only command commutes with other reads of its keys). */
+  write: boolean;
+  run(store: KvStore, nowMs: number): unknown;
+}
+
+/** Every command the client sends, in the order the host declares them as steps. */
+export const KV_COMMANDS = ['set', 'get', 'del', 'incr', 'pexpire', 'pttl', 'putIf'] as const;
+export type KvCommandName = (typeof KV_COMMANDS)[number];
+
+/** Where commands go: the request the host is running now. */
+export interface KvSink {
+  submit(c: KvCommand): Promise<unknown>;
+}
+
+let sink: KvSink | undefined;
+
+/**
+ * The canary store: `SET ... NX` done as a GET and then a plain SET, two
+ * commands with an interleaving point between them (the check-then-insert a
+ * store without an atomic NX forces). A correct app must go red on it.
+ */
+let nxAsGetThenSet = false;
+
+/** @internal Plants (or removes) the canary store's non-atomic NX (tests only). */
+export function plantNxAsGetThenSet(on: boolean): void {
+  nxAsGetThenSet = on;
+}
+
+/** @internal The app host points the client at the request it is running (undefined between requests). */
+export function setKvSink(s: KvSink | undefined): void {
+  sink = s;
+}
+
+function send<T>(c: KvCommand): Promise<T> {
+  if (sink === undefined) {
+    return Promise.reject(new Error(`retrysim kv: ${c.name.toUpperCase()} ${c.keys.join(' ')} was sent outside a request (at import time or from a background timer); the simulated store answers requests only`));
+  }
+  return sink.submit(c) as Promise<T>;
+}
+
+function keyOf(k: unknown, cmd: string): string {
+  if (typeof k !== 'string' || k === '') throw new TypeError(`retrysim kv: ${cmd} needs a non-empty string key, got ${JSON.stringify(k)}`);
+  return k;
+}
+
+/**
+ * A client of the simulated key-value store with the method names and
+ * answers of `@redis/client` (node-redis v4/v5): what production
+ * idempotency stores are written against, so a library's Redis adapter (or
+ * Powertools' `CachePersistenceLayer`, which takes such a client) runs on it
+ * unchanged. Every command is an interleaving point of the calling request:
+ * other requests may run before it reaches the store, the slow and pause
+ * faults may delay it, and its answer may be lost after it ran.
+ *
+ * @example
+ * import { kvClient } from 'retrysim';
+ * const redis = kvClient();
+ * await redis.set('idem:' + key, 'IN_PROGRESS', { NX: true, PX: 30_000 }); // 'OK' or null
+ */
+export class KvClient {
+  get(key: string): Promise<string | null> {
+    const k = keyOf(key, 'GET');
+    return send({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
+  }
+
+  /** SET key value [NX|XX] [PX ms|EX s] [KEEPTTL] [GET]: 'OK', or null when NX/XX refused it. */
+  set(key: string, value: string | number, options: SetOptions = {}): Promise<string | null> {
+    const k = keyOf(key, 'SET');
+    const v = String(value);
+    if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
+    return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
+  }
+
+  private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
+    if ((await this.get(k)) !== null) return null;
+    return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
+  }
+
+  /** DEL key [key ...]: how many existed. */
+  del(keys: string | readonly string[]): Promise<number> {
+    const ks = (typeof keys === 'string' ? [keys] : [...keys]).map((k) => keyOf(k, 'DEL'));
+    return send({ name: 'del', keys: ks, write: true, run: (s, now) => s.del(ks, now) });
+  }
+
+  incr(key: string): Promise<number> {
+    const k = keyOf(key, 'INCR');
+    return send({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
+  }
+
+  /** EXPIRE key seconds: 1 when the key exists. */
+  expire(key: string, seconds: number): Promise<number> {
+    return this.pExpire(key, seconds * 1000);
+  }
+
+  /** PEXPIRE key ms: 1 when the key exists. */
+  pExpire(key: string, ms: number): Promise<number> {
+    const k = keyOf(key, 'PEXPIRE');
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now) });
+  }
+
+  /** TTL key: seconds left, -1 without expiry, -2 when missing. */
+  async ttl(key: string): Promise<number> {
+    const ms = await this.pTTL(key);
+    return ms < 0 ? ms : Math.round(ms / 1000);
+  }
+
+  /** PTTL key: ms left, -1 without expiry, -2 when missing. */
+  pTTL(key: string): Promise<number> {
+    const k = keyOf(key, 'PTTL');
+    return send({ name: 'pttl', keys: [k], write: false, run: (s, now) => s.pttl(k, now) });
+  }
+
+  /**
+   * A DynamoDB-style conditional put (`PutItem` with a `ConditionExpression`):
+   * writes when `condition(current)` holds, atomically; resolves false where
+   * DynamoDB throws `ConditionalCheckFailedException`.
+   */
+  putIf(key: string, value: string, condition: (current: string | undefined) => boolean, options: { ttlMs?: number } = {}): Promise<boolean> {
+    const k = keyOf(key, 'PUT');
+    return send({ name: 'putIf', keys: [k], write: true, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
+  }
+}
+
+/** A client of the simulated store (one per app instance, or one shared: they all reach the same store). */
+export function kvClient(): KvClient {
+  return new KvClient();
+}

@@ -1,0 +1,122 @@
+import type { ServiceDb } from '../service/definition.js';
+
+/** The table that holds the simulated key-value store (in the service's SQLite database: shared by every instance, kept across kills). */
+export const KV_TABLE = 'retrysim_kv';
+
+/** Creates the store's table on a fresh database. */
+export function setupKv(db: ServiceDb): void {
+  db.exec(`CREATE TABLE ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL)`);
+}
+
+/** Options of SET, as Redis/Valkey (and `@redis/client`) spell them. */
+export interface SetOptions {
+  /** Only set when the key does not exist. */
+  NX?: boolean;
+  /** Only set when the key exists. */
+  XX?: boolean;
+  /** Expire after this many ms. */
+  PX?: number;
+  /** Expire after this many seconds. */
+  EX?: number;
+  /** Keep the key's time to live (SET otherwise clears it, as Redis does). */
+  KEEPTTL?: boolean;
+  /** Answer the previous value instead of OK. */
+  GET?: boolean;
+}
+
+/**
+ * The key-value store's semantics, one synchronous command at a time at a
+ * given time `nowMs` (the request host turns each command into an
+ * interleaving point first). Redis/Valkey shape: strings with an optional
+ * expiry; an expired key is gone for every command (Redis expires lazily on
+ * access, and so does this). Values are strings.
+ */
+export class KvStore {
+  private readonly getSt;
+  private readonly upsertSt;
+  private readonly delSt;
+  private readonly expireSt;
+
+  constructor(readonly db: ServiceDb) {
+    this.getSt = db.prepare(`SELECT value, expires_at AS expiresAt FROM ${KV_TABLE} WHERE key = ?`);
+    this.upsertSt = db.prepare(`INSERT INTO ${KV_TABLE} (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`);
+    this.delSt = db.prepare(`DELETE FROM ${KV_TABLE} WHERE key = ?`);
+    this.expireSt = db.prepare(`UPDATE ${KV_TABLE} SET expires_at = ? WHERE key = ?`);
+  }
+
+  private live(key: string, nowMs: number): { value: string; expiresAt: number | null } | undefined {
+    const row = this.getSt.get(key) as { value: string; expiresAt: number | null } | undefined;
+    if (row === undefined) return undefined;
+    if (row.expiresAt !== null && row.expiresAt <= nowMs) {
+      this.delSt.run(key); // lazy expiry, as Redis does on access
+      return undefined;
+    }
+    return row;
+  }
+
+  get(key: string, nowMs: number): string | null {
+    return this.live(key, nowMs)?.value ?? null;
+  }
+
+  /** SET: 'OK', or null when NX/XX refused it (with GET: the previous value, or null). */
+  set(key: string, value: string, o: SetOptions, nowMs: number): string | null {
+    if (o.NX && o.XX) throw new Error('ERR syntax error (NX and XX together)');
+    const old = this.live(key, nowMs);
+    if ((o.NX && old !== undefined) || (o.XX && old === undefined)) return o.GET ? old?.value ?? null : null;
+    const ttlMs = o.PX ?? (o.EX !== undefined ? o.EX * 1000 : undefined);
+    if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ERR invalid expire time in 'set' command (${ttlMs} ms)`);
+    const expiresAt = ttlMs !== undefined ? nowMs + ttlMs : o.KEEPTTL ? old?.expiresAt ?? null : null;
+    this.upsertSt.run(key, value, expiresAt);
+    return o.GET ? old?.value ?? null : 'OK';
+  }
+
+  /** DEL: how many of the keys existed. */
+  del(keys: readonly string[], nowMs: number): number {
+    let n = 0;
+    for (const k of keys) if (this.live(k, nowMs) !== undefined) n += this.delSt.run(k).changes;
+    return n;
+  }
+
+  /** INCR: the new value (a missing key counts from 0). */
+  incr(key: string, nowMs: number): number {
+    const old = this.live(key, nowMs);
+    const n = old === undefined ? 0 : Number(old.value);
+    if (!Number.isInteger(n)) throw new Error('ERR value is not an integer or out of range');
+    this.upsertSt.run(key, String(n + 1), old?.expiresAt ?? null);
+    return n + 1;
+  }
+
+  /** PEXPIRE: 1 when the key exists (and now expires in `ms`), else 0. */
+  pexpire(key: string, ms: number, nowMs: number): number {
+    if (this.live(key, nowMs) === undefined) return 0;
+    if (ms <= 0) this.delSt.run(key);
+    else this.expireSt.run(nowMs + ms, key);
+    return 1;
+  }
+
+  /** PTTL: ms left, -1 without an expiry, -2 when the key does not exist. */
+  pttl(key: string, nowMs: number): number {
+    const row = this.live(key, nowMs);
+    if (row === undefined) return -2;
+    return row.expiresAt === null ? -1 : Math.max(0, Math.round(row.expiresAt - nowMs));
+  }
+
+  /**
+   * A DynamoDB-style conditional put: writes `value` only when `condition`
+   * holds for the current value (undefined when the key does not exist),
+   * e.g. `(old) => old === undefined` for `attribute_not_exists(pk)`.
+   * Answers whether it wrote (false: ConditionalCheckFailed).
+   */
+  putIf(key: string, value: string, condition: (old: string | undefined) => boolean, ttlMs: number | undefined, nowMs: number): boolean {
+    const old = this.live(key, nowMs);
+    if (!condition(old?.value)) return false;
+    this.upsertSt.run(key, value, ttlMs === undefined ? null : nowMs + ttlMs);
+    return true;
+  }
+
+  /** Every live key with this prefix and its value, in key order (for counting effects; not a command). */
+  scan(prefix: string, nowMs = -Infinity): Array<[string, string]> {
+    const rows = this.db.prepare(`SELECT key, value, expires_at AS expiresAt FROM ${KV_TABLE} WHERE substr(key, 1, ?) = ? ORDER BY key`).all(prefix.length, prefix) as Array<{ key: string; value: string; expiresAt: number | null }>;
+    return rows.filter((r) => r.expiresAt === null || r.expiresAt > nowMs).map((r) => [r.key, r.value]);
+  }
+}
