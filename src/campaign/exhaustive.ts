@@ -3,7 +3,7 @@ import { ListChoice } from '../sim/choice/list.js';
 import { runScenario } from '../scenario/run.js';
 import type { Claim } from './claims.js';
 import { smallScenarios } from './small.js';
-import { claimSituations, failsFor, minimiseAndSave, type BoundedPart, type CampaignResult } from './run.js';
+import { claimSituations, failsFor, minimiseAndSave, withModule, type BoundedPart, type CampaignResult } from './run.js';
 import { Reached } from '../service/reached.js';
 import { countRun, coverageOf, mergeCoverage, type CoverageCounts } from './coverage.js';
 import { verdictWithoutFailure } from './verdict.js';
@@ -32,6 +32,8 @@ export async function runExhaustive(o: {
   reduce?: boolean;
   /** Also count schedules without reduction, until the same verdict (slow: that is the point). */
   unreduced?: boolean;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand): the parity suite. */
+  module?: string;
 }): Promise<CampaignResult> {
   const reduce = o.reduce ?? true;
   const result = await exhaustive(o, reduce);
@@ -41,7 +43,7 @@ export async function runExhaustive(o: {
 }
 
 async function exhaustive(
-  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void },
+  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; module?: string },
   reduce: boolean,
   countOnly = false,
 ): Promise<CampaignResult> {
@@ -54,7 +56,7 @@ async function exhaustive(
   const fails = failsFor(o.claim);
   const counts: CoverageCounts = {};
   for (const s of smallScenarios(o.claim)) {
-    const scenario = { ...s, seed: o.seed };
+    const scenario = withModule({ ...s, seed: o.seed }, o.module);
     const e = await exploreAll(async (choices) => {
       // A fresh count per schedule: a run abandoned by the reduction (it throws) counts nothing.
       const reached = new Reached();

@@ -52,6 +52,8 @@ export interface CampaignOptions {
   slice?: Slice;
   /** Stop once this much wall time has passed (fewer runs than asked is inconclusive). */
   timeBudgetMs?: number;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand), as a user's module runs: the parity suite. */
+  module?: string;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -199,6 +201,7 @@ export interface ScanOptions {
   deadlineMs?: number;
   clockMs?: () => number;
   onProgress?: (evaluated: number) => void;
+  module?: string;
 }
 
 /**
@@ -211,7 +214,7 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
   const explore = o.explore ?? 'random';
   const clock = o.clockMs ?? (() => 0);
   const slice = o.slice ?? WHOLE;
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const t0 = clock();
   let evaluated = 0;
@@ -237,8 +240,17 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
 }
 
 /** The scenario generator of a claim. */
-export function arbitraryFor(claim: Claim): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+export function arbitraryFor(claim: Claim, module?: string): fc.Arbitrary<GeneratedCase> {
+  const arb = scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+  if (module === undefined) return arb;
+  return arb.map((c) => ({ ...c, scenario: withModule(c.scenario, module) }));
+}
+
+/** The same scenario, its service named by a module path instead of by its built-in name (unchanged without one). */
+export function withModule(s: Scenario, module: string | undefined): Scenario {
+  if (module === undefined) return s;
+  const { variant: _, ...service } = s.service;
+  return { ...s, service: { ...service, module } };
 }
 
 /**
@@ -276,7 +288,7 @@ export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Val
  */
 export async function finishFailure(o: CampaignOptions, index: number): Promise<{ counterexample: Counterexample; shrinks: number }> {
   const explore = o.explore ?? 'random';
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
   const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })));

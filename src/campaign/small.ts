@@ -2,6 +2,7 @@ import { parseScenario } from '../scenario/load.js';
 import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
 import type { Claim } from './claims.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
+import { builtinService } from '../tracker/builtin.js';
 
 /**
  * Small scenarios for bounded exhaustive exploration, drawn from the claim's
@@ -16,6 +17,9 @@ export function smallScenarios(claim: Claim): Scenario[] {
   // Two workers on one key only where the claim's fault space has concurrency,
   // so an exhaustive counterexample uses the claim's own faults.
   const workers = !model && has('concurrency') ? 2 : 1;
+  // Where a request stalls or dies while it holds its key: the service's processing step (the tracker's `process`).
+  const def = builtinService(claim.variant);
+  const processing = def.slowStep ?? def.steps[0]!;
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,
@@ -37,10 +41,10 @@ export function smallScenarios(claim: Claim): Scenario[] {
         ['slow processing', has('slow'), { faults: { slowMs: 50 } }],
         ['one request stalls past a short lease', has('pause'), {
           service: { ...base.service, leaseMs: 30, allowUnsafeLease: true },
-          faults: { pause: { atStep: 'process', ms: 60, count: 1 } },
+          faults: { pause: { atStep: processing, ms: 60, count: 1 } },
           operations: [{ ...base.operations[0], staggerMs: 40 }],
         }],
-        ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
+        ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: processing, restartAfterMs: 5 } } }],
         ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
         // One key sent again with a second body, after the first has finished (SPEC §3: 422, nothing written).
         ['one key, a second body', has('keyReuse'), { operations: [
@@ -64,7 +68,7 @@ export function smallScenarios(claim: Claim): Scenario[] {
           // The retry comes after the client's timeout, which outlasts the lease whatever the jitter.
           service: { ...base.service, leaseMs: 100, allowUnsafeLease: true },
           client: { ...base.client, timeoutMs: 150, maxAttempts: 2 },
-          faults: { pause: { atStep: 'process', ms: 1000, count: 1, thenCrash: true } },
+          faults: { pause: { atStep: processing, ms: 1000, count: 1, thenCrash: true } },
           operations: [{ ...base.operations[0], workers: 2, staggerMs: 1500 }],
         }],
         // Two tenants whose runs coincide send the same raw key (tenant isolation).

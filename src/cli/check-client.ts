@@ -3,7 +3,7 @@ import { ClientError, loadClient } from '../client/load.js';
 import { CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
-import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
 
 const DEFAULT_RUNS = 300;

@@ -11,7 +11,7 @@ import type { CampaignResult } from '../campaign/run.js';
 import { CampaignPool } from '../campaign/pool.js';
 import { workerBundle } from '../campaign/worker-bundle.js';
 import { shardFile } from '../campaign/shard.js';
-import { VARIANTS } from '../tracker/strategy.js';
+import { BUILTIN_SERVICES as VARIANTS } from '../tracker/builtin.js';
 import { NIGHTLY_RUNS, printResults } from './check-report.js';
 import { parseDuration, shardFromEnv } from './shard-args.js';
 

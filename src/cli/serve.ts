@@ -1,6 +1,6 @@
 import { flags } from './args.js';
-import { headerValueProblem } from '../tracker/validate.js';
-import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { headerValueProblem } from '../net/http-limits.js';
+import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { ServeError, startServer, type ServeOptions } from '../real/server.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';

@@ -7,7 +7,7 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import type { Variant } from '../tracker/strategy.js';
+import type { BuiltinName as Variant } from '../tracker/builtin.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';

@@ -301,6 +301,10 @@ class SimStepEnv implements StepEnv {
     this.resumed();
   }
 
+  note(event: string): void {
+    this.k.note(this.name, event);
+  }
+
   async sleep(ms: number, footprint?: Footprint): Promise<void> {
     this.settleDb();
     await this.k.sleep(ms, union(footprint, this.net.phaseExtra));

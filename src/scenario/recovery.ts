@@ -77,7 +77,8 @@ const RECOVERY_ATTEMPTS_MAX = 200;
  *
  * Each operation that did not end in success behaves like a well-behaved
  * client after "outcome unknown … query before resubmitting": it first asks
- * the service's `progress.query` (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
+ * the service's `progress.query` (and asks again after every resubmission
+ * whose outcome is unknown) (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
  * not, it resubmits its last request verbatim (same tool call, same key,
  * same body) with the scenario's client timeout (at least a round trip, and
  * for a service without a lease the processing time too, see
@@ -123,13 +124,20 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       await kernel.sleep(startMs);
       const headers: Record<string, string> = {};
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
-      const q = await transport.send({ method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' }, timeoutMs);
-      if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
-        outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs, timeoutMs });
-        kernel.log(name, 'query found the report');
-        return;
-      }
-      let last = q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+      const query = { method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
+      /** Asks whether the operation took effect; true (and the outcome is set) when it did. */
+      const found = async (attempts: number): Promise<string | true> => {
+        const q = await transport.send(query, timeoutMs);
+        if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
+          outcomes.set(end.id, { kind: 'found', attempts, fromMs: startMs, timeoutMs });
+          kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
+          return true;
+        }
+        return q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+      };
+      const first = await found(0);
+      if (first === true) return;
+      let last = first;
       for (let attempt = 1; attempt <= RECOVERY_ATTEMPTS_MAX; attempt++) {
         const w = await transport.send(req, timeoutMs);
         if (w.kind === 'response') {
@@ -144,6 +152,12 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
           }
         } else {
           last = w.reason;
+          // The outcome of that attempt is unknown again: a well-behaved
+          // client asks before it resubmits (SPEC §4, "query before
+          // resubmitting"). Without this, a deployment whose processing
+          // outlasts the client's timeout made the effect on a timed-out
+          // resubmission and was still refuted for never being told so.
+          if ((await found(attempt)) === true) return;
         }
         if (kernel.now - startMs >= budgetMs) {
           outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });

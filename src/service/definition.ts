@@ -118,6 +118,20 @@ export interface EffectOwner {
  *   async handle(req, sim) { await sim.step('insert'); ... },
  * } satisfies ServiceDefinition;
  */
+/** What a scenario file fixes about a service's deployment (see {@link ServiceDefinition.deploy}). */
+export interface ServiceDeployment {
+  /** `service.leaseMs`. */
+  leaseMs: number;
+  /** `service.completedTtlMs`, when set. */
+  completedTtlMs?: number;
+  /** The longest a client waits for one answer. */
+  clientTimeoutMs: number;
+  /** The longest processing time the faults add (`faults.slowMs`). */
+  processingMs: number;
+  /** `service.allowUnsafeLease`: build an unsafe deployment on purpose. */
+  allowUnsafe: boolean;
+}
+
 export interface ServiceDefinition<M = unknown> {
   /** Short name for messages and file names (letters, digits, `_`, `-`). */
   name: string;
@@ -142,6 +156,15 @@ export interface ServiceDefinition<M = unknown> {
   slowStep?: string;
   /** Builds the in-process memory of one instance, at start and after every restart. Default: `{}`. */
   memory?: () => M;
+  /**
+   * The service as deployed with the knobs a scenario file sets in
+   * `service` (its lease, its completed-key TTL), for a service whose
+   * behaviour depends on them; the built-in tracker is one. Throw an Error
+   * saying why when the deployment breaks the service's own safety rule
+   * (unless `allowUnsafe`: the file builds it so on purpose). Default: the
+   * file's knobs do not apply to the service.
+   */
+  deploy?(d: ServiceDeployment): ServiceDefinition<M>;
   /** Serves one request. Expected failures (409, 422) are responses; a throw is a bug in the service. */
   handle(req: ServiceRequest, sim: ServiceSim<M>): Promise<ServiceResponse>;
   /** The logical operation the built-in client performs against the service. */

@@ -223,11 +223,13 @@ class HostSim implements ServiceSim<unknown> {
       p.count -= 1;
       this.host.reached?.add(`pause@${label}`);
       if (p.thenCrash) this.crashAfterPause = true;
+      this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
     if (f.slowMs > 0 && label === this.host.slowStep) {
       this.host.reached?.add(`slow@${label}`);
+      this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
       await this.env.sleep(f.slowMs, this.phase);
     }
     this.resume();

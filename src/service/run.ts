@@ -7,7 +7,7 @@ import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from '../scenario/workers.js';
 import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
-import type { Endpoint } from '../harness/client.js';
+import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { ServiceHost } from './host.js';
@@ -40,6 +40,8 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
       return b;
     }),
     resultId: wrap('resultId', op.resultId ?? defaultResultId),
+    // In the service's words: its noun and its own progress query, never the built-in tracker's.
+    unknownText: wrap('progress.query', (i) => outcomeUnknownText(def.effects.noun ?? 'effect', def.progress?.query({ runId: i.runId, tenant: i.tenant ?? 'default' }).path)),
   };
 }
 
@@ -115,8 +117,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
-          ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
-          : { error: f.error, toolCalls: res.toolCalls.length });
+          ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, calls: res.toolCalls.length }
+          : { error: f.error, calls: res.toolCalls.length });
       }, { footprint: fp });
     }
     let result: RunResult;

@@ -15,6 +15,7 @@ const definitionShape = z.object({
   situations: z.array(label).optional(),
   slowStep: label.optional(),
   memory: fn.optional(),
+  deploy: fn.optional(),
   handle: fn,
   operation: z.object({ method: z.string().min(1).optional(), path: z.string().startsWith('/'), body: fn, resultId: fn.optional() }),
   effects: z.object({ of: fn, owner: fn.optional(), total: fn.optional(), noun: z.string().regex(/^[a-z][a-z _-]{0,31}$/, 'noun must be a lower-case word').optional() }),

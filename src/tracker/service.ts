@@ -2,7 +2,7 @@ import type { ServiceDefinition, ServiceSim } from '../service/definition.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { Deferred } from './env.js';
 import { serveTracker } from './handler.js';
-import { DEFAULT_LEASE_MS } from './lease.js';
+import { DEFAULT_LEASE_MS, leaseProblem } from './lease.js';
 import type { TrackerRequest } from './messages.js';
 import { storeOn, TRACKER_SCHEMA, type Store } from './store.js';
 import type { StrategyContext, Variant, WriteStrategy } from './strategy.js';
@@ -56,6 +56,12 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
     // Processing (the slow fault) happens in the `process` phase, after the claim or check.
     slowStep: 'process',
     memory: () => ({ strategy: createStrategy(variant, { completedTtlMs: d.completedTtlMs }) }),
+    // The file's lease and TTL are this service's deployment; SPEC §3's lease rule refuses an unsafe one.
+    deploy: (x) => {
+      const problem = usesLease(variant) && !x.allowUnsafe ? leaseProblem({ leaseMs: x.leaseMs, clientTimeoutMs: x.clientTimeoutMs, processingMs: x.processingMs }) : null;
+      if (problem !== null) throw new Error(problem);
+      return trackerService({ variant, leaseMs: x.leaseMs, ...(x.completedTtlMs !== undefined ? { completedTtlMs: x.completedTtlMs } : {}) });
+    },
     handle: (req, sim) => serveTracker(req as TrackerRequest, variant, sim.memory.strategy, new SimContext(storeOn(sim.db), sim, leaseMs)),
     operation: {
       path: '/reports',
