@@ -142,6 +142,10 @@ async function loadWithTsx() {
   return (await import('../src/cli/main.ts')).main;
 }
 
+// The CLI arms the watchdog against user code that never returns the main
+// thread (src/sim/watchdog.ts): 10 s inside one request without a step.
+process.env.RETRYSIM_WATCHDOG_MS ??= '10000';
+
 let main;
 if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
   main = (await import('../dist/cli/main.js')).main;

@@ -15,7 +15,7 @@ import { runScenario } from '../src/scenario/run.js';
 import { ListChoice } from '../src/sim/choice/list.js';
 import { ReplayChoice } from '../src/sim/choice/replay.js';
 import { printScenario } from '../src/scenario/load.js';
-import { VARIANTS } from '../src/tracker/strategy.js';
+import { BUILTIN_SERVICES as VARIANTS } from '../src/tracker/builtin.js';
 import { KEY_SOURCES } from '../src/harness/keys.js';
 import { tempDirs } from '../src/testing/temp-dirs.js';
 

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as replay } from '../src/cli/replay.js';
-import { STEP_LABELS } from '../src/tracker/variants.js';
+import { builtinService } from '../src/tracker/builtin.js';
 import { tempDirs } from '../src/testing/temp-dirs.js';
 
 const tmp = tempDirs();
@@ -129,7 +129,7 @@ describe('mutated scenario files', () => {
         // A fault pinned to a step must name a step the variant reaches, or it never fires.
         const s = JSON.parse(text.replace(/^\ufeff/, ''));
         for (const step of [s.faults?.pause?.atStep, s.faults?.kill?.atStep]) {
-          if (step !== undefined) expect(STEP_LABELS[s.service.variant as keyof typeof STEP_LABELS]).toContain(step);
+          if (step !== undefined) expect(builtinService(s.service.variant!).steps).toContain(step);
         }
         expect(out).toMatch(/expect: met/);
       }

@@ -77,8 +77,13 @@ export type { Endpoint } from './harness/client.js';
 
 /** Property campaigns: claims, fast-check campaigns with shrinking, exhaustive runs. */
 export { CLAIMS, HARNESS_FAULTS, LOST_RESPONSES, claimById, type Claim, type MinimalShape } from './campaign/claims.js';
-export { runCampaign, saveCounterexample, minimalityProblems, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode } from './campaign/run.js';
-export { runExhaustive } from './campaign/exhaustive.js';
+export { runCampaign, saveCounterexample, minimalityProblems, claimSituations, type CampaignOptions, type CampaignResult, type Counterexample, type ExploreMode, type BoundedPart } from './campaign/run.js';
+export { runExhaustive, runBounded, withBounded, DEFAULT_SCHEDULES_MAX } from './campaign/exhaustive.js';
+/** Verdict words and exit codes shared by every campaign: holds, fails, inconclusive (exit 4). */
+export { EXIT, exitCodeOf, shortfallText, verdictWithoutFailure, type Verdict, type Shortfall } from './campaign/verdict.js';
+/** Coverage (DESIGN invariant 9): the situations a campaign's runs reached, counted per run (`RunOptions.reached`). */
+export { situationsOf, countRun, addCounts, coverageOf, mergeCoverage, neverReached, coverageText, type Coverage, type CoverageRow, type CoverageCounts, type Situation, type FaultSpace } from './campaign/coverage.js';
+export { Reached, SPANS } from './service/reached.js';
 export { campaignPct, pctStepsEstimate, CAMPAIGN_PCT_DEPTH } from './campaign/pct.js';
 export { smallScenarios } from './campaign/small.js';
 

@@ -84,7 +84,7 @@ describe('the npm package', () => {
     expect(bad.code, bad.out).toBe(1);
     expect(bad.out).toMatch(/shrunk \d+ time/);
     expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' fails \(1 op, 1 worker\(s\), 1 instance\(s\), faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
-    expect(bad.out).toContain('stable-key — tool call op1.w0 sent 2 different keys');
+    expect(bad.out).toContain('stable-key — call op1.w0 sent 2 different keys');
     const good = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/fixed.test.ts']);
     expect(good.code, good.out).toBe(0);
     expect(good.out).toMatch(/1 passed/);

@@ -18,7 +18,7 @@
 import fc from 'fast-check';
 import { scenarioSize, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './client/run.js';
-import type { Variant } from './tracker/strategy.js';
+import type { BuiltinName as Variant } from './tracker/builtin.js';
 import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';

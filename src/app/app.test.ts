@@ -25,7 +25,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
       return r;
     };
     const a = await runOnce();
-    expect(a.verdict).toBe('refuted');
+    expect(a.verdict).toBe('fails');
     const cx = a.counterexample!;
     expect(cx.violations.map((v) => v.invariant)).toContain('exactly-one');
     expect(cx.size.operations).toBe(1);
@@ -45,7 +45,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
     expect(ok.verdict).toBe('holds');
     plantNxAsGetThenSet(true);
     const bad = await runServiceCampaign({ def, module, runs: 300, seed: 3 });
-    expect(bad.verdict).toBe('refuted');
+    expect(bad.verdict).toBe('fails');
     expect(bad.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
   }, 60_000);
 
@@ -104,7 +104,7 @@ describe('retrysim check --app', () => {
   it('runs an app module through the service path: the verdict, the file, and the exit code agree', async () => {
     const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--expect', 'refuted', '--found', tmp('rs-app-cli-'), '--json']);
     const j = JSON.parse(r.out) as { verdict: string; counterexample: string | null };
-    expect(j.verdict, r.err).toBe('refuted');
+    expect(j.verdict, r.err).toBe('fails');
     expect(j.counterexample).not.toBeNull();
     expect(r.code).toBe(0);
   }, 60_000);

@@ -1,4 +1,4 @@
-import type { Variant } from '../tracker/strategy.js';
+import type { BuiltinName as Variant } from '../tracker/builtin.js';
 import type { KeySource } from '../harness/keys.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import type { Invariant } from '../checkers/invariants.js';

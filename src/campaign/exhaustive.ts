@@ -3,7 +3,11 @@ import { ListChoice } from '../sim/choice/list.js';
 import { runScenario } from '../scenario/run.js';
 import type { Claim } from './claims.js';
 import { smallScenarios } from './small.js';
-import { failsFor, minimiseAndSave, type CampaignResult } from './run.js';
+import { claimSituations, failsFor, minimiseAndSave, withModule, type BoundedPart, type CampaignResult } from './run.js';
+import { Reached } from '../service/reached.js';
+import { countRun, coverageOf, mergeCoverage, type CoverageCounts } from './coverage.js';
+import { verdictWithoutFailure } from './verdict.js';
+import { scenarioSize } from '../scenario/arbitraries.js';
 
 /**
  * Bounded exhaustive exploration of a claim: every schedule of each of its
@@ -12,7 +16,8 @@ import { failsFor, minimiseAndSave, type CampaignResult } from './run.js';
  * clients declare; `reduce: false` turns it off). Verdict `fails` at the
  * first violating schedule, which is minimised and saved like a shrunk
  * counterexample; `holds` when every schedule of every small scenario keeps
- * the invariants. `runs` counts the schedules run (with reduction, one per
+ * the invariants; `inconclusive` when none failed but the schedule limit
+ * stopped a scenario's enumeration. `runs` counts the schedules run (with reduction, one per
  * class of equivalent schedules); with `unreduced`, the same search is
  * repeated without reduction and its count reported beside it.
  */
@@ -27,6 +32,8 @@ export async function runExhaustive(o: {
   reduce?: boolean;
   /** Also count schedules without reduction, until the same verdict (slow: that is the point). */
   unreduced?: boolean;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand): the parity suite. */
+  module?: string;
 }): Promise<CampaignResult> {
   const reduce = o.reduce ?? true;
   const result = await exhaustive(o, reduce);
@@ -36,25 +43,32 @@ export async function runExhaustive(o: {
 }
 
 async function exhaustive(
-  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void },
+  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; module?: string },
   reduce: boolean,
   countOnly = false,
 ): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
+  const schedulesMax = o.schedulesMax ?? DEFAULT_SCHEDULES_MAX;
   let schedules = 0;
   let blocked = 0;
   let complete = true;
   const fails = failsFor(o.claim);
+  const counts: CoverageCounts = {};
   for (const s of smallScenarios(o.claim)) {
-    const scenario = { ...s, seed: o.seed };
-    const e = await exploreAll((choices) => runScenario(scenario, { choices }), {
-      schedulesMax: o.schedulesMax ?? 20_000,
+    const scenario = withModule({ ...s, seed: o.seed }, o.module);
+    const e = await exploreAll(async (choices) => {
+      // A fresh count per schedule: a run abandoned by the reduction (it throws) counts nothing.
+      const reached = new Reached();
+      return { run: await runScenario(scenario, { choices, reached }), reached };
+    }, {
+      schedulesMax,
       reduce,
-      keep: fails,
+      keep: (x) => fails(x.run),
       onSchedule: (x) => {
+        countRun(counts, x.result.reached);
         o.onProgress?.(schedules + x.index + 1);
-        return !fails(x.result); // stop at the first failing schedule
+        return !fails(x.result.run); // stop at the first failing schedule
       },
     });
     schedules += e.schedules;
@@ -71,8 +85,56 @@ async function exhaustive(
       // minimiser turns it into the failing schedule with the fewest
       // preemptions (and drops what the failure does not need).
       const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), o.foundDir);
-      return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
+      return { claim: o.claim, seed: o.seed, runs: schedules, asked: schedulesMax, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
     }
   }
-  return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'holds', shrinks: 0, complete, ...(reduce ? { reduction: { blocked } } : {}) };
+  // No failure: it holds only if the limit stopped nothing (DESIGN invariant 9).
+  const verdict = verdictWithoutFailure(complete);
+  return {
+    claim: o.claim, seed: o.seed, runs: schedules, asked: schedulesMax, verdict, shrinks: 0, complete,
+    coverage: coverageOf(claimSituations(o.claim), counts, schedules),
+    ...(verdict === 'inconclusive' ? { shortfall: { done: schedules, asked: schedulesMax, unit: 'schedules' as const, stoppedBy: `the schedule limit of ${schedulesMax} per small scenario (--runs)` } } : {}),
+    ...(reduce ? { reduction: { blocked } } : {}),
+  };
+}
+
+/** Schedules per small scenario before an exhaustive search stops (its result is then inconclusive). */
+export const DEFAULT_SCHEDULES_MAX = 20_000;
+
+/**
+ * The bounded-exhaustive part of a claim that also runs a random campaign
+ * (the main job's holding claims): the search, and what it covered in the
+ * words of the row — how many small scenarios of what size, how many
+ * schedules, and whether that was all of them.
+ */
+export async function runBounded(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void }): Promise<{ result: CampaignResult; part: BoundedPart }> {
+  const result = await runExhaustive(o);
+  const small = smallScenarios(o.claim).map((s) => scenarioSize(s, 0));
+  const part: BoundedPart = {
+    scenarios: small.length,
+    operationsMax: Math.max(...small.map((x) => x.operations)),
+    workersMax: Math.max(...small.map((x) => x.workers)),
+    faultsMax: Math.max(...small.map((x) => x.faults)),
+    schedules: result.runs,
+    complete: result.complete === true,
+    schedulesMax: o.schedulesMax ?? DEFAULT_SCHEDULES_MAX,
+    blocked: result.reduction?.blocked ?? 0,
+  };
+  return { result, part };
+}
+
+/**
+ * One row from a claim's bounded-exhaustive part and its random campaign:
+ * a failure in either decides (the exhaustive one ran first: the random
+ * campaign is then skipped and `random` is undefined); otherwise it holds
+ * only when both did all they were asked, and the coverage is the sum.
+ */
+export function withBounded(bounded: { result: CampaignResult; part: BoundedPart }, random: CampaignResult | undefined): CampaignResult {
+  const b = bounded.result;
+  if (random === undefined || b.verdict === 'fails') return { ...b, bounded: bounded.part };
+  if (random.verdict === 'fails') return { ...random, bounded: bounded.part };
+  const verdict = b.verdict === 'inconclusive' || random.verdict === 'inconclusive' ? 'inconclusive' : 'holds';
+  const shortfall = random.shortfall ?? b.shortfall;
+  const coverage = mergeCoverage(b.coverage, random.coverage);
+  return { ...random, verdict, bounded: bounded.part, ...(shortfall ? { shortfall } : {}), ...(coverage ? { coverage } : {}) };
 }

@@ -4,18 +4,22 @@ import { claimById } from './claims.js';
 import { runCampaign, scanRuns, type CampaignOptions, type CampaignResult, type ExploreMode, type ScanResult } from './run.js';
 import { runExhaustive } from './exhaustive.js';
 import { WHOLE, type Slice } from './runs.js';
+import { addCounts, type CoverageCounts } from './coverage.js';
 
 /** One claim's campaign, as sent to a worker thread (plain data only). */
 export interface CampaignJob {
   claimId: string;
+  /** Runs asked (schedules per small scenario, exhaustive). */
   runs: number;
+  /** With `timeBudgetMs`: go on past `runs` until the budget ends. */
+  untilBudget?: boolean;
   /** The campaign's one seed; the claim's own seed is forked from it. */
   seed: number;
   explore: ExploreMode | 'exhaustive';
   foundDir?: string;
   /** The run indices of this job (a shard of the campaign); default all. */
   slice?: Slice;
-  /** Run until this much wall time has passed (then `runs` is ignored). */
+  /** Stop once this much wall time has passed (then fewer than `runs` is inconclusive). */
   timeBudgetMs?: number;
   /** Exhaustive mode: also count schedules without partial-order reduction. */
   unreduced?: boolean;
@@ -41,6 +45,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
     ...(job.foundDir !== undefined ? { foundDir: job.foundDir } : {}),
     ...(job.slice !== undefined ? { slice: job.slice } : {}),
     ...(job.timeBudgetMs !== undefined ? { timeBudgetMs: job.timeBudgetMs } : {}),
+    ...(job.untilBudget ? { untilBudget: true } : {}),
     clockMs,
     ...(onProgress ? { onProgress } : {}),
     pct: campaignPct,
@@ -70,7 +75,7 @@ export async function scanShare(job: CampaignJob, worker: number, workers: numbe
     ...o,
     slice: { ...base, worker, workers },
     stopBefore: (i) => i > Atomics.load(best, 0),
-    ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, runs: Infinity } : {}),
+    ...(job.timeBudgetMs !== undefined ? { deadlineMs: clockMs() + job.timeBudgetMs, ...(job.untilBudget ? { runs: Infinity } : {}) } : {}),
   });
   if (r.firstFailure !== undefined) lowerTo(best, r.firstFailure);
   return r;
@@ -88,6 +93,6 @@ export function mergeScans(scans: readonly ScanResult[]): ScanResult {
   let first: ScanResult | undefined;
   for (const s of scans) if (s.firstFailure !== undefined && (first === undefined || s.firstFailure < first.firstFailure!)) first = s;
   const evaluated = scans.reduce((n, s) => n + s.evaluated, 0);
-  if (first === undefined) return { evaluated };
+  if (first === undefined) return { evaluated, coverage: scans.reduce((c, s) => addCounts(c, s.coverage), {} as CoverageCounts) };
   return { evaluated, firstFailure: first.firstFailure!, ...(first.firstFailureMs !== undefined ? { firstFailureMs: first.firstFailureMs } : {}), ...(first.error !== undefined ? { error: first.error } : {}) };
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioArbitrary, scenarioSize, type GeneratedCase } from '../scenario/arbitraries.js';
-import { caseAt, nextOwned, WHOLE, type Slice } from './runs.js';
+import { caseAt, nextOwned, ownedCount, WHOLE, type Slice } from './runs.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { printScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
@@ -14,6 +14,10 @@ import { hashJson } from '../sim/canonical.js';
 import type { Claim, MinimalShape } from './claims.js';
 import { minimiseCounterexample, notShownMinimal, type Minimised } from './minimise.js';
 import type { Invariant } from '../checkers/invariants.js';
+import { Reached } from '../service/reached.js';
+import { builtinService } from '../tracker/builtin.js';
+import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts, type Situation } from './coverage.js';
+import { verdictWithoutFailure, type Shortfall, type Verdict } from './verdict.js';
 
 /** How schedules are chosen in a campaign. */
 export type ExploreMode = 'random' | 'pct';
@@ -21,7 +25,10 @@ export type ExploreMode = 'random' | 'pct';
 /** Options of {@link runCampaign}. */
 export interface CampaignOptions {
   claim: Claim;
+  /** Runs asked for: fewer (a time budget stopped the campaign) is inconclusive. */
   runs: number;
+  /** With `timeBudgetMs`: go on past `runs` until the budget ends (then `runs` is the least that counts). */
+  untilBudget?: boolean;
   seed: number;
   explore?: ExploreMode;
   /** Where to write the shrunk counterexample; undefined: do not write. */
@@ -43,8 +50,10 @@ export interface CampaignOptions {
   minimise?: boolean;
   /** Only these run indices (a shard or a thread's share); default all. */
   slice?: Slice;
-  /** Run until this much wall time has passed instead of `runs` runs. */
+  /** Stop once this much wall time has passed (fewer runs than asked is inconclusive). */
   timeBudgetMs?: number;
+  /** Run the claim's built-in as the service module at this path (loaded beforehand), as a user's module runs: the parity suite. */
+  module?: string;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -66,8 +75,21 @@ export interface Counterexample {
 export interface CampaignResult {
   claim: Claim;
   seed: number;
+  /** Runs done (schedules, in exhaustive mode). */
   runs: number;
-  verdict: 'holds' | 'fails';
+  verdict: Verdict;
+  /** Runs (schedules per scenario) asked for; absent with a time budget alone. */
+  asked?: number;
+  /** Why a search without failure did less than asked (verdict `inconclusive`). */
+  shortfall?: Shortfall;
+  /**
+   * What the search reached (DESIGN invariant 9): per situation of the
+   * claim's fault space, how many runs got there. Only when no run failed:
+   * a failing scan stops at a point that depends on the threads' split.
+   */
+  coverage?: Coverage;
+  /** The bounded-exhaustive part of a claim that also ran a random campaign (the main job's holding claims). */
+  bounded?: BoundedPart;
   /** Wall time until the first failing scenario was found (before shrinking). */
   firstFailureMs?: number;
   /** 1-based number of the first failing run: generated scenario i is run i + 1 (a schedule, in exhaustive mode). */
@@ -86,6 +108,31 @@ export interface CampaignResult {
    * or stopped by the limit).
    */
   reduction?: { blocked: number; unreduced?: number; unreducedComplete?: boolean };
+}
+
+/**
+ * Bounded-exhaustive exploration run beside a random campaign: every
+ * schedule (up to sleep-set reduction) of the claim's small scenarios.
+ */
+export interface BoundedPart {
+  /** Small scenarios explored, and their largest size. */
+  scenarios: number;
+  operationsMax: number;
+  workersMax: number;
+  faultsMax: number;
+  /** Schedules run (one per class of equivalent schedules). */
+  schedules: number;
+  /** Every schedule of every small scenario ran. */
+  complete: boolean;
+  /** The per-scenario schedule limit it ran under. */
+  schedulesMax: number;
+  /** Runs abandoned part-way as reorderings of explored ones. */
+  blocked: number;
+}
+
+/** The situations a claim's campaign can reach (its variant's declared steps, crash points and situations; its faults). */
+export function claimSituations(claim: Claim): Situation[] {
+  return situationsOf({ def: builtinService(claim.variant), faults: claim.faults, keySource: claim.keySource });
 }
 
 /** Scenario runs fast-check's shrinker may spend on a failure before {@link minimiseCounterexample} takes over. */
@@ -133,6 +180,8 @@ export interface ScanResult {
   firstFailureMs?: number;
   /** An exception escaped that run (a model bug or a limit). */
   error?: string;
+  /** Situations the evaluated runs reached (id → runs). */
+  coverage?: CoverageCounts;
 }
 
 /** Options of {@link scanRuns}: a slice of one claim's run indices. */
@@ -152,6 +201,7 @@ export interface ScanOptions {
   deadlineMs?: number;
   clockMs?: () => number;
   onProgress?: (evaluated: number) => void;
+  module?: string;
 }
 
 /**
@@ -164,31 +214,43 @@ export async function scanRuns(o: ScanOptions): Promise<ScanResult> {
   const explore = o.explore ?? 'random';
   const clock = o.clockMs ?? (() => 0);
   const slice = o.slice ?? WHOLE;
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const t0 = clock();
   let evaluated = 0;
+  const coverage: CoverageCounts = {};
   for (let i = nextOwned(slice, 0); i < o.runs; i = nextOwned(slice, i + 1)) {
     if (o.stopBefore?.(i)) break;
     if (o.deadlineMs !== undefined && clock() >= o.deadlineMs) break;
     const c = caseAt(arb, o.seed, i).value;
     let r: ScenarioRun;
+    const reached = new Reached();
     try {
-      r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, o.pct, o.listSource), hashTrace: false });
+      r = await runScenario(c.scenario, { choices: await choicesFor(c, explore, o.pct, o.listSource), hashTrace: false, reached });
     } catch (e) {
       evaluated++;
       return { evaluated, firstFailure: i, firstFailureMs: clock() - t0, error: e instanceof Error ? e.message : String(e) };
     }
     evaluated++;
+    countRun(coverage, reached);
     o.onProgress?.(evaluated);
     if (fails(r)) return { evaluated, firstFailure: i, firstFailureMs: clock() - t0 };
   }
-  return { evaluated };
+  return { evaluated, coverage };
 }
 
 /** The scenario generator of a claim. */
-export function arbitraryFor(claim: Claim): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+export function arbitraryFor(claim: Claim, module?: string): fc.Arbitrary<GeneratedCase> {
+  const arb = scenarioArbitrary({ variant: claim.variant, keySource: claim.keySource, faults: claim.faults });
+  if (module === undefined) return arb;
+  return arb.map((c) => ({ ...c, scenario: withModule(c.scenario, module) }));
+}
+
+/** The same scenario, its service named by a module path instead of by its built-in name (unchanged without one). */
+export function withModule(s: Scenario, module: string | undefined): Scenario {
+  if (module === undefined) return s;
+  const { variant: _, ...service } = s.service;
+  return { ...s, service: { ...service, module } };
 }
 
 /**
@@ -226,7 +288,7 @@ export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Val
  */
 export async function finishFailure(o: CampaignOptions, index: number): Promise<{ counterexample: Counterexample; shrinks: number }> {
   const explore = o.explore ?? 'random';
-  const arb = arbitraryFor(o.claim);
+  const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
   const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })));
@@ -244,14 +306,28 @@ export async function finishFailure(o: CampaignOptions, index: number): Promise<
  */
 export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const clock = o.clockMs ?? (() => 0);
-  const scan = await scanRuns({ ...o, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, runs: Infinity } : {}) });
+  const scan = await scanRuns({ ...o, clockMs: clock, ...(o.timeBudgetMs !== undefined ? { deadlineMs: clock() + o.timeBudgetMs, ...(o.untilBudget ? { runs: Infinity } : {}) } : {}) });
   return resultOf(o, scan);
 }
 
-/** A claim's result from its scan (possibly merged from several slices): the failure finished, or the verdict that it holds. */
+/**
+ * A claim's result from its scan (possibly merged from several slices): the
+ * failure finished; or, without one, `holds` when every run this slice owns
+ * of the `runs` asked ran — `inconclusive` when a time budget stopped it
+ * short — with the coverage.
+ */
 export async function resultOf(o: CampaignOptions, scan: ScanResult): Promise<CampaignResult> {
-  const base = { claim: o.claim, seed: o.seed, shrinks: 0 };
-  if (scan.firstFailure === undefined) return { ...base, runs: scan.evaluated, verdict: 'holds' };
+  const base = { claim: o.claim, seed: o.seed, shrinks: 0, asked: o.runs };
+  if (scan.firstFailure === undefined) {
+    const owed = ownedCount(o.slice ?? WHOLE, o.runs);
+    const verdict = verdictWithoutFailure(scan.evaluated >= owed);
+    const coverage = coverageOf(claimSituations(o.claim), scan.coverage ?? {}, scan.evaluated);
+    const shortfall: Shortfall | undefined = verdict === 'holds' ? undefined : {
+      done: scan.evaluated, asked: o.runs, unit: 'runs',
+      stoppedBy: o.timeBudgetMs !== undefined ? `time budget ${o.timeBudgetMs} ms` : 'an early stop',
+    };
+    return { ...base, runs: scan.evaluated, verdict, coverage, ...(shortfall ? { shortfall } : {}) };
+  }
   const failure = { firstFailureMs: scan.firstFailureMs, firstFailureRun: scan.firstFailure + 1 };
   // Every index below the first failure was evaluated (a deadline aside), so
   // the campaign covered exactly first failure + 1 runs, however it was split.

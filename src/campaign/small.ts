@@ -2,6 +2,7 @@ import { parseScenario } from '../scenario/load.js';
 import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
 import type { Claim } from './claims.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
+import { builtinService } from '../tracker/builtin.js';
 
 /**
  * Small scenarios for bounded exhaustive exploration, drawn from the claim's
@@ -16,6 +17,9 @@ export function smallScenarios(claim: Claim): Scenario[] {
   // Two workers on one key only where the claim's fault space has concurrency,
   // so an exhaustive counterexample uses the claim's own faults.
   const workers = !model && has('concurrency') ? 2 : 1;
+  // Where a request stalls or dies while it holds its key: the service's processing step (the tracker's `process`).
+  const def = builtinService(claim.variant);
+  const processing = def.slowStep ?? def.steps[0]!;
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,
@@ -37,10 +41,10 @@ export function smallScenarios(claim: Claim): Scenario[] {
         ['slow processing', has('slow'), { faults: { slowMs: 50 } }],
         ['one request stalls past a short lease', has('pause'), {
           service: { ...base.service, leaseMs: 30, allowUnsafeLease: true },
-          faults: { pause: { atStep: 'process', ms: 60, count: 1 } },
+          faults: { pause: { atStep: processing, ms: 60, count: 1 } },
           operations: [{ ...base.operations[0], staggerMs: 40 }],
         }],
-        ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: 'process', restartAfterMs: 5 } } }],
+        ['kill after the check/claim', has('kill'), { faults: { kill: { atStep: processing, restartAfterMs: 5 } } }],
         ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
         // One key sent again with a second body, after the first has finished (SPEC §3: 422, nothing written).
         ['one key, a second body', has('keyReuse'), { operations: [
@@ -64,7 +68,7 @@ export function smallScenarios(claim: Claim): Scenario[] {
           // The retry comes after the client's timeout, which outlasts the lease whatever the jitter.
           service: { ...base.service, leaseMs: 100, allowUnsafeLease: true },
           client: { ...base.client, timeoutMs: 150, maxAttempts: 2 },
-          faults: { pause: { atStep: 'process', ms: 1000, count: 1, thenCrash: true } },
+          faults: { pause: { atStep: processing, ms: 1000, count: 1, thenCrash: true } },
           operations: [{ ...base.operations[0], workers: 2, staggerMs: 1500 }],
         }],
         // Two tenants whose runs coincide send the same raw key (tenant isolation).
@@ -72,6 +76,13 @@ export function smallScenarios(claim: Claim): Scenario[] {
           { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1 },
           { id: 'op2', runId: 'run-1', module: 'checkout', title: 'Pay fails', workers: 1, tenant: 'globex' },
         ] }],
+        // A stop-the-world stall of two minutes, far past the lease; a second worker comes after the lease
+        // and takes the key over. The only small scenario longer than a minute of virtual time: no generated
+        // run lasts that long, and a holding claim's coverage should still show a run that did.
+        ['a request stalls for two minutes, a later worker takes over', has('pause') && has('concurrency'), {
+          faults: { pause: { atStep: 'process', ms: 120_000, count: 1 } },
+          operations: [{ ...base.operations[0], workers: 2, staggerMs: 10_000 }],
+        }],
       ];
   return variants.filter(([, on]) => on).map(([name, , over]) => parseScenario(JSON.stringify({ ...base, name: `${claim.variant}/${claim.keySource}: ${name}`, ...over })));
 }

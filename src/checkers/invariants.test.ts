@@ -93,7 +93,7 @@ describe('checkInvariants', () => {
     const s = openStore();
     report(s, 'r1');
     const within = checkInvariants(s, [op({ keySource: 'per_attempt', attempts: [attempt({ key: 'a' }), attempt({ attempt: 2, key: 'b' }), attempt({ attempt: 3, key: 'b' })] })]);
-    expect(within.violations).toEqual([{ invariant: 'stable-key', op: 'op1', detail: 'tool call toolu_r1_1 sent 2 different keys across its attempts' }]);
+    expect(within.violations).toEqual([{ invariant: 'stable-key', op: 'op1', detail: 'call toolu_r1_1 sent 2 different keys across its attempts' }]);
     const across = checkInvariants(s, [op({ attempts: [attempt({ key: 'a' }), attempt({ toolUseId: 'toolu_r1_2', key: 'b' })] })]);
     expect(across.violations).toEqual([]);
   });

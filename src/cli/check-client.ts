@@ -4,7 +4,7 @@ import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaign
 import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
-import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
 
 const DEFAULT_RUNS = 300;

@@ -4,18 +4,25 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { CLAIMS, type Claim } from '../campaign/claims.js';
-import { runJob, type CampaignJob } from '../campaign/job.js';
+import { claimById, CLAIMS, type Claim } from '../campaign/claims.js';
+import { claimSeed, runJob, type CampaignJob } from '../campaign/job.js';
+import { DEFAULT_SCHEDULES_MAX, runBounded, withBounded } from '../campaign/exhaustive.js';
 import type { CampaignResult } from '../campaign/run.js';
 import { CampaignPool } from '../campaign/pool.js';
 import { workerBundle } from '../campaign/worker-bundle.js';
 import { shardFile } from '../campaign/shard.js';
-import { VARIANTS } from '../tracker/strategy.js';
-import { printResults } from './check-report.js';
+import { BUILTIN_SERVICES as VARIANTS } from '../tracker/builtin.js';
+import { NIGHTLY_RUNS, printResults } from './check-report.js';
 import { parseDuration, shardFromEnv } from './shard-args.js';
 
-const DEFAULT_RUNS = 100_000; // about 100 s for the default campaign on two idle cores of the CI VM (2026-11-30)
-const DEFAULT_SCHEDULES = 20_000;
+/**
+ * The main job's random campaign per claim (`npm start`): sized so the whole
+ * default check — 18 claims, the holding ones also bounded-exhaustive —
+ * fits in 20 s on two quiet cores. Every canary fails far below it (the
+ * slowest by run 174 at seed 1); the long campaign is `--runs 100000`.
+ */
+const DEFAULT_RUNS = 3_000;
+const DEFAULT_SCHEDULES = DEFAULT_SCHEDULES_MAX;
 /** Seconds between progress lines when stderr is not a terminal. */
 const PROGRESS_LINE_S = 5;
 /**
@@ -25,7 +32,7 @@ const PROGRESS_LINE_S = 5;
  */
 const DEFAULT_FOUND = '.retrysim/found';
 
-const HELP = `retrysim check [--variant V ...] [--runs N | --time-budget DURATION] [--seed S]
+const HELP = `retrysim check [--variant V ...] [--claim ID ...] [--runs N] [--time-budget DURATION] [--seed S]
                [--explore random|pct|exhaustive] [--workers N] [--found DIR]
                [--shard I/N|auto --out FILE] [--unreduced] [--json] [--html DIR]
 
@@ -38,16 +45,28 @@ with fencing and a stable key) or to fail (the known-wrong variants: their
 canaries prove the faults fire). A failure is shrunk to a minimal scenario
 and written as a replayable file.
 
+Without flags this is the main job (npm start; about 10 CPU-seconds, under 20 s on two cores):
+${DEFAULT_RUNS} generated scenarios per claim, and for every claim expected to
+hold, first every schedule of its small scenarios (bounded-exhaustive,
+sleep-set reduced). Each holding row then says both searches and the bound
+reached, and a coverage table says which situations (faults fired at each
+step, same-key overlaps, preemptions between steps, take-overs, replays,
+recovery, time spans) how many runs reached. The long campaign is one flag
+away: --runs ${NIGHTLY_RUNS} (the nightly / CI job; split it with --shard).
+
   --variant V        only claims about this write strategy (repeatable):
                      ${VARIANTS.join(', ')}
   --claim ID         only this claim (repeatable; ids as in --json, e.g.
                      key_atomic-tool_call-holds); with --variant, both must match
   --runs N           generated scenarios per claim (default ${DEFAULT_RUNS});
                      with --explore exhaustive: schedules per small scenario (default ${DEFAULT_SCHEDULES})
-  --time-budget D    run each claim for this long instead (e.g. 90s, 10m, 1h)
+  --time-budget D    stop each claim after this long (e.g. 90s, 10m, 1h); with --runs N,
+                     N runs at most; alone, as many runs as fit; either way a claim
+                     that ran fewer than N (default ${DEFAULT_RUNS}) is inconclusive
   --seed S           the campaign seed (default: 1); each claim forks its own,
                      and run i of a claim is a function of that seed and i
-  --explore M        random: fast-check-generated schedules (shrinkable, default)
+  --explore M        random: fast-check-generated schedules (shrinkable, default),
+                     plus the bounded-exhaustive search for holding claims
                      pct: probabilistic concurrency testing (depth 3, k fitted
                      to each scenario by a probe run)
                      exhaustive: every schedule of small scenarios of the claim's
@@ -56,6 +75,7 @@ and written as a replayable file.
   --workers N        threads sharing each claim's runs (default: CPU count);
                      verdicts, first failing runs and counterexamples do not depend on N
   --shard I/N        run only shard I of N of every claim's runs (1 <= I <= N);
+                     shard 1 also runs the bounded-exhaustive part;
                      auto: from the environment (RETRYSIM_SHARD=I/N; GitLab
                      CI_NODE_INDEX/CI_NODE_TOTAL; CircleCI CIRCLE_NODE_INDEX/
                      CIRCLE_NODE_TOTAL; Buildkite BUILDKITE_PARALLEL_JOB/
@@ -66,8 +86,9 @@ and written as a replayable file.
                      reduction and show its schedule count beside (slow)
   --found DIR        where shrunk counterexamples go (default ${DEFAULT_FOUND}, git-ignored:
                      review one, then move it to scenarios/found/ to make it a regression test)
-  --json             [{claim, variant, keySource, expected, invariant, ok, why, runs, verdict,
-                      firstFailureRun, firstFailureMs, counterexample, shrunkSize, violations, minimised}]
+  --json             [{claim, variant, keySource, expected, invariant, ok, why, runs, asked,
+                      verdict, shortfall, bounded, firstFailureRun, firstFailureMs,
+                      counterexample, shrunkSize, violations, minimised, coverage, neverReached}]
   --html DIR         also write DIR/index.html and one stepper page per counterexample
   --service PATH     run the campaign against your own service instead (retrysim check --service --help)
   --client PATH      run it on your own retry client instead (retrysim check --client --help)
@@ -75,13 +96,20 @@ and written as a replayable file.
 A row is ✓ (JSON ok: true) when the verdict is the expected one, a canary
 broke the invariant it names, and its counterexample is minimal (fewest
 preemptions for its scenario, no removable operation, worker, fault or
-attempt, and the shape the claim pins); otherwise ✗ with the reasons (JSON why).
+attempt, and the shape the claim pins); ? when it is inconclusive — no
+failure, but a time budget or the schedule limit stopped the search before
+the runs or schedules asked (its lines say how to rerun and how to finish);
+otherwise ✗ with the reasons (JSON why).
 When stderr is not a terminal, a progress line is printed every ${PROGRESS_LINE_S} s.
-Exit 0 when every row is ✓, 1 otherwise, 2 for bad flags.`;
+Exit 0 when every row is ✓, 1 when a row is ✗, 4 when the only problem is an
+inconclusive row, 2 for bad flags.`;
 
 interface Parsed {
   claims: Claim[];
+  /** Runs asked (schedules per scenario, exhaustive). */
   runs: number;
+  /** A time budget without --runs: run until it ends; fewer than `runs` (the main job's) is inconclusive. */
+  untilBudget: boolean;
   timeBudgetMs: number | undefined;
   seed: number;
   explore: CampaignJob['explore'];
@@ -125,7 +153,6 @@ function parse(argv: string[]): Parsed | number {
   // --variant and --claim both narrow: a claim runs when it passes each filter given.
   const claims = CLAIMS.filter((c) => (variants.length === 0 || variants.includes(c.variant)) && (ids.length === 0 || ids.includes(c.id)));
   if (claims.length === 0) throw new UsageError(`no claim is about ${variants.map((x) => `--variant ${x}`).join(' or ')} and is one of ${ids.map((x) => `--claim ${x}`).join(', ')}`);
-  if (v.runs !== undefined && v['time-budget'] !== undefined) throw new UsageError('give --runs or --time-budget, not both');
   const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
   if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
   const shard = v.shard === undefined ? undefined : v.shard === 'auto' ? shardFromEnv(process.env) : parseShard(v.shard);
@@ -135,6 +162,7 @@ function parse(argv: string[]): Parsed | number {
     claims,
     byClaim: ids.length > 0,
     runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
+    untilBudget: timeBudgetMs !== undefined && v.runs === undefined,
     timeBudgetMs,
     seed: seedFlag(v.seed),
     explore: explore as Parsed['explore'],
@@ -178,7 +206,7 @@ export async function run(argv: string[]): Promise<number> {
 
 /** Progress for a person: bars on a terminal, otherwise a line every few seconds on stderr. */
 function progress(p: Parsed) {
-  const total = p.timeBudgetMs === undefined ? p.runs : 0;
+  const total = p.untilBudget ? 0 : p.runs;
   const bars = process.stderr.isTTY && !p.json
     ? new cliProgress.MultiBar({ format: ' {bar} {value}/{total} {claim}', hideCursor: true, clearOnComplete: true, stream: process.stderr }, cliProgress.Presets.shades_classic)
     : undefined;
@@ -225,16 +253,22 @@ async function check(p: Parsed): Promise<number> {
     claimId: c.id, runs: p.runs, seed: p.seed, explore: p.explore, foundDir: p.found,
     ...(slice ? { slice } : {}),
     ...(p.timeBudgetMs !== undefined ? { timeBudgetMs: p.timeBudgetMs } : {}),
+    ...(p.untilBudget ? { untilBudget: true } : {}),
     ...(p.unreduced ? { unreduced: true } : {}),
   }));
+  // The bounded-exhaustive part: holding claims of a random campaign, once per campaign (shard 1 of a sharded one).
+  const bounded = (job: CampaignJob) => job.explore === 'random' && claimById(job.claimId).expected === 'holds' && (p.shard === undefined || p.shard.index === 0);
   const log = (s: string) => (p.json ? console.error(s) : console.log(s));
-  const amount = p.timeBudgetMs !== undefined ? `${p.timeBudgetMs / 1000} s per claim` : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}`;
+  const amount = p.untilBudget ? `as many scenarios as fit in ${p.timeBudgetMs! / 1000} s per claim (at least ${p.runs} to conclude)`
+    : `${p.runs} ${p.explore === 'exhaustive' ? 'schedules max per small scenario' : 'scenarios per claim'}${p.timeBudgetMs === undefined ? '' : `, at most ${p.timeBudgetMs / 1000} s per claim`}`;
   const threads = p.explore === 'exhaustive' ? 1 : p.workers;
-  log(`retrysim check — seed ${p.seed}, ${p.claims.length} claim${p.claims.length === 1 ? '' : 's'}, ${amount}, explore ${p.explore}, ${threads} thread(s)${p.shard ? `, shard ${p.shard.index + 1}/${p.shard.count}` : ''}`);
+  const withBound = jobs.some(bounded) ? ', holding claims also bounded-exhaustive' : '';
+  log(`retrysim check — seed ${p.seed}, ${p.claims.length} claim${p.claims.length === 1 ? '' : 's'}, ${amount}, explore ${p.explore}${withBound}, ${threads} thread(s)${p.shard ? `, shard ${p.shard.index + 1}/${p.shard.count}` : ''}`);
   const variants = p.claims.length === CLAIMS.length ? ''
     : p.byClaim ? p.claims.map((c) => ` --claim ${c.id}`).join('')
     : [...new Set(p.claims.map((c) => ` --variant ${c.variant}`))].join('');
-  log(`reproduce: retrysim check --seed ${p.seed} ${p.timeBudgetMs !== undefined ? `--runs <the runs shown>` : `--runs ${p.runs}`} --explore ${p.explore}${variants}`);
+  // With a time budget the runs done are known only afterwards: each claim's own reproduce line follows the table.
+  if (p.timeBudgetMs === undefined) log(`reproduce: retrysim check --seed ${p.seed} --runs ${p.runs} --explore ${p.explore}${variants}`);
   const prog = progress(p);
   const rssStartMb = Math.round(process.memoryUsage().rss / 1e6);
   const t0 = performance.now();
@@ -244,9 +278,13 @@ async function check(p: Parsed): Promise<number> {
   try {
     for (const job of jobs) {
       prog.start(job.claimId);
-      const r = job.explore === 'exhaustive'
-        ? await runJob(job, clock, (n) => prog.set(job.claimId, n))
-        : await pool.run(job, clock, (d) => prog.add(job.claimId, d));
+      let r: CampaignResult;
+      if (job.explore === 'exhaustive') r = await runJob(job, clock, (n) => prog.set(job.claimId, n));
+      else if (bounded(job)) {
+        const b = await runBounded({ claim: claimById(job.claimId), seed: claimSeed(job.seed, job.claimId), foundDir: job.foundDir, clockMs: clock });
+        // An exhaustive failure decides the claim: no random campaign after it.
+        r = withBounded(b, b.result.verdict === 'fails' ? undefined : await pool.run(job, clock, (d) => prog.add(job.claimId, d)));
+      } else r = await pool.run(job, clock, (d) => prog.add(job.claimId, d));
       prog.finished(r);
       results.push(r);
     }
@@ -263,13 +301,21 @@ async function check(p: Parsed): Promise<number> {
   }
   if (p.out !== undefined) {
     const f = shardFile({
-      seed: p.seed, runs: p.runs, explore: p.explore as 'random' | 'pct', timeBudgetMs: p.timeBudgetMs ?? null,
+      seed: p.seed, runs: p.runs, ...(p.untilBudget ? { untilBudget: true } : {}), explore: p.explore as 'random' | 'pct', timeBudgetMs: p.timeBudgetMs ?? null,
       shard: p.shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallMs),
     }, results);
     writeFileSync(p.out, JSON.stringify(f, null, 1) + '\n');
     log(`results written to ${p.out}${p.shard ? ` (shard ${p.shard.index + 1}/${p.shard.count}: merge every shard's file with retrysim merge)` : ''}`);
   }
   const code = printResults(results, { seed: p.seed, explore: p.explore, json: p.json, wallMs });
+  if (p.timeBudgetMs !== undefined) {
+    // Run i is a function of (seed, claim, i): --runs <runs done> reruns exactly what the budget allowed.
+    for (const r of results) {
+      log(r.runs > 0
+        ? `reproduce ${r.claim.id}: retrysim check --seed ${p.seed} --claim ${r.claim.id} --runs ${r.firstFailureRun ?? r.runs} --explore ${p.explore}`
+        : `reproduce ${r.claim.id}: nothing ran within the budget; retrysim check --seed ${p.seed} --claim ${r.claim.id} --runs ${p.runs} --explore ${p.explore}`);
+    }
+  }
   if (p.shard !== undefined) {
     // A shard's canaries may not fail within its slice: verdicts are merge's to give.
     log(`shard ${p.shard.index + 1}/${p.shard.count}: verdicts above cover this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`);

@@ -1,6 +1,6 @@
 import { flags, intFlag, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
-import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
 import { ruleOfThree } from '../real/stats.js';
 import { loadService } from '../service/load.js';

@@ -8,8 +8,14 @@ const HELP = `retrysim merge FILE... [--json]
 Merges the --out files of a sharded campaign (retrysim check --shard I/N --out FILE)
 and prints what the unsharded run prints: the same table, the same --json and the
 same exit code. Every shard must be given once, all from one campaign (seed, runs,
-exploration, claims).
-Exit 0 when every claim is as expected, 1 otherwise, 2 for a bad, missing or foreign shard file.`;
+exploration, claims). A shard's counts must be ones check writes: each shard owns
+a fixed set of run indices, so a claim without a failure ran exactly that many
+(at most that many under a time budget), a failing run is one of its own, and
+its coverage counts no more runs than ran; a file that says otherwise (edited,
+truncated) is refused, naming the claim and the numbers. A claim whose shards
+ran fewer runs than asked (a time budget) is inconclusive, as in check.
+Exit 0 when every claim is as expected, 1 when one is not, 4 when the only
+problem is an inconclusive claim, 2 for a bad, missing, foreign or inconsistent shard file.`;
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {

@@ -129,10 +129,10 @@ export async function run(argv: string[]): Promise<number> {
     for (const a of [...op.attempts].sort((x, y) => x.startMs - y.startMs)) {
       const o = a.outcome.kind === 'http' ? `HTTP ${a.outcome.status}` : a.outcome.reason;
       console.log(`  ${op.id} ${a.toolUseId}#${a.attempt} t=${a.startMs.toFixed(1)}→${a.endMs.toFixed(1)} ms key=${a.key ?? '-'} ${o}` +
-        `${a.reportId !== undefined ? ` report_id=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);
+        `${a.reportId !== undefined ? ` ${service ? `${service.effects.noun ?? 'effect'}_id` : 'report_id'}=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);
     }
   }
-  console.log(`\n${service ? 'effects' : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(`\n${service ? `${service.effects.noun ?? 'effect'}s` : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);

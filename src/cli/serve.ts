@@ -1,9 +1,10 @@
 import { flags } from './args.js';
-import { headerValueProblem } from '../tracker/validate.js';
-import { VARIANTS, type Variant } from '../tracker/strategy.js';
+import { headerValueProblem } from '../net/http-limits.js';
+import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { ServeError, startServer, type ServeOptions } from '../real/server.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
+import { startWatchdog } from '../sim/watchdog.js';
 
 const HELP = `retrysim serve (--variant V | --service PATH) --db FILE [options]
 
@@ -157,6 +158,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   const what = opts.variant !== undefined ? `variant ${opts.variant}, lease ${server.leaseMs} ms` : `service ${server.def.name} (${values.service})`;
   console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (${what}, db ${opts.dbPath}, pid ${process.pid})`);
+  // A handler that never returns the thread (a busy loop) would leave this
+  // process deaf to SIGTERM forever: the watchdog thread ends it after
+  // RETRYSIM_WATCHDOG_MS (default 10 s) without a heartbeat, in one line.
+  const limitMs = Number(process.env.RETRYSIM_WATCHDOG_MS ?? 10_000);
+  if (Number.isFinite(limitMs) && limitMs > 0) {
+    const dog = startWatchdog(limitMs, 'retrysim serve: ');
+    dog.enter(`the server (${what}; a request handler that never returns?)`);
+    setInterval(() => dog.beat(), Math.min(200, limitMs / 4)).unref();
+  }
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -2,6 +2,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
+import { uuidFrom } from '../sim/fake-timers.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout, Date,
@@ -59,13 +60,6 @@ function earliestTimer(clock: FakeTimers.Clock): number | undefined {
   return min;
 }
 
-function uuidFrom(rng: Prng): string {
-  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /**
  * Runs every computation of `starts` (each is handed the bridge, to give

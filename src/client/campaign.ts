@@ -7,7 +7,7 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import type { Variant } from '../tracker/strategy.js';
+import type { BuiltinName as Variant } from '../tracker/builtin.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';
@@ -103,7 +103,10 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     file = join(o.foundDir, `${safe}-${invariants[0] ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
     writeFileSync(file, printScenario(scenario));
   }
-  const replay = file === undefined ? '(not written)' : `retrysim replay ${o.module === undefined ? '--client <your client module> ' : ''}${file} --trace`;
+  // The module is named on the line even though the file records it: replay
+  // imports a module a file names only inside the current directory, so a
+  // line without it would not run from anywhere else.
+  const replay = file === undefined ? '(not written)' : `retrysim replay --client ${o.module ?? '<your client module>'} ${file} --trace`;
   return {
     scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },

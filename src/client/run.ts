@@ -12,6 +12,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
+import { onKernelClock, stuckRequest } from '../service/host.js';
 import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './bridge.js';
 import { ClientError } from './load.js';
 import { SimLimitError } from '../sim/errors.js';
@@ -104,7 +105,10 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   try {
     const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
     const kernel = new Kernel({ seed: s.seed, choices, trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
-    const net = new SimNetwork(kernel, hostInstances(s, def, sdb).map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
+    const hosts = hostInstances(s, def, sdb);
+    // The service's handlers run on the kernel's clock (the client's code on the bridge's).
+    const clock = onKernelClock(kernel, hosts);
+    const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
       const name = `${op.id}.w${w}`;
@@ -133,7 +137,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts));
     let result: RunResult;
     try {
-      result = await kernel.run();
+      result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -145,6 +149,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     } finally {
       // A run stopped on a limit leaves the bridge parked with the fakes installed.
       releaseBridge();
+      clock.release();
     }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);

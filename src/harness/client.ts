@@ -8,9 +8,17 @@ import { MIN_ATTEMPT_MS } from '../retry/classify.js';
 /** SPEC §4: statuses the harness retries (besides transport errors). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
 
-/** The text the model is given when the harness cannot tell whether the report exists. */
+/** The text the model is given when the harness cannot tell whether the report exists (the built-in tracker's words). */
 export const OUTCOME_UNKNOWN_TEXT =
   'outcome unknown: the report may already exist; query before resubmitting (GET /reports?run_id=<run_id>)';
+
+/**
+ * "Outcome unknown" in a service's own words: what one effect is called and
+ * the read that tells whether it exists (none: "query the service").
+ */
+export function outcomeUnknownText(noun: string, queryPath: string | undefined): string {
+  return `outcome unknown: the ${noun} may already exist; query before resubmitting (${queryPath === undefined ? 'ask the service' : `GET ${queryPath}`})`;
+}
 
 /** Time and randomness for the client; the simulation and real mode supply their own. */
 export interface ClientEnv {
@@ -94,6 +102,8 @@ export interface Endpoint {
   body(intent: ReportIntent): string;
   /** The id a 2xx answer acknowledges, or undefined. */
   resultId(body: string): number | undefined;
+  /** "Outcome unknown" for this operation in the service's words (see {@link outcomeUnknownText}). Default {@link OUTCOME_UNKNOWN_TEXT}. */
+  unknownText?(intent: ReportIntent): string;
 }
 
 /**
@@ -119,6 +129,7 @@ export async function submitReport(
   let retryAfterMs: number | undefined;
   const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
   const deadline = opts.deadlineMs === undefined ? Infinity : env.now() + opts.deadlineMs;
+  const unknown = endpoint?.unknownText?.(intent) ?? OUTCOME_UNKNOWN_TEXT;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const key = attemptKey(opts.keySource, keyCtx);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -144,12 +155,12 @@ export async function submitReport(
     if (attempt < maxAttempts) {
       const delay = retryDelayMs(policy, attempt, env.rng, retryAfterMs === undefined ? undefined : { retryAfterMs });
       if (env.now() + delay + MIN_ATTEMPT_MS > deadline) {
-        return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — the tool call's deadline ran out after attempt ${attempt}: ${lastError}`, attempts: attempt };
+        return { kind: 'unknown', error: `${unknown} — the call's deadline ran out after attempt ${attempt}: ${lastError}`, attempts: attempt };
       }
       await env.sleep(delay);
     }
   }
-  return { kind: 'unknown', error: `${OUTCOME_UNKNOWN_TEXT} — last attempt: ${lastError}`, attempts: maxAttempts };
+  return { kind: 'unknown', error: `${unknown} — last attempt: ${lastError}`, attempts: maxAttempts };
 }
 
 /**

@@ -75,6 +75,8 @@ export class SimServer {
  * draw. Requests are spread over instances round-robin (a load balancer).
  */
 export class SimNetwork {
+  /** Answers lost on the way back by `loseResponses` (a campaign's coverage reads it). */
+  answersLost = 0;
   private requests = 0;
   private loseLeft: number;
   private throttleLeft: number;
@@ -187,7 +189,10 @@ export class SimNetwork {
       k.logHashed(name, 'answer headers', { status: res.status, headers: res.headers });
       await k.sleep(this.latency(), this.loseLeft > 0 ? union(answer, { writes: [LOSE] }) : answer);
       if (res.dropConnection || this.loseLeft > 0) {
-        if (!res.dropConnection) this.loseLeft--;
+        if (!res.dropConnection) {
+          this.loseLeft--;
+          this.answersLost++;
+        }
         k.log(name, 'response lost', { status: res.status });
         reply.resolve({ kind: 'transport_error', reason: 'connection_closed' });
         return;
@@ -294,6 +299,10 @@ class SimStepEnv implements StepEnv {
     await this.k.yield(label, union(footprint, this.net.phaseExtra));
     this.k.log(this.name, label);
     this.resumed();
+  }
+
+  note(event: string): void {
+    this.k.note(this.name, event);
   }
 
   async sleep(ms: number, footprint?: Footprint): Promise<void> {

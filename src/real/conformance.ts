@@ -2,6 +2,7 @@ import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, type MatrixRow
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import { runScenario } from '../scenario/run.js';
 import { runScenarioReal } from './scenario-real.js';
+import { builtinService } from '../tracker/builtin.js';
 
 /**
  * Conformance: the canonical scenarios (`retrysim matrix`) run twice, once in
@@ -61,7 +62,7 @@ function killScenario(base: Scenario, row: MatrixRow, restartAfterMs: number): S
     description: `kill -9 of the server when the request reaches its process step; restart ${restartAfterMs} ms later on the same database. ` +
       'Ten attempts let the harness outlast the restart (its jitter draws are the same in both worlds).',
     client: { ...base.client, maxAttempts: 10 },
-    faults: { ...base.faults, crashMidRequest: 0, kill: { instance: 0, atStep: 'process', restartAfterMs } },
+    faults: { ...base.faults, crashMidRequest: 0, kill: { instance: 0, atStep: builtinService(row.variant).slowStep!, restartAfterMs } },
     schedule: [],
     expect: {},
   });

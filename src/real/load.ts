@@ -6,9 +6,8 @@ import { submitReport, type AttemptRecord, type HarnessResult } from '../harness
 import type { KeySource } from '../harness/keys.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import { checkServiceInvariants } from '../service/check.js';
-import { trackerService } from '../tracker/service.js';
-import { openStore } from '../tracker/store.js';
-import type { Variant } from '../tracker/strategy.js';
+import { builtinService, type BuiltinName as Variant } from '../tracker/builtin.js';
+import Database from 'better-sqlite3';
 import { ServerProcess } from './child.js';
 import { httpTransport, realClientEnv, sleepMs } from './http-transport.js';
 import { Supervisor } from './scenario-real.js';
@@ -130,12 +129,13 @@ export async function runLoad(o: LoadOptions = {}): Promise<LoadResult> {
     stopKills = true;
     await killer;
     await sup.stop();
-    const store = openStore(dbPath);
+    // Judged through the service's declared effects, on the file the servers wrote.
+    const db = new Database(dbPath, { readonly: true });
     let verdict;
     try {
-      verdict = checkServiceInvariants(trackerService({ variant: opts.variant }), store.db, ends);
+      verdict = checkServiceInvariants(builtinService(opts.variant), db, ends);
     } finally {
-      store.close();
+      db.close();
     }
     const outcomes: Record<string, number> = {};
     let attempts = 0;

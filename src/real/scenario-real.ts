@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { Prng } from '../random/prng.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import { checkServiceInvariants } from '../service/check.js';
-import { trackerService } from '../tracker/service.js';
+import { builtinService, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { planWorkers } from '../scenario/workers.js';
 import Database from 'better-sqlite3';
-import type { Variant } from '../tracker/strategy.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { endpointOf, serviceFor } from '../service/run.js';
@@ -101,7 +100,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'retrysim-real-'));
   const module = s.service.module;
   // A user's service: the definition judges the file; the processes load the same module by path.
-  const def = module === undefined ? trackerService({ variant: s.service.variant as Variant }) : serviceFor(s, opts.service);
+  const def = module === undefined ? builtinService(s.service.variant!) : serviceFor(s, opts.service);
   const dbPath = join(dir, module === undefined ? 'tracker.db' : 'service.db');
   const kill = s.faults.kill;
   const servers = Array.from({ length: s.service.instances }, (_, i) => new ServerProcess({

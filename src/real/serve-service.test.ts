@@ -99,7 +99,9 @@ describe('retrysim serve --service: a user service for real', () => {
     const port = await s.start();
     const r = await post(port, '/items', JSON.stringify({ run: 'r1' }));
     expect(r.status).toBe(500);
-    expect(String(r.json.error)).toMatch(/service 'throws': handle threw TypeError: .*reading 'id'/);
+    // The body names the exception only: where (a file, a line) goes to stderr, never to a client.
+    expect(String(r.json.error)).toMatch(/^internal error: TypeError: .*reading 'id'\)$/);
+    expect(String(r.json.error)).not.toMatch(/\.ts|\//);
     const again = await post(port, '/items', JSON.stringify({ run: 'r1' }));
     expect(again.status).toBe(500);
     expect(s.output).toMatch(/retrysim serve: service 'throws': handle threw TypeError: Cannot read properties of undefined \(reading 'id'\) \(at [^\n]*throws|broken\.ts:\d+:\d+\)/);

@@ -5,11 +5,8 @@ import { z } from 'zod';
 import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';
 import { realEnv } from '../tracker/real-env.js';
 import type { StepEnv } from '../tracker/env.js';
-import type { Variant } from '../tracker/strategy.js';
-import { headerValueProblem, MAX_BODY_BYTES } from '../tracker/validate.js';
-import { trackerService } from '../tracker/service.js';
-import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, leaseProblem } from '../tracker/lease.js';
-import { usesLease } from '../tracker/variants.js';
+import { headerValueProblem, MAX_BODY_BYTES } from '../net/http-limits.js';
+import { builtinDeploymentProblem, builtinService, DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { ServiceDatabase } from '../service/db.js';
 import { ServiceHost } from '../service/host.js';
@@ -147,13 +144,13 @@ function deployment(opts: ServeOptions, name: string): Deployment {
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const clientTimeoutMs = opts.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
   const slowMsProblem = (slowMs: number): string | null => {
-    if (!usesLease(variant) || opts.allowUnsafeLease) return null;
-    const p = leaseProblem({ leaseMs, clientTimeoutMs, processingMs: slowMs });
+    if (opts.allowUnsafeLease) return null;
+    const p = builtinDeploymentProblem(variant, { leaseMs, clientTimeoutMs, processingMs: slowMs });
     return p === null ? null : `${name} (${variant}): ${p}`;
   };
   const problem = slowMsProblem(opts.slowMs ?? 0);
   if (problem !== null) throw new ServeError(problem);
-  return { def: trackerService({ variant, leaseMs, completedTtlMs: opts.completedTtlMs }), leaseMs, slowMsProblem };
+  return { def: builtinService(variant, { leaseMs, ...(opts.completedTtlMs !== undefined ? { completedTtlMs: opts.completedTtlMs } : {}) }), leaseMs, slowMsProblem };
 }
 
 /** Past this many bytes the server stops draining an oversized body and closes the connection. */
@@ -365,7 +362,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         // client. A broken user service (a throw, an undeclared step, a
         // transaction left open) is named in one line; the process serves on,
         // as a real framework would after an uncaught exception in one request.
-        if (!res.headersSent) send(res, errorResponse(500, `internal error: ${(e as Error).message}`));
+        // The body never carries the message: it names files (and once quoted
+        // a whole compiled module); the details go to this server's stderr.
+        if (!res.headersSent) send(res, e instanceof ServiceError && e.answer !== undefined ? e.answer : errorResponse(500, 'internal error'));
         else res.destroy();
         const what = e instanceof ServiceError ? e.message : `internal error: ${(e as Error).message}`;
         console.error(`retrysim serve: ${process.env.RETRYSIM_DEBUG === '1' ? (e as Error).stack : what}`);

@@ -1,5 +1,5 @@
 import { SCENARIO_FORMAT, scenarioSchema, type Scenario, type ScenarioInput } from './schema.js';
-import type { Variant } from '../tracker/strategy.js';
+import type { BuiltinName as Variant } from '../tracker/builtin.js';
 import type { KeySource } from '../harness/keys.js';
 
 /** The canonical scenarios of SPEC §4, as matrix columns. */

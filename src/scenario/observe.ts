@@ -37,6 +37,11 @@ export class ObservedTrace extends Trace {
     super.add(t, actor, event, data);
     this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.db);
   }
+
+  override note(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
+    super.note(t, actor, event, data);
+    this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.db);
+  }
 }
 
 /** Wraps a worker's transport so the observer sees each request (headers and body) as it is sent. */

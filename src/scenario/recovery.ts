@@ -1,3 +1,4 @@
+import { onKernelClock, stuckRequest } from '../service/host.js';
 import { Kernel } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ListChoice } from '../sim/choice/list.js';
@@ -77,7 +78,8 @@ const RECOVERY_ATTEMPTS_MAX = 200;
  *
  * Each operation that did not end in success behaves like a well-behaved
  * client after "outcome unknown … query before resubmitting": it first asks
- * the service's `progress.query` (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
+ * the service's `progress.query` (and once more when its budget runs out
+ * with no definite answer) (the tracker: `GET /reports?run_id=…`); if the effect exists, the operation is done. If
  * not, it resubmits its last request verbatim (same tool call, same key,
  * same body) with the scenario's client timeout (at least a round trip, and
  * for a service without a lease the processing time too, see
@@ -123,13 +125,20 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       await kernel.sleep(startMs);
       const headers: Record<string, string> = {};
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
-      const q = await transport.send({ method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' }, timeoutMs);
-      if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
-        outcomes.set(end.id, { kind: 'found', attempts: 0, fromMs: startMs, timeoutMs });
-        kernel.log(name, 'query found the report');
-        return;
-      }
-      let last = q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+      const query = { method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
+      /** Asks whether the operation took effect; true (and the outcome is set) when it did. */
+      const found = async (attempts: number): Promise<string | true> => {
+        const q = await transport.send(query, timeoutMs);
+        if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
+          outcomes.set(end.id, { kind: 'found', attempts, fromMs: startMs, timeoutMs });
+          kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
+          return true;
+        }
+        return q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+      };
+      const first = await found(0);
+      if (first === true) return;
+      let last = first;
       for (let attempt = 1; attempt <= RECOVERY_ATTEMPTS_MAX; attempt++) {
         const w = await transport.send(req, timeoutMs);
         if (w.kind === 'response') {
@@ -146,6 +155,15 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
           last = w.reason;
         }
         if (kernel.now - startMs >= budgetMs) {
+          // Out of budget with no definite answer: the outcome is unknown, so
+          // a well-behaved client asks once more (SPEC §4, "query before
+          // resubmitting"). A deployment whose processing (replays included)
+          // outlasts the client's timeout makes the effect on a timed-out
+          // resubmission and can never say so in an answer: without this
+          // ask, a correct leased service was refuted with "1 report exists".
+          // A definite refusal (422 for a completed request) is not softened:
+          // it stays `refused` above.
+          if ((await found(attempt)) === true) return;
           outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
           return;
         }
@@ -155,6 +173,12 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, timeoutMs, last });
     });
   }
-  await kernel.run();
+  // The handlers run on this phase's kernel clock, as in the main run.
+  const clock = onKernelClock(kernel, r.instances);
+  try {
+    await clock.watch(kernel.run(), (scope) => stuckRequest((r.instances[0] as { def?: { name: string } } | undefined)?.def?.name ?? 'service', scope, kernel));
+  } finally {
+    clock.release();
+  }
   return { outcomes, trace: r.keepTrace ? kernel.trace!.lines() : [] };
 }

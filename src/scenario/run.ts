@@ -7,6 +7,7 @@ import type { RunObserver } from './observe.js';
 import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { runServiceScenario } from '../service/run.js';
 import { serviceOf } from './service-of.js';
+import type { Reached } from '../service/reached.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -46,6 +47,13 @@ export interface RunOptions {
    * one loaded from that module path, see `loadService`).
    */
   service?: ServiceDefinition;
+  /**
+   * Count the situations this run reaches into this set (coverage: faults
+   * fired, same-key overlaps, preemptions between declared steps, replays,
+   * recovery, time span, the service's own `sim.reached`). Campaigns pass
+   * a fresh one per run; without it nothing is counted.
+   */
+  reached?: Reached;
 }
 
 /** Everything a run produced. */

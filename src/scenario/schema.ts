@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VARIANTS } from '../tracker/strategy.js';
+import { BUILTIN_SERVICES } from '../tracker/builtin.js';
 import { KEY_SOURCES } from '../harness/keys.js';
 import { NAMED_POLICIES } from '../backoff/policies.js';
 
@@ -73,7 +73,7 @@ export const scenarioSchema = z.strictObject({
   seed: z.number().int().refine(Number.isSafeInteger, 'seed must be a safe integer'),
   service: z.strictObject({
     /** A built-in tracker variant... */
-    variant: z.enum(VARIANTS as [string, ...string[]]).optional(),
+    variant: z.enum(BUILTIN_SERVICES as [string, ...string[]]).optional(),
     /** ...or a user's service module (path as given to `--service`), loaded through the service API. */
     module: z.string().min(1).optional(),
     instances: z.number().int().min(1).max(8).default(1),

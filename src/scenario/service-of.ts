@@ -1,35 +1,42 @@
 import type { ServiceDefinition } from '../service/definition.js';
-import { ServiceError } from '../service/errors.js';
+import { describeThrow, ServiceError } from '../service/errors.js';
 import { serviceFor } from '../service/run.js';
-import { builtinDeploymentProblem, builtinService } from '../tracker/builtin.js';
+import { builtinService } from '../tracker/builtin.js';
 import { faultPlacementIssues } from './load.js';
 import { recoveryTimeoutMs } from './recovery.js';
 import type { Scenario } from './schema.js';
 
 /**
- * The service a scenario runs: a user's module (the definition given, or
- * the one loaded from its path), or a built-in found by name — a
- * {@link ServiceDefinition} either way, deployed with the scenario's lease.
- * A built-in deployment that its own safety rule refuses (SPEC §3's lease
- * rule) is refused with the rule's message unless the scenario builds it
- * unsafe on purpose (`allowUnsafeLease`). Faults pinned to a step or crash
- * point the service does not declare are refused here, for built-ins and
- * modules alike, in one line naming the path, the step and the service's
- * steps (a file from `check --service` has only the module's path, so its
- * steps are first known now).
+ * The service a scenario runs, by one path for built-ins and users' modules
+ * alike (docs/design.md invariant 7): the definition is found — a built-in by its
+ * name (src/tracker/builtin.ts), a module by its path (the definition given,
+ * or the one loaded from it) — then deployed with the file's `service`
+ * knobs when it declares `deploy` (the tracker: its lease, refused when it
+ * breaks SPEC §3's lease rule unless `allowUnsafeLease`), then the faults
+ * pinned to a step or crash point are checked against what it declares: a
+ * file from `check --service` has only the module's path, so its steps are
+ * first known here. Each problem is one line naming the path, the step and
+ * the service's steps.
  */
 export function serviceOf(s: Scenario, given?: ServiceDefinition): ServiceDefinition {
-  const def = s.service.module !== undefined ? serviceFor(s, given) : builtin(s);
+  const found = s.service.module !== undefined ? serviceFor(s, given) : builtinService(s.service.variant!);
+  const def = deployed(s, found);
   const issues = faultPlacementIssues(s, def);
   if (issues.length > 0) throw new ServiceError(def.name, `scenario '${s.name}' ${issues.map((i) => `at ${i.path}: ${i.message}`).join('; ')}`);
   return def;
 }
 
-function builtin(s: Scenario): ServiceDefinition {
-  const name = s.service.variant!;
-  if (!s.service.allowUnsafeLease) {
-    const problem = builtinDeploymentProblem(name, { leaseMs: s.service.leaseMs, clientTimeoutMs: recoveryTimeoutMs(s), processingMs: s.faults.slowMs });
-    if (problem !== null) throw new Error(`s0 (${name}): ${problem}`);
+function deployed(s: Scenario, def: ServiceDefinition): ServiceDefinition {
+  if (def.deploy === undefined) return def;
+  try {
+    return def.deploy({
+      leaseMs: s.service.leaseMs,
+      ...(s.service.completedTtlMs !== undefined ? { completedTtlMs: s.service.completedTtlMs } : {}),
+      clientTimeoutMs: recoveryTimeoutMs(s),
+      processingMs: s.faults.slowMs,
+      allowUnsafe: s.service.allowUnsafeLease,
+    });
+  } catch (e) {
+    throw new ServiceError(def.name, `s0: ${e instanceof Error ? e.message : describeThrow(e)}`);
   }
-  return builtinService(name, { leaseMs: s.service.leaseMs, ...(s.service.completedTtlMs !== undefined ? { completedTtlMs: s.service.completedTtlMs } : {}) });
 }

@@ -58,10 +58,12 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
           const log: AttemptRecord[] = [];
           const res = await runOperation(
             intent,
-            // Workers of one operation run the same tool call, so they share
-            // ids. Ids are numbered per run, as an agent framework numbers its
-            // tool calls, so two tenants' runs can send the same raw key.
-            () => `toolu_${keyOp.runId}_${round++}`,
+            // Workers of one operation make the same call, so they share ids.
+            // Ids are numbered per run (the tool_call key is run:id), as an
+            // agent framework numbers its tool calls, so two tenants' runs can
+            // send the same raw key. Neutral words: a user's service never
+            // sees the built-in model layer's `toolu_` ids.
+            () => `call-${++round}`,
             transport,
             env,
             { keySource, policy, maxAttempts: s.client.maxAttempts, timeoutMs: s.client.timeoutMs, ...(s.client.deadlineMs !== undefined ? { deadlineMs: s.client.deadlineMs } : {}), ...(endpoint ? { endpoint } : {}) },

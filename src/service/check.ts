@@ -55,7 +55,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
       const byCall = new Map<string, Set<string | undefined>>();
       for (const a of op.attempts) byCall.set(a.toolUseId, (byCall.get(a.toolUseId) ?? new Set()).add(a.key));
       for (const [call, keys] of byCall) {
-        if (keys.size > 1) violations.push({ invariant: 'stable-key', op: op.id, detail: `tool call ${call} sent ${keys.size} different keys across its attempts` });
+        if (keys.size > 1) violations.push({ invariant: 'stable-key', op: op.id, detail: `call ${call} sent ${keys.size} different keys across its attempts` });
       }
     }
     // 6. Under one key, every 2xx answer is the first one again.

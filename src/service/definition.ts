@@ -63,6 +63,18 @@ export interface ServiceSim<M = unknown> {
    * `catch`/`finally` as you would for any exception.
    */
   crashPoint(label: string): void;
+  /**
+   * Marks a situation of your own as reached in this run (one of the
+   * definition's `situations`), e.g. `sim.reached('ttl-expired')` where a
+   * stored answer's TTL ran out. It only counts: a campaign's coverage table
+   * says how many runs reached each declared situation, and a holding
+   * verdict lists the ones no run reached — a green that never saw the TTL
+   * expire says so. Costs nothing outside a campaign.
+   *
+   * @example
+   * if (row && sim.now() - row.created_at > ttlMs) { sim.reached('ttl-expired'); ... }
+   */
+  reached(label: string): void;
   /** The service's database (shared by every instance; survives kill/restart). */
   readonly db: ServiceDb;
   /** This instance's in-process memory (from `memory()`); lost on kill/restart. */
@@ -106,6 +118,20 @@ export interface EffectOwner {
  *   async handle(req, sim) { await sim.step('insert'); ... },
  * } satisfies ServiceDefinition;
  */
+/** What a scenario file fixes about a service's deployment (see {@link ServiceDefinition.deploy}). */
+export interface ServiceDeployment {
+  /** `service.leaseMs`. */
+  leaseMs: number;
+  /** `service.completedTtlMs`, when set. */
+  completedTtlMs?: number;
+  /** The longest a client waits for one answer. */
+  clientTimeoutMs: number;
+  /** The longest processing time the faults add (`faults.slowMs`). */
+  processingMs: number;
+  /** `service.allowUnsafeLease`: build an unsafe deployment on purpose. */
+  allowUnsafe: boolean;
+}
+
 export interface ServiceDefinition<M = unknown> {
   /** Short name for messages and file names (letters, digits, `_`, `-`). */
   name: string;
@@ -118,12 +144,27 @@ export interface ServiceDefinition<M = unknown> {
   /** Every label the handler passes to `sim.crashPoint`. Default: none. */
   crashPoints?: readonly string[];
   /**
+   * Every label the handler passes to `sim.reached`: situations of your
+   * own that a campaign should report on (coverage: how many runs reached
+   * each; a holding verdict lists those never reached). Default: none.
+   */
+  situations?: readonly string[];
+  /**
    * The step after which the slow fault's processing time passes, unless a
    * scenario names another (`faults.slowAtStep`). Default: the first step.
    */
   slowStep?: string;
   /** Builds the in-process memory of one instance, at start and after every restart. Default: `{}`. */
   memory?: () => M;
+  /**
+   * The service as deployed with the knobs a scenario file sets in
+   * `service` (its lease, its completed-key TTL), for a service whose
+   * behaviour depends on them; the built-in tracker is one. Throw an Error
+   * saying why when the deployment breaks the service's own safety rule
+   * (unless `allowUnsafe`: the file builds it so on purpose). Default: the
+   * file's knobs do not apply to the service.
+   */
+  deploy?(d: ServiceDeployment): ServiceDefinition<M>;
   /** Serves one request. Expected failures (409, 422) are responses; a throw is a bug in the service. */
   handle(req: ServiceRequest, sim: ServiceSim<M>): Promise<ServiceResponse>;
   /** The logical operation the built-in client performs against the service. */

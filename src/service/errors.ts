@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
  * exits 2: it is bad input, not a bug in retrysim.
  */
 export class ServiceError extends Error {
+  /** What a real server answers for it, when the service code threw (a 500 without file names or source); undefined: a generic 500. */
+  answer?: { status: number; headers: Record<string, string>; body: string };
+
   constructor(
     readonly service: string,
     message: string,
@@ -21,27 +24,75 @@ export class ServiceError extends Error {
 const lib = dirname(dirname(fileURLToPath(import.meta.url)));
 const OWN_DIRS = new Set(['service', 'sim', 'net', 'scenario', 'harness', 'campaign', 'tracker'].map((d) => join(lib, d)));
 
+/** Longest message text quoted from a user's exception: a message can carry anything (a whole compiled module, a request body). */
+const MESSAGE_MAX = 240;
+
+/**
+ * A stack frame's file, as the user knows it: tsx's `?namespace=…` query
+ * dropped, and a module compiled into a `data:` URL (whose "file name" is
+ * the whole compiled source) named by the file it came from — or by
+ * nothing, never by its text.
+ */
+function frameFile(loc: string): string | undefined {
+  if (loc.startsWith('data:')) {
+    const m = /__filename%3D%22(.*?)%22/.exec(loc) ?? /__filename="(.*?)"/.exec(loc);
+    if (m === null) return undefined;
+    try {
+      return decodeURIComponent(m[1]!).replace(/\?.*$/, '');
+    } catch {
+      return undefined;
+    }
+  }
+  if (loc.startsWith('node:') || !/[/\\]/.test(loc)) return undefined; // Node's own modules
+  const file = loc.replace(/\?[^/\\]*$/, '');
+  return file.startsWith('file://') ? fileURLToPath(file) : file;
+}
+
 /**
  * The first line of a user's stack that is not inside retrysim, Node or
- * node_modules: where in *their* code the throw happened.
+ * node_modules: where in *their* code the throw happened, as
+ * `fn (file:line:col)` or `file:line:col`.
  */
 export function userFrame(e: unknown): string | undefined {
   const stack = e instanceof Error ? e.stack ?? '' : '';
   for (const line of stack.split('\n').slice(1)) {
     const l = line.trim();
     if (!l.startsWith('at ')) continue;
-    const m = /\(?((?:file:\/\/)?[^():]+):\d+:\d+\)?$/.exec(l);
+    const m = /^at (?:(.*?) \()?(.+?):(\d+):(\d+)\)?$/.exec(l);
     if (m === null) continue;
-    const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
-    if (file.includes(`${sep}node_modules${sep}`) || OWN_DIRS.has(dirname(file))) continue;
-    return l.slice(3);
+    const file = frameFile(m[2]!);
+    if (file === undefined || file.includes(`${sep}node_modules${sep}`) || OWN_DIRS.has(dirname(file))) continue;
+    const fn = m[1] !== undefined && m[1] !== '<anonymous>' && !m[1].startsWith('data:') && m[1].length <= 80 ? `${m[1]} ` : '';
+    return fn === '' ? `${file}:${m[3]}:${m[4]}` : `${fn}(${file}:${m[3]}:${m[4]})`;
   }
   return undefined;
 }
 
-/** `Name: message (at file:line)` for a user's exception. */
+/** One line of at most {@link MESSAGE_MAX} characters. */
+function oneLine(text: string): string {
+  const t = text.replace(/\s*\n\s*/g, ' ').trim();
+  return t.length <= MESSAGE_MAX ? t : `${t.slice(0, MESSAGE_MAX)}…`;
+}
+
+/** esbuild's (tsx's) compile error: its first message and where, without the code frame. */
+function transformError(e: Error): string | undefined {
+  const first = (e as { errors?: Array<{ text?: string; location?: { file?: string; line?: number; column?: number } | null }> }).errors?.[0];
+  if (first?.text === undefined) {
+    // tsx's rethrown form: "Transform failed with 1 error:\nFILE:L:C: ERROR: text"
+    const m = e.name === 'TransformError' ? /(\S+:\d+:\d+): ERROR: ([^\n]*)/.exec(e.message) : null;
+    return m === null ? undefined : `SyntaxError: ${oneLine(m[2]!)} (at ${m[1]})`;
+  }
+  const at = first.location?.file ? ` (at ${first.location.file}:${first.location.line}:${first.location.column})` : '';
+  return `SyntaxError: ${oneLine(first.text)}${at}`;
+}
+
+/** `Name: message (at file:line)` for a user's exception: one line, no source text. */
 export function describeThrow(e: unknown): string {
-  const text = e instanceof Error ? `${e.name}: ${e.message}` : `a non-Error value ${JSON.stringify(e) ?? String(e)}`;
+  if (e instanceof Error) {
+    const t = transformError(e);
+    if (t !== undefined) return t;
+  }
+  const text = e instanceof Error ? `${e.name}: ${oneLine(e.message)}` : `a non-Error value ${oneLine(JSON.stringify(e) ?? String(e))}`;
   const at = userFrame(e);
   return at === undefined ? text : `${text} (at ${at})`;
 }

@@ -7,6 +7,10 @@ import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
+import { overlapKey, type Reached } from './reached.js';
+import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
+import type { Kernel } from '../sim/kernel.js';
+import type { Prng } from '../random/prng.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -33,13 +37,25 @@ export class ServiceHost implements HostedInstance {
   readonly effectNoun: string;
   memory: unknown;
   restarts = 0;
+  /**
+   * The run's kernel clock, in simulation: the handler's Date, timers and
+   * randomness are virtual (see {@link onKernelClock}). Undefined in real
+   * mode (`retrysim serve`): they are the machine's.
+   */
+  clock: KernelClock | undefined;
+  /** The instance's seeded stream behind Math.random and crypto in its handlers (forked from the run's seed). */
+  rng: Prng | undefined;
   private readonly total: (() => number) | undefined;
+  /** Keys of the requests inside this instance's handler now (a kill ends them without a word: see restart). */
+  private readonly inside: string[] = [];
 
   constructor(
     readonly def: ServiceDefinition,
     readonly sdb: ServiceDatabase,
     readonly name: string,
     faults: Partial<HostFaults> = {},
+    /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
+    readonly reached?: Reached,
   ) {
     this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, slowAtStep: faults.slowAtStep };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
@@ -72,32 +88,116 @@ export class ServiceHost implements HostedInstance {
   restart(): void {
     this.memory = this.freshMemory();
     this.restarts++;
+    // The requests a kill ended never left their handler: they are not inside any more.
+    for (const k of this.inside.splice(0)) this.reached?.leave(k);
   }
 
   async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {
     const sim = new HostSim(this, env, req);
     const what = `${req.method} ${req.path}`;
+    const reached = this.reached;
+    let key: string | undefined;
+    if (reached !== undefined) {
+      if (this.name !== 's0') reached.add('instance:second');
+      key = overlapKey(req.headers);
+      if (key !== undefined) {
+        reached.enter(key);
+        this.inside.push(key);
+      }
+    }
     let res: ServiceResponse;
     try {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
       sim.suspend();
+      if (key !== undefined) this.left(key);
     } catch (e) {
       sim.suspend();
+      if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
       if (e instanceof CrashFault) return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${e.message}` }) };
       if (e instanceof ServiceError) throw e;
-      throw new ServiceError(this.def.name, `handle threw ${describeThrow(e)} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}; a service answers expected failures with a status, it does not throw`);
+      const spin = e instanceof ClockSpinError ? e : this.clock?.stopped;
+      if (spin !== undefined) throw this.stoppedError(spin, what, sim);
+      const thrown = describeThrow(e);
+      if (this.clock === undefined) {
+        // Real mode: the server answers `answer` (the same 500 as in
+        // simulation, no file names, no source) and names the throw on stderr.
+        const err = new ServiceError(this.def.name, `handle threw ${thrown} while serving ${what}${sim.lastStep ? ` after step '${sim.lastStep}'` : ''}`);
+        err.answer = internalError(e, this.name);
+        throw err;
+      }
+      // What a real framework does with an uncaught exception in one request:
+      // answer 500 and serve on. The effects are judged as they stand, and
+      // the exception is one line of the trace, where the user's code threw.
+      this.clock.kernel.log(sim.name, `threw ${thrown}`);
+      return internalError(e, this.name);
     }
+    const stopped = this.clock?.stopped;
+    if (stopped !== undefined) throw this.stoppedError(stopped, what, sim);
     this.sdb.checkSchema(what, this.def);
     if (this.sdb.db.inTransaction) throw new ServiceError(this.def.name, `handle returned from ${what} with a transaction still open; commit or roll back before answering`);
     const out = checkResponse(this.def.name, what, res);
     out.headers['x-instance'] = this.name;
     // Only a fresh answer that committed something can be "lost after commit"
     // (a replay committed nothing, even if it wrote and rolled back first).
-    if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) out.dropConnection = true;
+    if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) {
+      out.dropConnection = true;
+      reached?.add('lose-after-commit');
+    }
+    if (out.replay) reached?.add('replay');
     return out;
   }
+
+  /** A request carrying `key` left the handler. */
+  private left(key: string): void {
+    const i = this.inside.indexOf(key);
+    if (i >= 0) this.inside.splice(i, 1);
+    this.reached?.leave(key);
+  }
+  /** Use the run's kernel clock (simulation); `rng` feeds the handlers' Math.random and crypto. */
+  useClock(clock: KernelClock | undefined, rng: Prng | undefined): void {
+    this.clock = clock;
+    this.rng = rng;
+  }
+
+  /** A spin on the clock (or a timer callback that threw): the service cannot run on virtual time; one line naming the request and step. */
+  private stoppedError(e: Error, what: string, sim: HostSim): ServiceError {
+    return new ServiceError(this.def.name, `request ${sim.name} (${what}${sim.lastStep ? `, after step '${sim.lastStep}'` : ', before its first step'}) ${e.message}`);
+  }
+}
+
+/**
+ * Puts service instances on `kernel`'s clock for one run: installs the
+ * dispatching globals ({@link installKernelClock}) and gives each
+ * {@link ServiceHost} a stream forked from the run's seed
+ * (`service/<instance>/random`), so a replay reads the same values. The
+ * caller runs the kernel through `clock.watch(...)` and calls
+ * `clock.release()` in a `finally`.
+ */
+export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): KernelClock {
+  const clock = installKernelClock(kernel);
+  for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
+  return clock;
+}
+
+/** A run stopped because a request awaited something outside the simulation: name it. */
+export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
+  let who = scope?.name;
+  if (who === undefined) {
+    try {
+      who = kernel.currentTask().name;
+    } catch {
+      // no task running: keep the generic wording
+    }
+  }
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O, a promise nobody resolves, a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+}
+
+/** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
+function internalError(e: unknown, instance: string): TrackerResponse {
+  const headline = e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]!.slice(0, 160)}` : 'a non-Error value';
+  return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': instance }, body: JSON.stringify({ error: `internal error: ${headline}` }) };
 }
 
 function checkResponse(service: string, what: string, res: unknown): TrackerResponse {
@@ -126,7 +226,9 @@ function checkResponse(service: string, what: string, res: unknown): TrackerResp
 }
 
 /** The {@link ServiceSim} of one request. */
-class HostSim implements ServiceSim<unknown> {
+class HostSim implements ServiceSim<unknown>, ClockScope {
+  /** The request's task name (`s0/op1.w0#1`), for the trace and messages. */
+  readonly name: string;
   /** Rows this request wrote (SQLite's change counter, counted while it ran; only while the lost-answer fault is armed). */
   wrote = 0;
   lastStep: string | undefined;
@@ -144,6 +246,25 @@ class HostSim implements ServiceSim<unknown> {
     private readonly req: TrackerRequest,
   ) {
     this.track = host.faults.loseResponseAfterCommit > 0;
+    this.name = host.clock === undefined ? `${req.method} ${req.path}` : host.clock.kernel.currentTask().name;
+  }
+
+  get offsetMs(): number {
+    return this.host.faults.clockOffsetMs;
+  }
+
+  /** For the watchdog's line: the service, the request and where it is. */
+  where(): string {
+    return `service '${this.host.def.name}', ${this.req.method} ${this.req.path}, ${this.lastStep === undefined ? 'before its first step' : `after step '${this.lastStep}'`}`;
+  }
+
+  get rng(): Prng {
+    return this.host.rng!;
+  }
+
+  /** The clock parks an idle handler until its own next timer: as sim.sleep. */
+  park(ms: number): Promise<void> {
+    return this.sleep(ms);
   }
 
   get db() {
@@ -161,6 +282,7 @@ class HostSim implements ServiceSim<unknown> {
   /** @internal This request runs again: changes from now on are its own. */
   resume(): void {
     running = this;
+    this.host.clock?.enter(this);
     if (this.track) this.mark = this.host.sdb.changes();
   }
 
@@ -168,6 +290,7 @@ class HostSim implements ServiceSim<unknown> {
   suspend(): void {
     if (this.track) this.wrote += this.host.sdb.changes() - this.mark;
     if (running === this) running = undefined;
+    this.host.clock?.leave();
   }
 
   now(): number {
@@ -191,11 +314,17 @@ class HostSim implements ServiceSim<unknown> {
     const p = f.pause;
     if (p && p.count > 0 && p.atStep === label) {
       p.count -= 1;
+      this.host.reached?.add(`pause@${label}`);
       if (p.thenCrash) this.crashAfterPause = true;
+      this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep) await this.env.sleep(f.slowMs, this.phase);
+    if (f.slowMs > 0 && label === this.host.slowStep) {
+      this.host.reached?.add(`slow@${label}`);
+      this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
+      await this.env.sleep(f.slowMs, this.phase);
+    }
     this.resume();
   }
 
@@ -229,9 +358,19 @@ class HostSim implements ServiceSim<unknown> {
     if (!(def.crashPoints ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.crashPoint('${label}'), which is not declared in crashPoints [${(def.crashPoints ?? []).join(', ')}]`);
     if (this.crashAfterPause) {
       this.crashAfterPause = false;
+      this.host.reached?.add(`crash@${label}`);
       throw new CrashFault(`${label} (after a pause)`);
     }
     const f = this.host.faults;
-    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) throw new CrashFault(label);
+    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) {
+      this.host.reached?.add(`crash@${label}`);
+      throw new CrashFault(label);
+    }
+  }
+
+  reached(label: string): void {
+    const def = this.host.def;
+    if (!(def.situations ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.reached('${label}'), which is not declared in situations [${(def.situations ?? []).join(', ')}]`);
+    this.host.reached?.add(`service:${label}`);
   }
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { loadService } from './load.js';
 import { loadClient } from '../client/load.js';
+import { runCli } from '../real/child.js';
 
 const tmp = tempDirs();
 const root = join(import.meta.dirname, '..', '..');
@@ -19,4 +20,54 @@ describe('user modules in an ordinary project', () => {
     expect((await loadClient(join(d, 'client.ts'))).name).toBe('fetch-retry-client');
     expect((await loadClient(join(d, 'client.ts'), 'fetch-retry-client-fixed')).name).toBe('fetch-retry-client-fixed');
   });
+});
+
+describe('a bad user module ends in one clear line, with no source text', () => {
+  /** A message quotes no code: one line, short, no data: URL, no tsx namespace query. */
+  function clean(m: string): void {
+    expect(m.split('\n')).toHaveLength(1);
+    expect(m.length).toBeLessThan(400);
+    expect(m).not.toMatch(/data:text|namespace=|__defProp|require\(/);
+  }
+
+  it.each([
+    ['a CommonJS project (no "type": "module")', { name: 'shop', version: '1.0.0' }],
+    ['an ES module project', { name: 'shop', version: '1.0.0', type: 'module' }],
+  ])('a module that throws at load, in %s: the exception and its line, nothing of the compiled module', async (_what, pkg) => {
+    const d = tmp('rs-throw-');
+    writeFileSync(join(d, 'package.json'), JSON.stringify(pkg));
+    writeFileSync(join(d, 'service.ts'), "import { join } from 'node:path';\nconst where: string = join('a', 'b');\nthrow new Error(`no config at ${where}`);\nexport default {};\n");
+    const m = await loadService(join(d, 'service.ts')).then(() => 'loaded', (e: Error) => e.message);
+    expect(m).toMatch(new RegExp(`^service '.*service\\.ts': cannot load: Error: no config at a/b \\(at ${d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/service\\.ts:\\d+:\\d+\\)$`)); // (the CLI maps the line to the source; vitest's own stack handling may not)
+    clean(m);
+  });
+
+  it('a syntax error: SyntaxError, what and where, in one line', async () => {
+    const d = tmp('rs-syntax-');
+    writeFileSync(join(d, 'service.ts'), 'const x = 1;\nexport default {\n  name: "x",\n');
+    const m = await loadService(join(d, 'service.ts')).then(() => 'loaded', (e: Error) => e.message);
+    expect(m).toMatch(/cannot load: SyntaxError: Expected identifier but found end of file \(at .*service\.ts:4:0\)$/);
+    clean(m);
+  });
+
+  it('no default export: says so, and what to export', async () => {
+    const d = tmp('rs-nodefault-');
+    writeFileSync(join(d, 'service.ts'), 'export const handler = () => 1;\n');
+    const m = await loadService(join(d, 'service.ts')).then(() => 'loaded', (e: Error) => e.message);
+    expect(m).toMatch(/cannot load: the module has no default export \(export default \{ name, tables, setup, steps, handle, operation, effects \}\)$/);
+    clean(m);
+  });
+
+  it('`export * from` another .ts file, in a CommonJS project, loads and runs', async () => {
+    const d = tmp('rs-reexport-');
+    writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0' }));
+    copyFileSync(join(root, 'examples', 'payments-atomic', 'service.ts'), join(d, 'impl.ts'));
+    writeFileSync(join(d, 'helpers.ts'), 'export const currency = "EUR";\n');
+    writeFileSync(join(d, 'service.ts'), "export * from './helpers.ts';\nimport impl from './impl.ts';\nexport default impl;\n");
+    expect((await loadService(join(d, 'service.ts'))).name).toBe('payments-atomic');
+    // Under plain node (the CLI), not only under vitest's loader: this is where `?namespace=` broke it.
+    const r = await runCli(['check', '--service', join(d, 'service.ts'), '--runs', '3', '--found', tmp('rs-found-')]);
+    expect(r.stderr).not.toMatch(/cannot load/);
+    expect(r.code, r.stderr).toBe(0);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
@@ -20,6 +20,14 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
   const url = pathToFileURL(abs).href;
   try {
+    if (TS.has(extname(abs)) && commonJsTs(abs)) {
+      // A .ts file npm's default (no "type": "module") makes CommonJS: load it
+      // through tsx's require, so its own imports (`export * from './x.ts'`)
+      // resolve as CommonJS too. Through the ESM loader, Node's scan of a
+      // CommonJS module's re-exports reads `x.ts?namespace=…` and fails.
+      const { require: tsxRequire } = await import('tsx/cjs/api');
+      return unwrapCommonJs({ default: tsxRequire(abs, import.meta.url) as unknown });
+    }
     if (TS.has(extname(abs))) {
       const { tsImport } = await import('tsx/esm/api');
       return unwrapCommonJs((await tsImport(url, import.meta.url)) as Record<string, unknown>);
@@ -27,6 +35,24 @@ export async function importUserModule(path: string): Promise<Record<string, unk
     return unwrapCommonJs((await import(url)) as Record<string, unknown>);
   } catch (e) {
     throw new Error(describeThrow(e));
+  }
+}
+
+/** A `.ts`/`.cts` file Node would treat as CommonJS: `.cts`, or `.ts` whose nearest package.json has no `"type": "module"`. */
+function commonJsTs(abs: string): boolean {
+  const ext = extname(abs);
+  if (ext === '.cts') return true;
+  if (ext !== '.ts' && ext !== '.tsx') return false;
+  for (let dir = dirname(abs); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type !== 'module';
+      } catch {
+        return false; // unreadable: let the ESM loader decide, as before
+      }
+    }
+    if (dirname(dir) === dir) return true; // no package.json anywhere: Node's default is CommonJS
   }
 }
 

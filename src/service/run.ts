@@ -7,10 +7,10 @@ import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from '../scenario/workers.js';
 import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
-import type { Endpoint } from '../harness/client.js';
+import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
-import { ServiceHost } from './host.js';
+import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
 import { checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
@@ -18,7 +18,7 @@ import { checkProgress } from '../checkers/progress.js';
 import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
-import { hostTurnPending } from '../sim/host-turns.js';
+import { noteRunEnd, type Reached } from './reached.js';
 
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
@@ -39,6 +39,8 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
       return b;
     }),
     resultId: wrap('resultId', op.resultId ?? defaultResultId),
+    // In the service's words: its noun and its own progress query, never the built-in tracker's.
+    unknownText: wrap('progress.query', (i) => outcomeUnknownText(def.effects.noun ?? 'effect', def.progress?.query({ runId: i.runId, tenant: i.tenant ?? 'default' }).path)),
   };
 }
 
@@ -61,7 +63,7 @@ export function serviceFor(s: Scenario, given?: ServiceDefinition): ServiceDefin
 }
 
 /** The scenario's instances of a service on one database, its faults armed. */
-export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase): ServiceHost[] {
+export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceDatabase, reached?: Reached): ServiceHost[] {
   return Array.from({ length: s.service.instances }, (_, i) => new ServiceHost(def, sdb, `s${i}`, {
     // Counters are per instance; the scenario's faults arm instance 0 (the
     // first to be hit under round-robin), so a fault fires once, not once per instance.
@@ -72,7 +74,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     slowAtStep: s.faults.slowAtStep,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-  }));
+  }, reached));
 }
 
 /**
@@ -97,7 +99,11 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       timeMsMax: 3_600_000,
       replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
-    const hosts = hostInstances(s, def, sdb);
+    const hosts = hostInstances(s, def, sdb, opts.reached);
+    // The handlers' Date, timers and randomness are the kernel's for the run
+    // (installed once per run, not per step: the dispatchers only act while a
+    // request's code runs), always released — a throw or a limit included.
+    const clock = onKernelClock(kernel, hosts);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const { ends, workers } = planWorkers(s, endpointOf(def));
     // Each operation's last request, for the recovery phase to resubmit verbatim.
@@ -114,13 +120,13 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
-          ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, toolCalls: res.toolCalls.length }
-          : { error: f.error, toolCalls: res.toolCalls.length });
+          ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, calls: res.toolCalls.length }
+          : { error: f.error, calls: res.toolCalls.length });
       }, { footprint: fp });
     }
     let result: RunResult;
     try {
-      result = await withForeignAwaitCheck(def, kernel, kernel.run());
+      result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel));
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -130,12 +136,25 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
       }
       throw e;
+    } finally {
+      clock.release();
     }
     obs?.end?.(sdb.db);
     // Invariants 1–4 are judged on the main run's end state, before recovery adds anything.
     const verdict = checkServiceInvariants(def, sdb.db, ends);
     const progress = def.progress;
+    const note = (recovery: Iterable<{ kind: string; attempts: number }>) => {
+      if (opts.reached === undefined) return;
+      noteRunEnd(opts.reached, {
+        steps: def.steps, choices: result.choices, timeMs: result.timeMs,
+        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}),
+        answersLost: net.answersLost,
+        clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
+        recovery,
+      });
+    };
     if (progress === undefined) {
+      note([]);
       opts.inspect?.(sdb.db);
       return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
     }
@@ -147,6 +166,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       slowMs: s.faults.slowMs,
       skewMs: clockSkewMs(s),
     }, def.effects.noun ?? 'effect');
+    note(rec.outcomes.values());
     opts.inspect?.(sdb.db);
     return {
       reports: verdict.reports,
@@ -160,37 +180,4 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
   } finally {
     releaseDatabase(sdb);
   }
-}
-
-/**
- * A simulated run only ever waits on the kernel, so it completes within
- * microtasks. If a macrotask gets to run before it does, a handler is
- * awaiting something the simulation does not control (a real timer, real
- * I/O, a promise nobody resolves) and the run would hang or go
- * nondeterministic: stop it with a message naming the request.
- */
-// Captured at load: a hosted app's instance clock replaces the globals while its request runs (src/app/).
-const realSetImmediate = globalThis.setImmediate; // real-time: allowed (orders host work; reads no time)
-const realClearImmediate = globalThis.clearImmediate;
-
-function withForeignAwaitCheck<T>(def: ServiceDefinition, kernel: Kernel, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Immediate | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    const fire = () => {
-      // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
-      if (hostTurnPending()) {
-        timer = realSetImmediate(fire); // real-time: allowed (see above)
-        return;
-      }
-      let who = 'a request';
-      try {
-        who = `request ${kernel.currentTask().name}`;
-      } catch {
-        // no task running: keep the generic wording
-      }
-      reject(new ServiceError(def.name, `never answered ${who}: the handler awaited something outside the simulation (a real timer, real I/O or a promise nobody resolves); use sim.sleep, sim.step and sim.defer`));
-    };
-    timer = realSetImmediate(fire); // real-time: allowed (orders host work after the run's microtasks; reads no time)
-  });
-  return Promise.race([run, stuck]).finally(() => realClearImmediate(timer));
 }

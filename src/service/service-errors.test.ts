@@ -34,13 +34,27 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     expect(r.reports).toEqual({ op1: 1 });
   });
 
-  it('a handler that throws: the exception, where in the user code, and the request', async () => {
-    const m = await problem(broken.throws);
-    expect(m).toMatch(/^service 'throws': handle threw TypeError: Cannot read properties of undefined \(reading 'id'\) \(at .*broken\.ts:\d+:\d+\)\)? while serving POST \/items after step 'write'/);
+  it('a handler that throws answers 500, the run goes on, and the exception is one trace line (name: message (at file:line))', async () => {
+    const r = await runScenario(scenario(broken.throws), { service: broken.throws, choices: new ListChoice([]), keepTrace: true });
+    const threw = r.trace.filter((l) => l.includes('threw TypeError'));
+    expect(threw.length).toBeGreaterThan(0);
+    expect(threw[0]).toMatch(/threw TypeError: Cannot read properties of undefined \(reading 'id'\) \(at .*broken\.ts:\d+:\d+\)?\)/);
+    expect(r.trace.some((l) => /answer 500/.test(l))).toBe(true);
+    // Judged, not thrown: the client retried, every answer was a 500, nothing was written.
+    expect(r.reports).toEqual({ op1: 0 });
+    expect(threw.length).toBe(r.trace.filter((l) => /answer 500/.test(l)).length);
   });
 
-  it('a handler that awaits a real timer never answers on virtual time', async () => {
-    expect(await problem(broken.realTimer)).toMatch(/^service 'real-timer': never answered request s0\/op1\.w0#1: the handler awaited something outside the simulation/);
+  it('a handler that awaits something outside the simulation never answers', async () => {
+    expect(await problem(broken.foreignPromise)).toMatch(/^service 'foreign-promise': never answered request s0\/op1\.w0#1: the handler awaited something outside the simulation/);
+  });
+
+  it('a handler that busy-waits on the clock stops in one line naming the request and step, well within a few seconds', async () => {
+    const t0 = performance.now(); // real-time: allowed (the test bounds its own wall time)
+    const m = await problem(broken.dateSpin);
+    expect(m).toMatch(/^service 'date-spin': request s0\/op1\.w0#1 \(POST \/items, after step 'write'\) busy-waits on the clock: read it 1,000,001 times while virtual time stood still/);
+    expect(performance.now() - t0).toBeLessThan(5000); // real-time: allowed (see above)
+    expect(globalThis.Date.now()).toBeGreaterThan(1.7e12); // real-time: allowed (the fakes were released)
   });
 
   it('a handler that waits on a deferred nobody resolves', async () => {

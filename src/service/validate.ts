@@ -12,8 +12,10 @@ const definitionShape = z.object({
   setup: fn,
   steps: z.array(label).min(1, 'declare the steps (interleaving points) the handler passes to sim.step'),
   crashPoints: z.array(label).optional(),
+  situations: z.array(label).optional(),
   slowStep: label.optional(),
   memory: fn.optional(),
+  deploy: fn.optional(),
   handle: fn,
   operation: z.object({ method: z.string().min(1).optional(), path: z.string().startsWith('/'), body: fn, resultId: fn.optional() }),
   effects: z.object({ of: fn, owner: fn.optional(), total: fn.optional(), noun: z.string().regex(/^[a-z][a-z _-]{0,31}$/, 'noun must be a lower-case word').optional() }),
@@ -33,7 +35,7 @@ export function validateDefinition(value: unknown, source: string): ServiceDefin
     throw new ServiceError(name, `${source}: ${at}: ${issue.message}`);
   }
   const def = value as ServiceDefinition;
-  for (const [what, list] of [['steps', def.steps], ['crashPoints', def.crashPoints ?? []], ['tables', def.tables]] as const) {
+  for (const [what, list] of [['steps', def.steps], ['crashPoints', def.crashPoints ?? []], ['situations', def.situations ?? []], ['tables', def.tables]] as const) {
     const dup = list.find((x, i) => list.indexOf(x) !== i);
     if (dup !== undefined) throw new ServiceError(def.name, `${source}: ${what} lists '${dup}' twice`);
   }

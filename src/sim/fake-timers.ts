@@ -1,5 +1,8 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from './kernel.js';
+import type { Prng } from '../random/prng.js';
+import { watchdog, type Watchdog } from './watchdog.js';
+import { hostTurnPending } from './host-turns.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -85,4 +88,477 @@ export async function runOnVirtualTime<T>(kernel: Kernel, fn: () => Promise<T>, 
     clock.uninstall();
     active = false;
   }
+}
+
+// ------------------------------------------------------------ the kernel clock
+
+/**
+ * Code that runs on the kernel's clock: a user's service handler, a hosted
+ * Node app. While a scope is *entered* (see {@link KernelClock.enter}),
+ * `Date`, `performance.now`, the timer functions, `Math.random` and
+ * `crypto.randomUUID`/`getRandomValues` read the kernel's time and the
+ * scope's seeded stream; outside every scope they are the real ones (or
+ * whatever was installed before, such as the client bridge's fakes).
+ */
+export interface ClockScope {
+  /** Names the scope in messages: a request's task name (`s0/op1.w0#1`). */
+  readonly name: string;
+  /** This scope's wall-clock skew: `Date.now()` is `floor(kernel.now + offsetMs)`. */
+  readonly offsetMs: number;
+  /** The stream behind Math.random, crypto.randomUUID and crypto.getRandomValues. */
+  readonly rng: Prng;
+  /** Where the scope's code is, for messages (a request's last step); optional. */
+  where?(): string;
+  /**
+   * Waits `ms` of kernel time from inside the scope's kernel task (it is the
+   * running task), leaving the scope while parked. Called when the scope's
+   * code is idle, awaiting one of its own timers.
+   */
+  park(ms: number): Promise<void>;
+}
+
+/** The code read the clock many times while virtual time stood still: it spins, waiting for time that never passes. */
+export class ClockSpinError extends Error {
+  constructor(readonly scope: ClockScope, readonly reads: number, readonly timeMs: number) {
+    super(`busy-waits on the clock: read it ${reads.toLocaleString('en-US')} times while virtual time stood still at t=${Math.round(timeMs)} ms (on the kernel's clock, time passes only while the code waits: await a timer or sim.sleep)`);
+    this.name = 'ClockSpinError';
+  }
+}
+
+/** A timer callback threw: a real process would die of the uncaught exception. */
+export class TimerCallbackError extends Error {
+  constructor(readonly scope: ClockScope, readonly error: unknown) {
+    super(`a timer callback threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    this.name = 'TimerCallbackError';
+  }
+}
+
+/** Clock reads in one synchronous stretch at one virtual instant before {@link ClockSpinError}. */
+const SPIN_READS_MAX = 1_000_000;
+/** Node's own bounds on a timer delay (outside them Node uses 1 ms). */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+
+interface VirtualTimer {
+  id: number;
+  callAt: number;
+  /** Bumps on refresh/re-arm, so a stale kernel event is ignored. */
+  gen: number;
+  cb: (...args: unknown[]) => void;
+  args: unknown[];
+  repeatMs: number | undefined;
+  owner: ClockScope;
+}
+
+/** What `setTimeout` returns on the kernel's clock: Node's Timeout shape (ref/unref/refresh, a number when coerced). */
+class VirtualTimeout {
+  constructor(readonly id: number, private readonly clock: KernelClock) {}
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+  hasRef(): boolean {
+    return true;
+  }
+  refresh(): this {
+    this.clock.refresh(this.id);
+    return this;
+  }
+  close(): this {
+    this.clock.clear(this.id);
+    return this;
+  }
+  [Symbol.toPrimitive](): number {
+    return this.id;
+  }
+}
+
+/** A UUID v4 from a seeded stream (the shape crypto.randomUUID returns). */
+export function uuidFrom(rng: Prng): string {
+  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** One global this module replaces: how to read and write it. */
+interface Slot {
+  obj: () => object;
+  key: string;
+  fake: unknown;
+}
+
+/** A replaced global and how to put it back. */
+interface Saved {
+  obj: object;
+  key: string;
+  own: PropertyDescriptor | undefined;
+}
+
+function put(obj: object, key: string, value: unknown): Saved {
+  const own = Object.getOwnPropertyDescriptor(obj, key);
+  Object.defineProperty(obj, key, { value, configurable: true, writable: true, enumerable: own?.enumerable ?? false });
+  return { obj, key, own };
+}
+
+function restore(saved: Saved[]): void {
+  for (const s of saved.reverse()) {
+    if (s.own === undefined) delete (s.obj as Record<string, unknown>)[s.key];
+    else Object.defineProperty(s.obj, s.key, s.own);
+  }
+}
+
+/** The scope whose code runs now; undefined: host code (real globals). */
+let current: KernelClock | undefined;
+let currentScope: ClockScope | undefined;
+/** The clock whose dispatchers are installed (one simulated run at a time per process). */
+let installed: KernelClock | undefined;
+
+/**
+ * The kernel's clock for one run: installs dispatching globals (Date,
+ * performance.now, setTimeout/setInterval/setImmediate and their clear
+ * functions, Math.random, crypto.randomUUID, crypto.getRandomValues) that
+ * act virtually only while a {@link ClockScope} is entered, and owns the
+ * timers armed inside scopes. A timer is kernel-scheduled work: its
+ * callback runs when the kernel's time reaches it — in its owner's kernel
+ * task when the owner is idle awaiting it (so `await new Promise(r =>
+ * setTimeout(r, 100))` waits 100 ms of virtual time and interleaves under
+ * the scheduler like `sim.sleep`), else as a kernel event with the owner's
+ * scope entered (a fire-and-forget timer). Install once per run
+ * ({@link installKernelClock}), {@link KernelClock.release} in a `finally`.
+ *
+ * @example
+ * const clock = installKernelClock(kernel);
+ * try {
+ *   const scope = { name: 'app', offsetMs: 0, rng: kernel.fork('app'), park: (ms) => kernel.sleep(ms) };
+ *   kernel.spawn('app', async () => {
+ *     clock.enter(scope); // Date.now() is now kernel time
+ *     try { await app(); } finally { clock.leave(); }
+ *   });
+ *   await clock.watch(kernel.run());
+ * } finally {
+ *   clock.release();
+ * }
+ */
+export class KernelClock {
+  private readonly timers = new Map<number, VirtualTimer>();
+  private nextId = 1;
+  private seq = 0;
+  private readonly event: number;
+  private saved: Saved[] = [];
+  /** Globals re-asserted over someone else's fakes while a scope runs (the client bridge installs its own). */
+  private overlay: Saved[] | undefined;
+  private slots: Slot[] = [];
+  private reads = 0;
+  private readsAt = Number.NaN;
+  private failure: Error | undefined;
+  private onFailure: ((e: Error) => void) | undefined;
+  /** Scopes parked by the clock, awaiting their own timers. */
+  private readonly idle = new Set<ClockScope>();
+
+  /** The process's watchdog against code that never returns the thread (when armed; see watchdog.ts). */
+  private readonly dog: Watchdog | undefined = watchdog();
+
+  constructor(readonly kernel: Kernel) {
+    this.event = kernel.on((id, gen) => this.due(id, gen));
+  }
+
+  /** Virtual wall-clock ms of the entered scope (Date.now). */
+  wallNow(s: ClockScope): number {
+    this.countRead(s);
+    return Math.floor(this.kernel.now + s.offsetMs);
+  }
+
+  /** @internal counts clock reads at one virtual instant; a spin throws. */
+  countRead(s: ClockScope): void {
+    const t = this.kernel.now;
+    if (t !== this.readsAt) {
+      this.readsAt = t;
+      this.reads = 0;
+    }
+    if (++this.reads > SPIN_READS_MAX) {
+      const e = new ClockSpinError(s, this.reads, t);
+      this.failure ??= e; // even if the code catches it, the run stops with it
+      throw e;
+    }
+  }
+
+  /** Runs `scope`'s code from now on (call when its task resumes). */
+  enter(scope: ClockScope): void {
+    current = this;
+    currentScope = scope;
+    this.reads = 0;
+    this.dog?.enter(`${scope.name}${scope.where === undefined ? '' : ` (${scope.where()})`}`);
+    // Someone installed their own fakes over ours (the client bridge does, for
+    // the client's code): while the service's code runs, ours are on top.
+    // One read per step: whoever installs fakes replaces Date with the rest.
+    if (this.overlay === undefined && globalThis.Date !== this.slots[0]?.fake && this.slots.length > 0) {
+      this.overlay = this.slots.map((s) => put(s.obj(), s.key, s.fake));
+    }
+  }
+
+  /** Back to host code (call before the scope's task waits). */
+  leave(): void {
+    current = undefined;
+    currentScope = undefined;
+    this.dog?.leave();
+    if (this.overlay !== undefined) {
+      restore(this.overlay);
+      this.overlay = undefined;
+    }
+  }
+
+  /** @internal */
+  arm(owner: ClockScope, cb: unknown, ms: unknown, args: unknown[], repeat: boolean): VirtualTimeout {
+    if (typeof cb !== 'function') throw new TypeError(`The "callback" argument must be of type function. Received ${typeof cb}`);
+    let delay = Number(ms);
+    if (!(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1; // what Node does
+    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner };
+    this.timers.set(t.id, t);
+    this.seq++;
+    this.kernel.at(t.callAt, this.event, t.id, t.gen);
+    return new VirtualTimeout(t.id, this);
+  }
+
+  /** @internal setImmediate: due now, after what is already due. */
+  armNow(owner: ClockScope, cb: unknown, args: unknown[]): VirtualTimeout {
+    const v = this.arm(owner, cb, 1, args, false);
+    const t = this.timers.get(v.id)!;
+    t.callAt = this.kernel.now;
+    t.gen++;
+    this.kernel.at(t.callAt, this.event, t.id, t.gen);
+    return v;
+  }
+
+  /** @internal */
+  clear(id: number): void {
+    this.timers.delete(id);
+  }
+
+  /** @internal */
+  has(id: number): boolean {
+    return this.timers.has(id);
+  }
+
+  /** @internal Timeout.refresh(): the same delay again, from now. */
+  refresh(id: number): void {
+    const t = this.timers.get(id);
+    if (t === undefined) return;
+    t.gen++;
+    t.callAt = this.kernel.now + (t.repeatMs ?? 1);
+    this.kernel.at(t.callAt, this.event, t.id, t.gen);
+  }
+
+  private due(id: number, gen: number): void {
+    const t = this.timers.get(id);
+    if (t === undefined || t.gen !== gen) return; // cleared or re-armed
+    // An owner parked awaiting its timers fires them itself, in its own task.
+    if (this.idle.has(t.owner)) return;
+    this.enter(t.owner);
+    try {
+      this.fire(t);
+    } finally {
+      this.leave();
+    }
+  }
+
+  private fire(t: VirtualTimer): void {
+    if (t.repeatMs !== undefined) {
+      t.gen++;
+      t.callAt = this.kernel.now + t.repeatMs;
+      this.kernel.at(t.callAt, this.event, t.id, t.gen);
+    } else this.timers.delete(t.id);
+    try {
+      t.cb(...t.args);
+    } catch (e) {
+      this.fail(e instanceof ClockSpinError ? e : new TimerCallbackError(t.owner, e));
+    }
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    this.onFailure?.(this.failure);
+  }
+
+  /** The error that stopped the run (a spin, a timer callback that threw), even if user code caught it. */
+  get stopped(): Error | undefined {
+    return this.failure;
+  }
+
+  /**
+   * The entered scope's code is idle (it awaits neither the kernel nor
+   * anything it can see): when it has timers of its own, park its task until
+   * the earliest and fire the due ones. False: it has none (it awaits
+   * something outside the simulation).
+   */
+  private wakeAtNextTimer(s: ClockScope): boolean {
+    let next: number | undefined;
+    for (const t of this.timers.values()) if (t.owner === s && (next === undefined || t.callAt < next)) next = t.callAt;
+    if (next === undefined) return false;
+    this.idle.add(s);
+    s.park(Math.max(0, next - this.kernel.now)).then(() => {
+      this.idle.delete(s);
+      const now = this.kernel.now + 1e-9; // (callAt - now) + now may round a hair below callAt
+      const due = [...this.timers.values()].filter((t) => t.owner === s && t.callAt <= now).sort((a, b) => a.callAt - b.callAt || a.id - b.id);
+      for (const t of due) if (this.timers.get(t.id) === t) this.fire(t);
+    }, (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
+    return true;
+  }
+
+  /**
+   * Runs `run` (the kernel's run) while watching for idle scopes: a run only
+   * ever waits on the kernel, so it completes within microtasks; when a
+   * macrotask gets to run first, the entered scope's code is awaiting
+   * something else. Its own timers: park it until the earliest (above).
+   * Nothing it set: reject with `stuck(scope)` — unless no scope is entered
+   * and `foreignOk` (the client bridge settles its code on macrotasks).
+   */
+  watch<T>(run: Promise<T>, stuck: (scope: ClockScope | undefined) => Error, foreignOk = false): Promise<T> {
+    let timer: NodeJS.Immediate | undefined;
+    const failed = new Promise<never>((_, reject) => {
+      this.onFailure = reject;
+      if (this.failure !== undefined) reject(this.failure);
+      const probe = () => {
+        // A hosted app's request is letting one turn pass (src/sim/host-turns.ts): not foreign; look again after it.
+        if (hostTurnPending()) return arm();
+        const s = current === this ? currentScope : undefined;
+        if (s !== undefined && this.wakeAtNextTimer(s)) return arm();
+        if (s === undefined && foreignOk) return arm();
+        reject(stuck(s));
+      };
+      const arm = () => {
+        timer = realSetImmediate(probe); // real-time: allowed (orders host work after the run's microtasks; reads no time)
+      };
+      arm();
+    });
+    return Promise.race([run, failed]).finally(() => realClearImmediate(timer));
+  }
+
+  /** Uninstalls the globals and drops every timer (idempotent; call in a `finally`). */
+  release(): void {
+    if (current === this) this.leave();
+    if (installed === this) {
+      for (const x of this.saved.reverse()) (x.obj as Record<string, unknown>)[x.key] = x.own!.value;
+      this.saved = [];
+      installed = undefined;
+    }
+    this.timers.clear();
+    this.onFailure = undefined;
+  }
+
+  /** @internal */
+  install(): void {
+    if (installed !== undefined) throw new Error('installKernelClock: another run\'s kernel clock is installed (the globals are process-wide; one simulated run at a time)');
+    installed = this;
+    this.slots = dispatchSlots();
+    // Plain assignments, not defineProperty: redefining globals costs tens
+    // of µs per run (and deoptimises code that reads them); assigning back
+    // the value read here restores exactly what was there.
+    this.saved = this.slots.map((s) => {
+      const obj = s.obj() as Record<string, unknown>;
+      const old = obj[s.key];
+      prev[s.key] = old;
+      obj[s.key] = s.fake;
+      return { obj, key: s.key, own: { value: old } };
+    });
+  }
+}
+
+/** What the dispatchers delegate to outside every scope: the globals found at install (real ones, or the bridge's). */
+const prev: Record<string, unknown> = {};
+
+/** The entered scope of the installed clock, if any. */
+function scopeNow(): ClockScope | undefined {
+  return installed !== undefined && current === installed ? currentScope : undefined;
+}
+
+let slotsOnce: Slot[] | undefined;
+
+/** The dispatching globals, made once per process: they read the installed clock and its entered scope at each call. */
+function dispatchSlots(): Slot[] {
+  if (slotsOnce !== undefined) return slotsOnce;
+  const call = (name: string, ...a: unknown[]) => (prev[name] as (...x: unknown[]) => unknown)(...a);
+  const PrevDate = () => prev.Date as DateConstructor;
+  function VDate(this: unknown, ...args: unknown[]): unknown {
+    const s = scopeNow();
+    const D = PrevDate();
+    if (new.target === undefined) return s === undefined ? D() : new D(installed!.wallNow(s)).toString();
+    if (args.length === 0 && s !== undefined) return Reflect.construct(D, [installed!.wallNow(s)], new.target);
+    return Reflect.construct(D, args, new.target);
+  }
+  Object.setPrototypeOf(VDate, Date); // Date.parse, Date.UTC
+  VDate.prototype = Date.prototype;
+  (VDate as unknown as { now: () => number }).now = () => {
+    const s = scopeNow();
+    return s === undefined ? PrevDate().now() : installed!.wallNow(s);
+  };
+  const timerId = (x: unknown): number | undefined => (x instanceof VirtualTimeout ? x.id : typeof x === 'number' && installed?.has(x) ? x : undefined);
+  const clearer = (name: string) => (x: unknown) => {
+    const id = timerId(x);
+    if (id !== undefined) installed!.clear(id);
+    else call(name, x);
+  };
+  const fakes: Record<string, unknown> = {
+    setTimeout: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setTimeout', cb, ms, ...args) : installed!.arm(s, cb, ms, args, false);
+    },
+    setInterval: (cb: unknown, ms?: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setInterval', cb, ms, ...args) : installed!.arm(s, cb, ms, args, true);
+    },
+    setImmediate: (cb: unknown, ...args: unknown[]) => {
+      const s = scopeNow();
+      return s === undefined ? call('setImmediate', cb, ...args) : installed!.armNow(s, cb, args);
+    },
+    clearTimeout: clearer('clearTimeout'),
+    clearInterval: clearer('clearInterval'),
+    clearImmediate: clearer('clearImmediate'),
+  };
+  const random = () => {
+    const s = scopeNow();
+    return s === undefined ? (prev.random as () => number)() : s.rng.next();
+  };
+  const perfNow = function (this: unknown) {
+    const s = scopeNow();
+    if (s === undefined) return (prev.now as () => number).call(performance);
+    installed!.countRead(s);
+    return installed!.kernel.now; // monotonic: the kernel's time, without the wall clock's skew
+  };
+  const randomUUID = () => {
+    const s = scopeNow();
+    return s === undefined ? (prev.randomUUID as () => string).call(crypto) : uuidFrom(s.rng);
+  };
+  const getRandomValues = <T extends ArrayBufferView | null>(a: T): T => {
+    const s = scopeNow();
+    if (s === undefined || a === null || !ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array || a instanceof DataView) return (prev.getRandomValues as (x: T) => T).call(crypto, a);
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = s.rng.nextU32() & 0xff;
+    return a;
+  };
+  slotsOnce = [
+    { obj: () => globalThis, key: 'Date', fake: VDate },
+    ...Object.entries(fakes).map(([key, fake]) => ({ obj: () => globalThis, key, fake })),
+    { obj: () => Math, key: 'random', fake: random },
+    { obj: () => performance, key: 'now', fake: perfNow },
+    { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
+    { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
+  ];
+  return slotsOnce;
+}
+
+const realClearImmediate = globalThis.clearImmediate; // real-time: allowed (host work, reads no time)
+
+/**
+ * Installs the kernel's clock for one run (see {@link KernelClock}): the
+ * globals act virtually only inside entered scopes. Call
+ * {@link KernelClock.release} in a `finally`, even when the run throws or
+ * stops on a limit, or the process goes on with dispatching globals.
+ */
+export function installKernelClock(kernel: Kernel): KernelClock {
+  const c = new KernelClock(kernel);
+  c.install();
+  return c;
 }

@@ -189,6 +189,11 @@ export class Kernel {
     this.trace?.addHashed(this.now, actor, event, data);
   }
 
+  /** Shows an event in the trace without hashing it; see {@link Trace.note}. */
+  note(actor: string, event: string, data?: Record<string, unknown>): void {
+    this.trace?.note(this.now, actor, event, data);
+  }
+
   /** Appends a model event to the trace (no-op when tracing is off). */
   log(actor: string, event: string, data?: Record<string, unknown>): void {
     this.trace?.add(this.now, actor, event, data);

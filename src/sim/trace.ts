@@ -61,6 +61,19 @@ export class Trace {
     if (b.length >= 4 * BATCH_ENTRIES) this.flush();
   }
 
+  /**
+   * Shows an entry without hashing it: a line that says in words what the
+   * hashed entries already imply (a fault's pause is in the scenario and in
+   * the times of what follows), so adding it leaves every run's identity —
+   * and every recorded hash — as it was.
+   */
+  note(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
+    if (this.digest !== undefined) throw new Error('trace is closed: add() after hash()');
+    if (this.keep && this.entries.length < this.entriesMax) {
+      this.entries.push(data === undefined ? { t, actor, event } : { t, actor, event, data });
+    }
+  }
+
   private flush(): void {
     (this.sha ??= createHash('sha256')).update(JSON.stringify(this.batch));
     this.batch = [];

@@ -1,5 +1,7 @@
 import type { ServiceDefinition } from '../service/definition.js';
 import { leaseProblem } from './lease.js';
+
+export { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_LEASE_MS } from './lease.js';
 import { trackerService } from './service.js';
 import { VARIANTS, type Variant } from './strategy.js';
 import { usesLease } from './variants.js';
@@ -11,8 +13,11 @@ import { usesLease } from './variants.js';
  * steps, tables, words and lease rule stay behind this file.
  */
 
+/** The name of a built-in service. */
+export type BuiltinName = Variant;
+
 /** The names of the built-in services (the tracker's write strategies), in the order the matrix shows them. */
-export const BUILTIN_SERVICES: readonly string[] = VARIANTS;
+export const BUILTIN_SERVICES: readonly BuiltinName[] = VARIANTS;
 
 /** What a scenario's `service` fixes for a built-in besides its name. */
 export interface BuiltinOptions {

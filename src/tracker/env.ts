@@ -34,4 +34,6 @@ export interface StepEnv {
   sleep(ms: number, footprint?: Footprint): Promise<void>;
   /** A promise-like the simulator knows about. */
   defer<T>(): Deferred<T>;
+  /** Says in the trace what the host does to this request (a fault's pause, slow processing); shown, not hashed. Real mode: absent. */
+  note?(event: string): void;
 }

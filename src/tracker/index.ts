@@ -40,6 +40,8 @@ export {
   type StrategyContext,
 } from './strategy.js';
 export { createStrategy, STEP_LABELS, CRASH_POINTS, usesLease, type StrategyOptions } from './variants.js';
+/** The built-ins by name, as ServiceDefinitions: `export default builtinService('key_atomic')` is the tracker as a user's module. */
+export { builtinService, isBuiltinService, BUILTIN_SERVICES, type BuiltinName, type BuiltinOptions } from './builtin.js';
 /** The built-in tracker as a service definition: how the simulation hosts and judges every variant. */
 export { trackerService, type TrackerDeployment, type TrackerMemory } from './service.js';
 export { serveTracker } from './handler.js';

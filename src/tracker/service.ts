@@ -2,7 +2,7 @@ import type { ServiceDefinition, ServiceSim } from '../service/definition.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { Deferred } from './env.js';
 import { serveTracker } from './handler.js';
-import { DEFAULT_LEASE_MS } from './lease.js';
+import { DEFAULT_LEASE_MS, leaseProblem } from './lease.js';
 import type { TrackerRequest } from './messages.js';
 import { storeOn, TRACKER_SCHEMA, type Store } from './store.js';
 import type { StrategyContext, Variant, WriteStrategy } from './strategy.js';
@@ -51,9 +51,17 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
     setup,
     steps: STEP_LABELS[variant],
     crashPoints: [CRASH_POINTS[variant]],
+    // Where key_atomic's claim takes an expired lease over (strategies/key-atomic.ts): a campaign counts the runs that got there.
+    ...(TAKES_OVER.has(variant) ? { situations: ['lease-takeover'] } : {}),
     // Processing (the slow fault) happens in the `process` phase, after the claim or check.
     slowStep: 'process',
     memory: () => ({ strategy: createStrategy(variant, { completedTtlMs: d.completedTtlMs }) }),
+    // The file's lease and TTL are this service's deployment; SPEC §3's lease rule refuses an unsafe one.
+    deploy: (x) => {
+      const problem = usesLease(variant) && !x.allowUnsafe ? leaseProblem({ leaseMs: x.leaseMs, clientTimeoutMs: x.clientTimeoutMs, processingMs: x.processingMs }) : null;
+      if (problem !== null) throw new Error(problem);
+      return trackerService({ variant, leaseMs: x.leaseMs, ...(x.completedTtlMs !== undefined ? { completedTtlMs: x.completedTtlMs } : {}) });
+    },
     handle: (req, sim) => serveTracker(req as TrackerRequest, variant, sim.memory.strategy, new SimContext(storeOn(sim.db), sim, leaseMs)),
     operation: {
       path: '/reports',
@@ -85,6 +93,9 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
   };
 }
 
+/** The variants whose claim takes an expired lease over (key_atomic's strategy, lease guards intact or broken). */
+const TAKES_OVER: ReadonlySet<Variant> = new Set<Variant>(['key_atomic', 'key_atomic_nofence', 'key_atomic_unscoped', 'key_atomic_early_takeover', 'key_atomic_unfenced_finish', 'key_atomic_unfenced_release', 'key_atomic_no_fingerprint']);
+
 /** The {@link StrategyContext} of one request, on the service API's {@link ServiceSim}. */
 class SimContext implements StrategyContext {
   constructor(
@@ -107,6 +118,10 @@ class SimContext implements StrategyContext {
 
   crashPoint(point: string): void {
     this.sim.crashPoint(point);
+  }
+
+  reached(situation: string): void {
+    this.sim.reached(situation);
   }
 
   defer<T>(): Deferred<T> {

@@ -81,6 +81,12 @@ export interface StrategyContext {
   process(): Promise<void>;
   /** The variant's crash point (see `CRASH_POINTS`): throws {@link CrashFault} when the counter fires. */
   crashPoint(point: string): void;
+  /**
+   * A situation worth counting was reached (`lease-takeover`): the service
+   * API's `sim.reached`, for a campaign's coverage table. Optional: a
+   * context that does not count leaves it out.
+   */
+  reached?(situation: string): void;
   /** A promise the scheduler knows about (single-flight: twins await the winner). */
   defer<T>(): Deferred<T>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_BODY_BYTES } from '../net/http-limits.js';
 
 /**
  * Request validation. Everything here runs before any strategy, so bad input
@@ -6,8 +7,9 @@ import { z } from 'zod';
  * message that names the offending field.
  */
 
-/** Largest accepted request body, in UTF-8 bytes (64 KiB); larger → 413. */
-export const MAX_BODY_BYTES = 64 * 1024;
+// The wire's limits are every service's, not the tracker's own: they live in src/net/.
+export { MAX_BODY_BYTES, headerValueProblem } from '../net/http-limits.js';
+
 /** Shortest accepted idempotency key, in characters (code points; over HTTP the header's bytes are read as UTF-8). */
 export const KEY_LENGTH_MIN = 1;
 /** Longest accepted idempotency key, in characters (code points). */
@@ -121,17 +123,4 @@ export function validateContentType(raw: string | undefined): Validated<'json'> 
     if (m && m[1] !== 'utf-8' && m[1] !== 'utf8') return fail(415, `charset '${m[1]}' is not supported: the body must be UTF-8`);
   }
   return { ok: true, value: 'json' };
-}
-
-/**
- * Why `value` cannot be sent as an HTTP header value (the instance name goes
- * out as `x-instance` on every answer), or null. Printable ASCII only, 1–64
- * characters: node refuses control characters and anything past Latin-1 only
- * when the answer is written — after the request has committed.
- */
-export function headerValueProblem(value: string): string | null {
-  if (value.length < 1 || value.length > 64) return `must be 1–64 characters, got ${value.length}`;
-  const bad = /[^\x20-\x7e]/.exec(value);
-  if (bad) return `may hold printable ASCII only (it is sent as an HTTP header); '${JSON.stringify(bad[0]).slice(1, -1)}' at index ${bad.index} is not`;
-  return null;
 }

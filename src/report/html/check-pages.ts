@@ -3,6 +3,8 @@ import { basename, join } from 'node:path';
 import type { CampaignResult } from '../../campaign/run.js';
 import type { RunOptions } from '../../scenario/run.js';
 import type { Scenario } from '../../scenario/schema.js';
+import { judge } from '../../campaign/judge.js';
+import { neverReached } from '../../campaign/coverage.js';
 import { escapeHtml } from './page.js';
 import { BASE_CSS } from './styles.js';
 import { writeStepperPage } from './write.js';
@@ -25,8 +27,9 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
       written.push(join(dir, name));
       link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
     }
-    const ok = r.verdict === r.claim.expected && !r.error;
-    rows.push(`<tr class="${ok ? 'ok' : 'bad'}"><td>${ok ? '✓' : '✗'}</td><td>${escapeHtml(r.claim.variant)} / ${escapeHtml(r.claim.keySource)}</td><td>${escapeHtml(r.claim.title)}</td><td>${r.claim.expected}</td><td>${r.verdict}</td><td>${r.runs}</td><td>${link}</td></tr>`);
+    // The same judgement as the text table and --json (an inconclusive row is ?, never ✓).
+    const j = judge(r);
+    rows.push(`<tr class="${j.ok ? 'ok' : 'bad'}"><td>${j.ok ? '✓' : j.inconclusive ? '?' : '✗'}</td><td>${escapeHtml(r.claim.variant)} / ${escapeHtml(r.claim.keySource)}</td><td>${escapeHtml(r.claim.title)}</td><td>${r.claim.expected}</td><td>${r.verdict}</td><td>${r.runs}${r.bounded ? ` + ${r.bounded.schedules} schedules${r.bounded.complete ? ' (all)' : ''}` : ''}</td><td>${link}</td><td>${coverageCell(r)}</td></tr>`);
   }
   const index = join(dir, 'index.html');
   writeFileSync(index, [
@@ -35,8 +38,8 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     `<title>retrysim check — counterexamples</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; } .wide { overflow-x: auto; max-width: 100%; }</style></head><body><div id="app">`,
     '<p class="crumb">retrysim · check</p><h1>Claims and their counterexamples</h1>',
-    '<p>Each "fails" claim links to its shrunk counterexample, drawn step by step. A ✓ means the verdict is the expected one.</p>',
-    '<div class="wide"><table><thead><tr><th></th><th>variant / key source</th><th>claim</th><th>expected</th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
+    '<p>Each "fails" claim links to its shrunk counterexample, drawn step by step. A ✓ means the verdict is the expected one; ? an inconclusive search (fewer runs than asked). A claim without a failure says which situations its runs reached.</p>',
+    '<div class="wide"><table><thead><tr><th></th><th>variant / key source</th><th>claim</th><th>expected</th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
     ...rows,
     '</tbody></table></div></div></body></html>',
     '',
@@ -91,4 +94,14 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
   ].join('\n'));
   written.push(index);
   return { written, ...(problem !== undefined ? { problem } : {}) };
+}
+
+/** What a claim without a failure reached: the situations never reached, and the whole table folded. */
+function coverageCell(r: CampaignResult): string {
+  const c = r.coverage;
+  if (c === undefined || r.verdict === 'fails') return '—';
+  const never = neverReached(c);
+  const head = never.length === 0 ? 'every situation reached' : `never reached: ${never.map((x) => escapeHtml(x.what)).join('; ')}`;
+  const table = c.rows.map((x) => `<tr><td>${escapeHtml(x.what)}</td><td>${x.runs}</td></tr>`).join('');
+  return `<details><summary>${head}</summary><table><thead><tr><th>situation</th><th>runs of ${c.runs}</th></tr></thead><tbody>${table}</tbody></table></details>`;
 }

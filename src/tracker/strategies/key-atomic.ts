@@ -104,6 +104,7 @@ export class KeyAtomicStrategy implements WriteStrategy {
       if (claim.kind === 'in_progress') return inProgressResponse();
       if (claim.kind === 'replay') return replayOf(claim.row);
       fence = claim.fence;
+      if (fence > 1) ctx.reached?.('lease-takeover'); // fence 1 is a new key; above, an expired lease was taken over
     }
     return this.afterClaim(req, ctx, fence);
   }

@@ -1,0 +1,106 @@
+/**
+ * What one simulated run reached (DESIGN invariant 9, Antithesis's
+ * "sometimes assertions"): a set of situation ids, filled by the service
+ * host while the run goes (a fault fired, a replay answered, same-key
+ * requests inside the service at once, a situation the service declares
+ * with `sim.reached`) and by {@link noteRunEnd} once it ended (kills,
+ * lost answers, preemptions at declared steps, the recovery phase,
+ * the run's virtual time span).
+ *
+ * Only counting: a campaign asks for it (`RunOptions.reached`), and a run
+ * without it pays one `undefined` test per hook. The ids are listed, with
+ * their wording, in src/campaign/coverage.ts.
+ */
+export class Reached {
+  /** Situation ids this run reached. */
+  readonly ids = new Set<string>();
+  /** Same-key requests inside the service now, by tenant and key. */
+  private readonly inflight = new Map<string, number>();
+
+  add(id: string): void {
+    this.ids.add(id);
+  }
+
+  /** A request carrying `key` entered a handler: two or three at once are situations of their own. */
+  enter(key: string): void {
+    const n = (this.inflight.get(key) ?? 0) + 1;
+    this.inflight.set(key, n);
+    if (n >= 2) this.ids.add('overlap:2');
+    if (n >= 3) this.ids.add('overlap:3');
+  }
+
+  /** The request carrying `key` left its handler (answered, threw, or died with its process). */
+  leave(key: string): void {
+    const n = (this.inflight.get(key) ?? 1) - 1;
+    if (n <= 0) this.inflight.delete(key);
+    else this.inflight.set(key, n);
+  }
+}
+
+/** The overlap key of a request: its tenant and idempotency key; undefined without a key. */
+export function overlapKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+  const k = headers['idempotency-key'];
+  return k === undefined ? undefined : `${headers['x-tenant'] ?? 'default'}\u0000${k}`;
+}
+
+/** Virtual time spans a run may last (main run, from 0 to its last event). */
+export const SPANS = [
+  { id: 'span:1s', maxMs: 1_000 },
+  { id: 'span:1min', maxMs: 60_000 },
+  { id: 'span:1h', maxMs: 3_600_000 },
+] as const;
+
+/** What {@link noteRunEnd} reads from a finished run. */
+export interface RunEnd {
+  /** The service's declared steps (preemptions are counted at these). */
+  steps: readonly string[];
+  /** The kernel's decisions: `of` are the candidates' `task:label`, `of[0]` the task that could have continued. */
+  choices: ReadonlyArray<{ chosen: number; of: readonly string[]; preempted?: boolean }>;
+  /** Virtual time at the end of the main run. */
+  timeMs: number;
+  /** Kill plan of the scenario, if any, and whether it fired. */
+  killed: boolean;
+  killAtStep?: string;
+  /** Answers the network lost on the way back. */
+  answersLost: number;
+  /** Clock offsets of the instances that ran. */
+  clockOffsetsMs: readonly number[];
+  /** Recovery phase outcomes (invariant 5), if it ran. */
+  recovery: Iterable<{ kind: string; attempts: number }>;
+}
+
+/** A request task's name on the simulated network: `s<instance>/<client>#<n>`. */
+const REQUEST_TASK = /^s\d+\//;
+
+/** Adds what can only be read once the run ended. */
+export function noteRunEnd(r: Reached, e: RunEnd): void {
+  if (e.killed) r.add(e.killAtStep === undefined ? 'kill@time' : `kill@${e.killAtStep}`);
+  if (e.answersLost > 0) r.add('answer-lost');
+  if (e.clockOffsetsMs.some((x) => x !== 0)) r.add('clock-offset');
+  for (const o of e.recovery) {
+    if (o.kind === 'found') r.add('recovery:found');
+    if (o.attempts > 0) r.add('recovery:resubmitted');
+  }
+  for (const s of SPANS) {
+    if (e.timeMs <= s.maxMs) {
+      r.add(s.id);
+      break;
+    }
+  }
+  // A preemption at a declared step: the request that could have gone on
+  // into step X's phase was passed over for another task (another request
+  // ran between its previous phase and X).
+  if (e.steps.length === 0) return;
+  for (const c of e.choices) {
+    if (!c.preempted) continue;
+    const at = stepOf(c.of[0]!, e.steps);
+    if (at !== undefined) r.add(`preempt@${at}`);
+  }
+}
+
+/** The declared step a `task:label` candidate is about to run, if it is a request at one. */
+function stepOf(candidate: string, steps: readonly string[]): string | undefined {
+  if (!REQUEST_TASK.test(candidate)) return undefined;
+  const label = candidate.slice(candidate.lastIndexOf(':') + 1);
+  return steps.includes(label) ? label : undefined;
+}

@@ -1,0 +1,5 @@
+// The built-in 'key_atomic' as a user's service module: `--service src/tracker/modules/key_atomic.ts`
+// runs it through exactly the path a user's module takes (the parity suite holds the two equal).
+import { builtinService } from '../builtin.js';
+
+export default builtinService('key_atomic');

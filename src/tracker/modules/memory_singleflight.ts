@@ -1,0 +1,5 @@
+// The built-in 'memory_singleflight' as a user's service module: `--service src/tracker/modules/memory_singleflight.ts`
+// runs it through exactly the path a user's module takes (the parity suite holds the two equal).
+import { builtinService } from '../builtin.js';
+
+export default builtinService('memory_singleflight');
