@@ -49,6 +49,17 @@ interface ModuleExpect {
   searchesWhy?: string;
   /** --runs per search, where the default does not fit. */
   runs?: Partial<Record<Explore, number>>;
+  /**
+   * Bugs found elsewhere in retrysim that this example shows, each with how to
+   * reproduce it: the test asserts the bug as it is (and goes red, asking to
+   * drop the entry, once it is fixed).
+   */
+  knownBugs?: {
+    /** The minimiser cannot show the counterexample of this search minimal. */
+    notMinimal?: Partial<Record<Explore, string>>;
+    /** `flaky --service` refuses the service (exit 2) with this message part. */
+    flaky?: string;
+  };
   /** The status a same-key retry gets under serve, when it is not the first answer's. */
   serveRetryStatus?: number;
 }
@@ -159,20 +170,34 @@ for (const { m, module } of all) {
     let defP: Promise<ServiceDefinition> | undefined;
     const def = () => (defP ??= loadService(join(root, module)));
 
-    for (const x of m.searches ?? EXPLORES) {
+    // The searches are independent processes: the first test starts them all, each test reads its own.
+    const searches = m.searches ?? EXPLORES;
+    type Ran = { r: Awaited<ReturnType<typeof runCli>>; table?: Awaited<ReturnType<typeof runCli>>; found: string; found2: string };
+    let started: Map<Explore, Promise<Ran>> | undefined;
+    const ran = (x: Explore): Promise<Ran> => {
+      started ??= new Map(searches.map((y) => [y, (async (): Promise<Ran> => {
+        const found = tmp('rs-sweep-found-');
+        const found2 = tmp('rs-sweep-found-');
+        const args = ['check', flag, module, '--runs', String(m.runs?.[y] ?? RUNS[y]), '--seed', '1', '--explore', y];
+        // Services only, the random search: the table beside --json (an app's check is the same command, at several times the cost).
+        const [r, table] = await Promise.all([
+          runCli([...args, '--found', found, '--json'], 240_000),
+          y === 'random' && !m.app ? runCli([...args, '--found', found2], 240_000) : undefined,
+        ]);
+        return { r, found, found2, ...(table ? { table } : {}) };
+      })()]));
+      return started.get(x)!;
+    };
+
+    for (const x of searches) {
       const want = expected(m, x);
       it(`check --explore ${x}: ${want.verdict}${want.invariant ? ` on ${want.invariant}` : ''}; --json and exit code agree`, async () => {
-        const found = tmp('rs-sweep-found-');
-        const runs = String(m.runs?.[x] ?? RUNS[x]);
-        const args = ['check', flag, module, '--runs', runs, '--seed', '1', '--explore', x, '--found', found];
-        const r = await runCli([...args, '--json'], 120_000);
+        const { r, table: t, found2 } = await ran(x);
         const j = JSON.parse(r.stdout) as CheckJson;
         expect(j.verdict, r.stderr).toBe(want.verdict);
         expect(r.code).toBe(EXIT[want.verdict]);
-        if (x === 'random') {
+        if (t !== undefined) {
           // The table says what --json says, with the same exit code, and the same seed writes the same file.
-          const found2 = tmp('rs-sweep-found-');
-          const t = await runCli(args.map((a) => (a === found ? found2 : a)), 120_000);
           expect(t.code).toBe(r.code);
           expect(t.stdout).toMatch(new RegExp(`│ [✓✗] │[^\\n]*│ ${want.verdict}\\s+│`));
           if (j.counterexample !== null) {
@@ -188,13 +213,20 @@ for (const { m, module } of all) {
         expect(j.violations).toContain(want.invariant);
         expect(j.counterexample).not.toBeNull();
         expect(existsSync(j.counterexample!)).toBe(true);
+        const bug = m.knownBugs?.notMinimal?.[x];
+        if (bug !== undefined) {
+          // A known bug (expect.json says which): the minimiser says what it could not show; no file to hold to minimality.
+          expect(j.notMinimal.length, `fixed? drop knownBugs.notMinimal.${x} from examples/…/expect.json: ${bug}`).toBeGreaterThan(0);
+          expect(r.code).toBe(1);
+          return;
+        }
         // The minimiser claims minimality outright: nothing it could not try.
         expect(j.notMinimal, j.notMinimal.join('\n')).toEqual([]);
         expect(j.preemptionsMinimal).toBe(true);
         expect(j.replay).toContain(`--service ${module}`);
         expect(loadScenario(j.counterexample!).expect.violations).toContain(want.invariant);
         files.push({ explore: x, file: j.counterexample!, invariant: want.invariant! });
-      }, 180_000);
+      }, 300_000);
     }
 
     it('every counterexample replays: plain, --trace (the service\'s own words), --json, --html', async () => {
@@ -204,27 +236,40 @@ for (const { m, module } of all) {
         return;
       }
       expect(files.length).toBeGreaterThan(0);
-      const plain = await runCli(['replay', flag, module, files[0]!.file]);
-      expect(plain.code, plain.stdout + plain.stderr).toBe(0);
-      expect(plain.stdout).toMatch(/expect: met/);
-      for (const { file, invariant } of files) {
-        const out = join(tmp('rs-sweep-html-'), 'run.html');
-        const tr = await runCli(['replay', flag, module, file, '--trace', '--html', out]);
+      const seen = new Set<string>();
+      const distinct = files.filter(({ file, invariant }) => {
+        // Two searches often write the same case (another name only): its replay is the same run.
+        const key = caseKey(loadScenario(file)) + invariant;
+        return !seen.has(key) && seen.add(key);
+      });
+      // Every replay is its own process: run them side by side.
+      const htmlDir = tmp('rs-sweep-html-');
+      const html = (file: string) => join(htmlDir, `${file.split('/').pop()}.html`);
+      const [plain, ...each] = await Promise.all([
+        runCli(['replay', flag, module, files[0]!.file]),
+        ...distinct.flatMap(({ file }) => [runCli(['replay', flag, module, file, '--trace', '--html', html(file)]), runCli(['replay', flag, module, file, '--json'])]),
+      ]);
+      expect(plain!.code, plain!.stdout + plain!.stderr).toBe(0);
+      expect(plain!.stdout).toMatch(/expect: met/);
+      distinct.forEach(({ file, invariant }, i) => {
+        const tr = each[2 * i]!;
+        const js = each[2 * i + 1]!;
         expect(tr.code, tr.stdout + tr.stderr).toBe(0);
         expect(tr.stdout).toMatch(/timeline:/);
         expect(tr.stdout).toContain(invariant);
         for (const w of TRACKER_WORDS) expect(tr.stdout, `${file}: the tracker's word ${w} in a trace of ${d.name}`).not.toMatch(w);
-        if (d.effects.noun !== undefined) expect(tr.stdout).toContain(d.effects.noun);
+        // The attempts and the effects held are named with the service's noun (else "effects").
+        if (d.effects.noun !== undefined) expect(tr.stdout).toMatch(new RegExp(`^${d.effects.noun}s? held: `, 'm'));
+        const out = html(file);
         expect(statSync(out).size).toBeGreaterThan(1000);
         expect(readFileSync(out, 'utf8')).toMatch(/^<!doctype html>/i);
-        const js = await runCli(['replay', flag, module, file, '--json']);
-        expect(js.code).toBe(0);
+        expect(js.code, js.stderr).toBe(0);
         const j = JSON.parse(js.stdout) as { expectMet: boolean; traceHash: string; violations: Array<{ invariant: string }> };
         expect(j.expectMet).toBe(true);
         expect(j.violations.map((v) => v.invariant)).toContain(invariant);
         // One truth: the hash --json reports is the one the text prints.
         expect(tr.stdout).toContain(`trace ${j.traceHash}`);
-      }
+      });
     }, 180_000);
 
     it('every counterexample is minimal by brute force', async () => {
@@ -252,8 +297,9 @@ for (const { m, module } of all) {
         const b = await httpSend(port, req, 10_000);
         if (b.kind !== 'response') throw new Error(`${req.method} ${req.path} again: ${b.reason}`);
         expect(b.status).toBe(m.serveRetryStatus ?? a.status);
+        // A replayed 2xx acknowledges the same effect.
         const id = d.operation.resultId ?? ((body: string) => (JSON.parse(body) as { id?: number }).id);
-        expect(id(b.body)).toBe(id(a.body));
+        if (b.status < 300) expect(id(b.body)).toBe(id(a.body));
         const t0 = Date.now();
         const e = await s.stop(5_000);
         stopped = true;
@@ -267,6 +313,11 @@ for (const { m, module } of all) {
     it.skipIf(m.app)('flaky --service: the lab runs on it, in its own words', async () => {
       const d = await def();
       const r = await runCli(['flaky', '--service', module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
+      if (m.knownBugs?.flaky !== undefined) {
+        expect(r.code, `fixed? drop knownBugs.flaky from examples/…/expect.json`).toBe(2);
+        expect(r.stderr).toContain(m.knownBugs.flaky);
+        return;
+      }
       expect(r.code, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout) as { options: { service: { name: string } }; wallClock: { runs: number }; virtualTime: { runs: number }; simulated: { staggers: unknown[] } };
       expect(j.options.service.name).toBe(d.name);
@@ -277,14 +328,16 @@ for (const { m, module } of all) {
   });
 }
 
-describe('conformance, one example (real processes and kill -9s; the others are left out for time)', () => {
+describe('conformance, one example and four of its columns (real processes and kill -9s, seconds each: the others are left out for time)', () => {
   it('two-transactions: the simulation and real server processes agree, cell by cell', async () => {
-    const r = await runCli(['conformance', '--service', 'examples/two-transactions/service.ts', '--json'], 120_000);
+    // The columns where its two transactions matter: a crash between them, a concurrent twin, a real SIGKILL before the key is remembered.
+    const columns = 'no_fault,crash_at:between-transactions,concurrent_duplicate,kill_at:remember';
+    const r = await runCli(['conformance', '--service', 'examples/two-transactions/service.ts', '--columns', columns, '--json'], 120_000);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as { service: string; cells: Array<{ column: string; same: boolean }>; differences: number };
     expect(j.service).toBe('two-transactions');
     expect(j.differences).toBe(0);
-    expect(j.cells.length).toBeGreaterThan(3);
+    expect(j.cells.map((c) => c.column)).toEqual(columns.split(','));
   }, 120_000);
 });
 
