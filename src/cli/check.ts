@@ -90,8 +90,8 @@ away: --runs ${NIGHTLY_RUNS} (the nightly / CI job; split it with --shard).
                       verdict, shortfall, bounded, firstFailureRun, firstFailureMs,
                       counterexample, shrunkSize, violations, minimised, coverage, neverReached}]
   --html DIR         also write DIR/index.html and one stepper page per counterexample
-  --service PATH     run the campaign against your own service instead (retrysim check --service --help)
-  --client PATH      run it on your own retry client instead (retrysim check --client --help)
+  --service PATH     run the campaign against your own service instead (retrysim check --service PATH --help)
+  --client PATH      run it on your own retry client instead (retrysim check --client PATH --help)
   --app PATH         run it against an unmodified Node app (its idempotency library included;
                      --app is --service for a module whose default export is an app descriptor)
 
