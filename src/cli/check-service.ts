@@ -4,6 +4,7 @@ import { loadService } from '../service/load.js';
 import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
+import { coverageText, neverReached } from '../campaign/coverage.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -153,6 +154,7 @@ export async function run(argv: string[]): Promise<number> {
         violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
         minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
         preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
+        coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
       }));
       return code;
     }
@@ -171,6 +173,13 @@ export async function run(argv: string[]): Promise<number> {
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
       if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
       console.log(`  replay: ${cx.replay}`);
+    }
+    if (r.coverage !== undefined) {
+      // A green says what it covered: a situation no run reached is one this verdict says nothing about.
+      const never = neverReached(r.coverage);
+      console.log(`\nwhat the ${r.runs} run(s) reached:`);
+      console.log(coverageText([{ name: r.service, coverage: r.coverage }]));
+      console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
     for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
