@@ -100,3 +100,17 @@ describe('coverage: what a campaign reached (DESIGN invariant 9)', () => {
     }
   });
 });
+
+describe('check --service says what it covered', () => {
+  it('a holding service campaign carries its coverage table: the unreachable declared situation is never reached, the reachable one is counted', async () => {
+    const { runServiceCampaign } = await import('../service/campaign.js');
+    // Its fault space without the key-reuse probe (the service keeps no fingerprint: that would fail, and this test is about coverage).
+    const r = await runServiceCampaign({ def: ttlService, module: 'ttl-store.ts', runs: 150, seed: 7, faults: ['loseResponse', 'loseAllAnswers', 'concurrency', 'slow', 'pause', 'longSpans'] });
+    expect(r.verdict).toBe('holds');
+    expect(r.coverage?.runs).toBe(150);
+    const row = (id: string) => r.coverage!.rows.find((x) => x.id === id);
+    expect(row('service:replayed')!.runs).toBeGreaterThan(0);
+    expect(row('service:ttl-expired')!.runs).toBe(0);
+    expect(neverReached(r.coverage!).map((x) => x.id)).toContain('service:ttl-expired');
+  }, 120_000);
+});

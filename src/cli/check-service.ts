@@ -4,6 +4,7 @@ import { loadService } from '../service/load.js';
 import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
+import { coverageText, neverReached } from '../campaign/coverage.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -12,20 +13,26 @@ const FOUND_DIR = '.retrysim/found';
 const HELP = `retrysim check --service PATH [--runs N] [--seed S] [--key-source K] [--faults LIST]
                [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--html DIR] [--json]
+retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
-module whose default export is a ServiceDefinition; no build step). The
-standard fault space — lost responses after commit and on the way back, a
-crash at each declared crash point, slow steps and pauses at each declared
-step, kill/restart, two instances on one database, clock skew, concurrent
-duplicates, two tenants with the same raw key, the same key with a different
-body — runs with the built-in retrying client, and the service's declared
-effects are judged: exactly one per logical operation, every acknowledged id
-exists and is the operation's own, stable keys, a reused key with another
-body refused. A failure is minimised and written as a replayable file; what
-the minimiser could not show minimal is said.
+module whose default export is a ServiceDefinition or an app descriptor; no
+build step). The standard fault space — lost responses after commit and on
+the way back, a crash at each declared crash point, slow steps and pauses at
+each declared step, kill/restart, two instances on one database, clock skew,
+up to three concurrent duplicates, spans of minutes to hours, two tenants
+with the same raw key, the same key with a different body — runs with the
+built-in retrying client, and the service's declared effects are judged:
+exactly one per logical operation, every acknowledged id exists and is the
+operation's own, stable keys, a reused key with another body refused, every
+success under one key the first one's answer (replay-equals-first), and,
+if the service opts in, progress. The service's Date, timers, Math.random and
+crypto.randomUUID run on the run's virtual clock and seed; a handler that
+throws answers 500 (one trace line) and the run goes on. A failure is
+minimised and written as a replayable file; what the miniminiser could not
+show minimal is said.
 
-  --service PATH  the service module (required)
+  --service PATH  the service module (required; or --app PATH)
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
                   schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --seed S        the campaign seed (default 1)
@@ -45,9 +52,14 @@ the minimiser could not show minimal is said.
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
-2 bad flags or a broken service (a message names the problem: a request
-never answered, an undeclared step or table), 4 inconclusive (an exhaustive
-search stopped by its schedule limit: not every schedule ran).`;
+2 bad flags or a malformed service (one line names the problem: a module that
+does not load or is not a service, an undeclared step, table or situation, a
+request never answered because the handler awaits something outside the
+simulation, a busy loop on the clock), 4 inconclusive (an exhaustive search
+stopped by its schedule limit: not every schedule ran). A handler that throws
+is not exit 2: it answers 500 and the effects are judged. User code that
+never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
+with one line naming the request and step (by SIGKILL: exit 137).`;
 
 function sizeText(s: ServiceCounterexample['size']): string {
   return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
@@ -142,6 +154,7 @@ export async function run(argv: string[]): Promise<number> {
         violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
         minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
         preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
+        coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
       }));
       return code;
     }
@@ -160,6 +173,13 @@ export async function run(argv: string[]): Promise<number> {
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
       if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
       console.log(`  replay: ${cx.replay}`);
+    }
+    if (r.coverage !== undefined) {
+      // A green says what it covered: a situation no run reached is one this verdict says nothing about.
+      const never = neverReached(r.coverage);
+      console.log(`\nwhat the ${r.runs} run(s) reached:`);
+      console.log(coverageText([{ name: r.service, coverage: r.coverage }]));
+      console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
     for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);

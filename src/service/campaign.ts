@@ -20,6 +20,8 @@ import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
 import { registerService } from './registry.js';
+import { Reached } from './reached.js';
+import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 
 /**
  * The standard fault space for a user service: lost responses (after a
@@ -87,6 +89,15 @@ export interface ServiceCampaignResult {
   firstFailureRun?: number;
   /** The minimised counterexample. */
   counterexample?: ServiceCounterexample;
+  /**
+   * What the runs reached (DESIGN invariant 9: a green says what it
+   * covered): every situation of this service's fault space — each fault at
+   * each declared step, same-key overlaps, preemptions, replays, recovery,
+   * time spans, the service's own `situations` — and how many runs reached
+   * it. Present when nothing failed (a failing scan stops at a point that
+   * says nothing about coverage).
+   */
+  coverage?: Coverage;
 }
 
 /** A user service's minimised, replayable counterexample. */
@@ -136,9 +147,21 @@ export class ServiceFaultsError extends Error {
   }
 }
 
-/** Runs one scenario of a user service on a choice source. */
-function runner(def: ServiceDefinition) {
-  return (s: Scenario, choices: ChoiceSource, hashTrace = true) => runScenario(s, { choices, service: def, hashTrace });
+/** Runs one scenario of a user service on a choice source, counting what it reached into `counts` when given. */
+function runner(def: ServiceDefinition, counts?: CoverageCounts) {
+  return async (s: Scenario, choices: ChoiceSource, hashTrace = true) => {
+    if (counts === undefined) return runScenario(s, { choices, service: def, hashTrace });
+    // A fresh count per run: a run that throws (a broken service) counts nothing.
+    const reached = new Reached();
+    const r = await runScenario(s, { choices, service: def, hashTrace, reached });
+    countRun(counts, reached);
+    return r;
+  };
+}
+
+/** The coverage table of a campaign over `faults` on this service. */
+function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], keySource: KeySource, counts: CoverageCounts, runs: number): Coverage {
+  return coverageOf(situationsOf({ def, faults, keySource, slowAtAnyStep: true }), counts, runs);
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */
@@ -167,7 +190,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   if (explore === 'exhaustive') return { ...base, ...(await exhaustiveService(o, module, keySource, faults)) };
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
-  const run = runner(o.def);
+  const counts: CoverageCounts = {};
+  const run = runner(o.def, counts);
   const fails = (r: ScenarioRun) => r.violations.length > 0;
   const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
@@ -200,8 +224,9 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   if (serviceError !== undefined) throw serviceError;
   if (!details.failed) {
     // Every generated scenario ran (fast-check skips none here); fewer than asked would be inconclusive, never a ✓.
-    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${o.runs} scenarios ran` };
-    return { ...base, runs: details.numRuns, verdict: 'holds' };
+    const coverage = serviceCoverage(o.def, faults, keySource, counts, details.numRuns);
+    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${o.runs} scenarios ran`, coverage };
+    return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
     throw details.errorInstance;
@@ -223,7 +248,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
 async function exhaustiveService(o: ServiceCampaignOptions, module: string, keySource: KeySource, faults: FaultKind[]): Promise<Omit<ServiceCampaignResult, 'service' | 'module' | 'keySource' | 'seed' | 'explore' | 'faults'>> {
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
-  const run = runner(o.def);
+  const counts: CoverageCounts = {};
+  const run = runner(o.def, counts);
   let schedules = 0;
   let complete = true;
   const fails = (r: ScenarioRun) => r.violations.length > 0;
@@ -247,8 +273,9 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
       return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
     }
   }
-  if (!complete) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran` };
-  return { runs: schedules, verdict: 'holds', complete };
+  const coverage = serviceCoverage(o.def, faults, keySource, counts, schedules);
+  if (!complete) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
+  return { runs: schedules, verdict: 'holds', complete, coverage };
 }
 
 /**
