@@ -12,6 +12,9 @@
  * conformance is run for one example only (two-transactions): it starts real
  * server processes and kill -9s them, tens of seconds per service with all
  * its columns (`retrysim conformance --service examples/<name>/service.ts`).
+ * Not here: the vitest helper (each example's own service.test.ts runs it,
+ * `npx vitest run --config examples/vitest.config.ts`), and the retry-client
+ * example (examples/fetch-retry-client: a client, `check --client`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -321,7 +324,9 @@ for (const { m, module } of all) {
       }
     }, 60_000);
 
-    it.skipIf(m.app)('flaky --service: the lab runs on it, in its own words', async () => {
+    // Apps: flaky has no --app (src/cli/main.ts APP_COMMANDS), and `flaky --service examples/app-plain-http/app.ts`
+    // exits 1 with no output at all (a bug, reported): skipped until the lab hosts apps.
+    it.skipIf(m.app)(`flaky --service: the lab runs on it, in its own words${m.app ? ' (skipped for apps: flaky has no --app)' : ''}`, async () => {
       const d = await def();
       const r = await runCli(['flaky', '--service', module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
       if (m.knownBugs?.flaky !== undefined) {
