@@ -6,11 +6,13 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import type { RetryClient } from '../client/run.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
 const DEFAULT_RUNS = 300;
 
 const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--seed S]
-               [--faults LIST] [--explore random|pct] [--expect holds|fails] [--found DIR] [--json]
+               [--faults LIST] [--explore random|pct] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
 RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
@@ -38,6 +40,8 @@ reproduces; what the minimiser could not show minimal is said.
   --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3)
   --expect V      holds or fails: exit 0 only when the verdict is this one
   --found DIR     where the counterexample goes (default ${CLIENT_FOUND_DIR}, git-ignored)
+  --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
+                  own run (its requests, waits, answers, the faults, the check it breaks)
   --json          {client, module, seed, explore, faults, runs, verdict, expected, ok, why, firstFailureRun,
                    counterexample, shrunkSize, violations, minimised, notMinimal, replay}
 
@@ -59,6 +63,7 @@ export async function run(argv: string[]): Promise<number> {
       explore: { type: 'string' },
       expect: { type: 'string' },
       found: { type: 'string' },
+      html: { type: 'string' },
       json: { type: 'boolean' },
     }, HELP);
     if (typeof a === 'number') return a;
@@ -75,11 +80,14 @@ export async function run(argv: string[]): Promise<number> {
     const runs = intFlag('runs', v.runs, DEFAULT_RUNS, 1, 1_000_000);
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
+    const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ClientCampaignResult;
+    let client: RetryClient;
+    let service: ServiceDefinition | undefined;
     try {
-      const client = await loadClient(v.client, v.name);
-      const service = v.service === undefined ? undefined : await loadService(v.service);
+      client = await loadClient(v.client, v.name);
+      service = v.service === undefined ? undefined : await loadService(v.service);
       const against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${runs} scenarios`);
       log(`reproduce: retrysim check ${process.argv.slice(3).join(' ')}`);
@@ -102,6 +110,17 @@ export async function run(argv: string[]): Promise<number> {
     const ok = why.length === 0;
     const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
     const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
+    if (html !== undefined) {
+      const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+      const { writeClientStepperPage } = await import('../report/html/write.js');
+      const svc = service;
+      const against = svc !== undefined ? `service ${svc.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
+      // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
+      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}) },
+        (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}) }));
+      if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
+    }
     if (v.json) {
       console.log(JSON.stringify({
         client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, verdict: r.verdict, expected: expected ?? null, ok, why,
