@@ -172,11 +172,21 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...silentViolations(workers), ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
+    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
   }
+}
+
+/**
+ * The checks that judge a client's own behaviour from what it sent and when
+ * (`progress`, `deadline`, `retry-after`, `non-retryable`) — the same for a
+ * simulated run and a wall-clock one (the flakiness lab's), given each
+ * call's requests with their send and answer times.
+ */
+export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
 }
 
 function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
