@@ -35,7 +35,7 @@ describe('retry client counterexamples are replayable files', () => {
     expect(j.violations).toContain('stable-key');
     expect(j.shrunkSize).toMatchObject({ operations: 1, faults: 1 });
     expect(j.counterexample.startsWith(found)).toBe(true);
-    expect(j.replay).toBe(`retrysim replay ${j.counterexample} --trace`);
+    expect(j.replay).toBe(`retrysim replay --client ${CLIENT} ${j.counterexample} --trace`); // named: replay runs only modules inside the cwd unless told
     const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { client: { module: string; name: string }; expect: { violations: string[] }; schedule: unknown[] };
     expect(file.client).toMatchObject({ module: CLIENT, name: 'fetch-retry-client' });
 

@@ -12,20 +12,26 @@ const FOUND_DIR = '.retrysim/found';
 const HELP = `retrysim check --service PATH [--runs N] [--seed S] [--key-source K] [--faults LIST]
                [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--html DIR] [--json]
+retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
-module whose default export is a ServiceDefinition; no build step). The
-standard fault space — lost responses after commit and on the way back, a
-crash at each declared crash point, slow steps and pauses at each declared
-step, kill/restart, two instances on one database, clock skew, concurrent
-duplicates, two tenants with the same raw key, the same key with a different
-body — runs with the built-in retrying client, and the service's declared
-effects are judged: exactly one per logical operation, every acknowledged id
-exists and is the operation's own, stable keys, a reused key with another
-body refused. A failure is minimised and written as a replayable file; what
-the minimiser could not show minimal is said.
+module whose default export is a ServiceDefinition or an app descriptor; no
+build step). The standard fault space — lost responses after commit and on
+the way back, a crash at each declared crash point, slow steps and pauses at
+each declared step, kill/restart, two instances on one database, clock skew,
+up to three concurrent duplicates, spans of minutes to hours, two tenants
+with the same raw key, the same key with a different body — runs with the
+built-in retrying client, and the service's declared effects are judged:
+exactly one per logical operation, every acknowledged id exists and is the
+operation's own, stable keys, a reused key with another body refused, every
+success under one key the first one's answer (replay-equals-first), and,
+if the service opts in, progress. The service's Date, timers, Math.random and
+crypto.randomUUID run on the run's virtual clock and seed; a handler that
+throws answers 500 (one trace line) and the run goes on. A failure is
+minimised and written as a replayable file; what the miniminiser could not
+show minimal is said.
 
-  --service PATH  the service module (required)
+  --service PATH  the service module (required; or --app PATH)
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
                   schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --seed S        the campaign seed (default 1)
@@ -45,9 +51,14 @@ the minimiser could not show minimal is said.
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
-2 bad flags or a broken service (a message names the problem: a request
-never answered, an undeclared step or table), 4 inconclusive (an exhaustive
-search stopped by its schedule limit: not every schedule ran).`;
+2 bad flags or a malformed service (one line names the problem: a module that
+does not load or is not a service, an undeclared step, table or situation, a
+request never answered because the handler awaits something outside the
+simulation, a busy loop on the clock), 4 inconclusive (an exhaustive search
+stopped by its schedule limit: not every schedule ran). A handler that throws
+is not exit 2: it answers 500 and the effects are judged. User code that
+never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
+with one line naming the request and step (by SIGKILL: exit 137).`;
 
 function sizeText(s: ServiceCounterexample['size']): string {
   return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;

@@ -90,8 +90,10 @@ away: --runs ${NIGHTLY_RUNS} (the nightly / CI job; split it with --shard).
                       verdict, shortfall, bounded, firstFailureRun, firstFailureMs,
                       counterexample, shrunkSize, violations, minimised, coverage, neverReached}]
   --html DIR         also write DIR/index.html and one stepper page per counterexample
-  --service PATH     run the campaign against your own service instead (retrysim check --service --help)
-  --client PATH      run it on your own retry client instead (retrysim check --client --help)
+  --service PATH     run the campaign against your own service instead (retrysim check --service PATH --help)
+  --client PATH      run it on your own retry client instead (retrysim check --client PATH --help)
+  --app PATH         run it against an unmodified Node app (its idempotency library included;
+                     --app is --service for a module whose default export is an app descriptor)
 
 A row is ✓ (JSON ok: true) when the verdict is the expected one, a canary
 broke the invariant it names, and its counterexample is minimal (fewest

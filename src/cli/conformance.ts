@@ -32,7 +32,9 @@ lost_answer, crash_at:<point> per crash point, concurrent_duplicate,
 two_instances, kill_at:<step> per step (a real SIGKILL, restarted on the same
 file), key_reuse — compared on the effects left and the invariants broken
 (progress aside: real mode runs no recovery phase). Exit 1 on any
-difference, 2 on bad flags or a broken service.
+difference, 2 on bad flags or a broken service. --app PATH is --service
+PATH for an unmodified Node app (a module whose default export is an app
+descriptor).
   --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
 
 /**

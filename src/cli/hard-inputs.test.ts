@@ -93,8 +93,9 @@ describe('the command line itself', () => {
     expect(h.status).toBe(0);
     expect(h.stdout).toMatch(/^retrysim check \[--variant V/);
     expect(cli('help', 'nope').status).toBe(2);
-    const f = cli('flaky', '--help').stdout.split('\n')[0]!;
-    for (const flag of ['--runs', '--variant', '--slow-ms', '--stagger-max-ms', '--schedules-max', '--seed', '--json']) expect(f).toContain(flag);
+    // The usage paragraph (it wraps over lines), up to the first blank line.
+    const f = cli('flaky', '--help').stdout.split('\n\n')[0]!;
+    for (const flag of ['--runs', '--variant', '--service', '--slow-ms', '--stagger-max-ms', '--schedules-max', '--seed', '--json']) expect(f).toContain(flag);
   });
 });
 

@@ -25,6 +25,7 @@ interleaving.
             module the file names, service.module)
   --client PATH   for a file found for your own retry client (client.name):
             its module (default: the module the file names, client.module)
+  --app PATH      --service PATH for a file found against an unmodified Node app
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}

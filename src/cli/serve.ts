@@ -21,6 +21,9 @@ once bound; SIGTERM or SIGINT drains in-flight requests and exits 0.
                          is rebuilt when the process starts. A broken module
                          exits 2 with one line naming the problem; a handler
                          that throws answers 500 and is named on stderr.
+  --app PATH             an unmodified Node app (a module whose default export is
+                         an app descriptor): --service for it; its key-value
+                         store is a table in the --db file
   --db FILE              SQLite database file (created if missing)
   --port N               port to listen on; 0 = any free port (default 0)
   --lease-ms N           tracker: lease of an in-progress key (default 5000)

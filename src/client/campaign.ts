@@ -105,7 +105,10 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     file = join(o.foundDir, `${safe}-${invariants[0] ?? 'violation'}-${hashJson(scenario).slice(0, 8)}.json`);
     writeFileSync(file, printScenario(scenario));
   }
-  const replay = file === undefined ? '(not written)' : `retrysim replay ${o.module === undefined ? '--client <your client module> ' : ''}${file} --trace`;
+  // The module is named on the line even though the file records it: replay
+  // imports a module a file names only inside the current directory, so a
+  // line without it would not run from anywhere else.
+  const replay = file === undefined ? '(not written)' : `retrysim replay --client ${o.module ?? '<your client module>'} ${file} --trace`;
   return {
     scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },

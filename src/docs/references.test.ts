@@ -133,8 +133,22 @@ describe('what the README promises a newcomer', () => {
     for (const page of pages(root)) expect(read(root, page), page).not.toMatch(/npm (install|i|add)\s+retrysim(?![\w./-])/);
   });
 
-  it('speaks of verdicts as holds / fails / inconclusive: no "refuted" in the prose', () => {
+  it('speaks of verdicts as holds / fails / inconclusive: no "refuted" in the prose, nor in the examples\' READMEs (code blocks included)', () => {
     for (const page of pages(root)) expect(prose(read(root, page)), page).not.toMatch(/\brefuted\b/i);
+    const examples = readdirSync(join(root, 'examples')).map((e) => `examples/${e}/README.md`).filter((f) => existsSync(join(root, f)));
+    expect(examples.length).toBeGreaterThan(10);
+    for (const page of examples) expect(read(root, page), page).not.toMatch(/\brefut(ed|es)\b/i);
+  });
+
+  it('an example README runs its property with the examples\' config (the root config finds no test under examples/)', () => {
+    const lines = readdirSync(join(root, 'examples'))
+      .map((e) => `examples/${e}/README.md`)
+      .filter((f) => existsSync(join(root, f)))
+      .flatMap((f) => blocks(f, read(root, f)).filter((b) => b.lang === 'sh').flatMap((b) => b.text.split('\n').map((l) => `${f}: ${l}`)));
+    const vitest = lines.filter((l) => /\bvitest run\b.*\bexamples\//.test(l));
+    expect(vitest.length).toBeGreaterThan(5);
+    expect(vitest.filter((l) => !l.includes('-c examples/vitest.config.ts'))).toEqual([]);
+    expect(existsSync(join(root, 'examples/vitest.config.ts'))).toBe(true);
   });
 
   it('the benchmark table appears once, in docs/benchmarks.md', () => {
