@@ -110,7 +110,9 @@ describe('retry client counterexamples are replayable files', () => {
     const bad = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers,teleport');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--faults: unknown fault 'teleport'; valid for a client: loseResponse, loseAllAnswers, crash,");
-    const ex = await cli('check', '--client', CLIENT, '--explore', 'exhaustive');
+    // exhaustive runs now (src/client/exhaustive.test.ts); a mode that does not exist is exit 2.
+    const ex = await cli('check', '--client', CLIENT, '--explore', 'bfs');
     expect(ex.code).toBe(2);
+    expect(ex.err).toContain("--explore must be random, pct or exhaustive, got 'bfs'");
   }, 120_000);
 });

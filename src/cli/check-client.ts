@@ -6,11 +6,15 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import type { RetryClient } from '../client/run.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
 const DEFAULT_RUNS = 300;
+/** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
+const DEFAULT_SCHEDULES = 5000;
 
 const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--seed S]
-               [--faults LIST] [--explore random|pct] [--expect holds|fails] [--found DIR] [--json]
+               [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
 RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
@@ -32,18 +36,27 @@ reproduces; what the minimiser could not show minimal is said.
   --variant V     the service it talks to, built in: ${VARIANTS.join(', ')} (default key_atomic,
                   a correct endpoint, so what fails is the client)
   --service PATH  ...or your own service module
-  --runs N        generated scenarios (default ${DEFAULT_RUNS})
+  --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
+                  schedules per small scenario (default ${DEFAULT_SCHEDULES})
   --seed S        the campaign seed (default 1)
   --faults LIST   only these faults, comma-separated: ${CLIENT_FAULTS.join(', ')} (default all)
-  --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3)
+  --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3);
+                  exhaustive: every schedule of the client's small scenarios (one call; no fault,
+                  or one lost answer, crash, slow or paused request, kill at each of the service's
+                  steps, two instances, one 429 with Retry-After, one 400/422/409/503), up to
+                  reordering service steps that commute (the client's own steps are opaque, so
+                  every order of them runs); the schedule limit stopping it is inconclusive (4)
   --expect V      holds or fails: exit 0 only when the verdict is this one
   --found DIR     where the counterexample goes (default ${CLIENT_FOUND_DIR}, git-ignored)
-  --json          {client, module, seed, explore, faults, runs, verdict, expected, ok, why, firstFailureRun,
+  --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
+                  own run (its requests, waits, answers, the faults, the check it breaks)
+  --json          {client, module, seed, explore, faults, runs, complete (exhaustive), verdict, expected, ok, why, firstFailureRun,
                    counterexample, shrunkSize, violations, minimised, notMinimal, replay}
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
-or a client that cannot run on virtual time (it never settles), 4 inconclusive.`;
+or a client that cannot run on virtual time (it never settles), 4 inconclusive
+(fewer scenarios ran than asked, or the schedule limit stopped an exhaustive search).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -59,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
       explore: { type: 'string' },
       expect: { type: 'string' },
       found: { type: 'string' },
+      html: { type: 'string' },
       json: { type: 'boolean' },
     }, HELP);
     if (typeof a === 'number') return a;
@@ -70,18 +84,21 @@ export async function run(argv: string[]): Promise<number> {
     // 'refuted', the old word, is read as fails.
     const expected = v.expect === undefined ? undefined : v.expect === 'holds' ? 'holds' : 'fails';
     const explore = v.explore ?? 'random';
-    if (explore !== 'random' && explore !== 'pct') throw new UsageError(`--explore must be random or pct for a client, got '${explore}'`);
+    if (explore !== 'random' && explore !== 'pct' && explore !== 'exhaustive') throw new UsageError(`--explore must be random, pct or exhaustive, got '${explore}'`);
     const faults = v.faults === undefined ? [...CLIENT_FAULTS] : parseClientFaults(v.faults);
-    const runs = intFlag('runs', v.runs, DEFAULT_RUNS, 1, 1_000_000);
+    const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1, 1_000_000);
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
+    const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ClientCampaignResult;
+    let client: RetryClient;
+    let service: ServiceDefinition | undefined;
     try {
-      const client = await loadClient(v.client, v.name);
-      const service = v.service === undefined ? undefined : await loadService(v.service);
+      client = await loadClient(v.client, v.name);
+      service = v.service === undefined ? undefined : await loadService(v.service);
       const against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
-      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${runs} scenarios`);
+      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)` : `${runs} scenarios`}`);
       log(`reproduce: retrysim check ${process.argv.slice(3).join(' ')}`);
       r = await runClientCampaign({
         client, module: v.client, runs, seed, foundDir: found, faults, explore,
@@ -96,15 +113,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     const cx = r.counterexample;
     const why: string[] = [];
-    if (r.verdict === 'inconclusive') why.push('inconclusive: fewer scenarios ran than asked');
+    if (r.verdict === 'inconclusive') why.push(`inconclusive: ${r.inconclusive ?? 'fewer scenarios ran than asked'}`);
     else if (r.verdict !== (expected ?? 'holds')) why.push(`expected ${expected ?? 'holds'}, got ${r.verdict}`);
     for (const p of cx?.notMinimal ?? []) why.push(`counterexample not minimal: ${p}`);
     const ok = why.length === 0;
     const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
     const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
+    if (html !== undefined) {
+      const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+      const { writeClientStepperPage } = await import('../report/html/write.js');
+      const svc = service;
+      const against = svc !== undefined ? `service ${svc.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
+      // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
+      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}) },
+        (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}) }));
+      if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
+    }
     if (v.json) {
       console.log(JSON.stringify({
-        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, verdict: r.verdict, expected: expected ?? null, ok, why,
+        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: expected ?? null, ok, why,
         firstFailureRun: r.firstFailureRun ?? null,
         counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
         minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
@@ -112,9 +140,9 @@ export async function run(argv: string[]): Promise<number> {
       return code;
     }
     console.log('');
-    console.log(textTable(['', 'client', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
-      ok ? '✓' : '✗', r.client, r.runs, r.verdict,
-      r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}`,
+    console.log(textTable(['', 'client', r.explore === 'exhaustive' ? 'schedules' : 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
+      ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
+      r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
       cx ? `${cx.size.operations} op, ${cx.size.workers} worker(s), ${cx.size.faults} fault(s), ${cx.size.attempts} request(s), ${cx.size.preemptions} preemption(s)` : '-',
       cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
       cx?.file ?? '-',

@@ -5,9 +5,14 @@ import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
 import { ruleOfThree } from '../real/stats.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
+import { ClientError, loadClient } from '../client/load.js';
+import type { RetryClient } from '../client/run.js';
+import { runClientFlakyLab, type ClientFlakyOptions, type ClientFlakyReport } from '../real/flaky-client.js';
 
 const HELP = `retrysim flaky [--runs N] [--variant V | --service PATH] [--slow-ms N] [--stagger-max-ms N]
                [--schedules-max N] [--seed N] [--json]
+       retrysim flaky --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--slow-ms N]
+               [--spread-ms N] [--schedules-max N] [--seed N] [--json]
 
 The flakiness lab (SPEC §7). One timing-dependent test — two workers file the
 same report with the same idempotency key, the second U[0, stagger-max) ms
@@ -33,6 +38,19 @@ of its declared effects must exist):
   --schedules-max N   enumeration bound per stagger, 1–100000 (default 3000)
   --seed N            any integer (default 1)
   --json              the whole report as JSON
+
+With --client PATH (a module exporting a RetryClient, as for check --client;
+--name picks an export), the test is your client's: it performs one
+operation against the service (default the built-in key_atomic, a correct
+endpoint, so what fails is the client) while the server takes
+slow-ms + U[0, spread-ms) ms to answer — whether the client's own timeout
+fires first depends on the run — judged by the client's checks
+(stable-key, deadline, retry-after, non-retryable, progress) and
+exactly-one on the effects: wall clock (the client's code, real timers,
+Node's fetch, a real server), the same code on virtual time, and every
+interleaving at every processing time on a 1 ms grid.
+  --slow-ms N         with --client: the least processing time, 0–60000 ms (default 2)
+  --spread-ms N       with --client: processing spread, 1–1000 ms (default 40)
 Exit: 0 the lab ran (its table is the result), 2 bad flags or a broken service.`;
 
 
@@ -75,9 +93,16 @@ export async function run(argv: string[]): Promise<number> {
   const parsed = flags('flaky', argv, {
       runs: { type: 'string' }, variant: { type: 'string' }, 'slow-ms': { type: 'string' }, 'stagger-max-ms': { type: 'string' },
       'schedules-max': { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, service: { type: 'string' },
+      client: { type: 'string' }, name: { type: 'string' }, 'spread-ms': { type: 'string' },
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
+  if (values.client !== undefined) return runClient(values);
+  const onlyClient = values.name !== undefined ? '--name' : values['spread-ms'] !== undefined ? '--spread-ms' : undefined;
+  if (onlyClient !== undefined) {
+    console.error(`retrysim flaky: ${onlyClient} needs --client PATH`);
+    return 2;
+  }
   let opts: Parameters<typeof runFlakyLab>[0] | undefined;
   const bad = await usage('flaky', async () => {
     if (values.variant !== undefined && values.service !== undefined) throw new UsageError('give --variant (built in) or --service (your own), not both');
@@ -120,4 +145,69 @@ export async function run(argv: string[]): Promise<number> {
   if (values.json) console.log(JSON.stringify(r));
   else print(r, noun);
   return 0;
+}
+
+/** `retrysim flaky --client PATH ...`: the lab on a user's retry client. */
+async function runClient(values: Record<string, string | boolean | undefined>): Promise<number> {
+  const str = (k: string) => values[k] as string | undefined;
+  let opts: ClientFlakyOptions | undefined;
+  const bad = await usage('flaky', async () => {
+    if (str('client') === '') throw new UsageError('--client needs a module path');
+    if (str('variant') !== undefined && str('service') !== undefined) throw new UsageError('give --variant (built in) or --service (your own), not both');
+    if (str('variant') !== undefined && !(VARIANTS as readonly string[]).includes(str('variant')!)) throw new UsageError(`--variant must be one of ${VARIANTS.join(', ')}, got '${str('variant')}'`);
+    // The two workers' stagger is the built-in test's knob; a client's test varies the server's processing time instead.
+    if (str('stagger-max-ms') !== undefined) throw new UsageError('--stagger-max-ms is the two-worker test\'s knob; with --client use --spread-ms');
+    opts = {
+      client: undefined as unknown as RetryClient,
+      clientModule: str('client')!,
+      variant: (str('variant') ?? 'key_atomic') as Variant,
+      runs: intFlag('runs', str('runs'), 30, 1, 10_000),
+      slowMs: intFlag('slow-ms', str('slow-ms'), 2, 0, 60_000),
+      spreadMs: intFlag('spread-ms', str('spread-ms'), 40, 1, 1000),
+      schedulesMax: intFlag('schedules-max', str('schedules-max'), 3000, 1, 100_000),
+      seed: seedFlag(str('seed')),
+    };
+    return 0;
+  });
+  if (bad !== 0 || opts === undefined) return bad;
+  let r: ClientFlakyReport;
+  try {
+    opts.client = await loadClient(opts.clientModule, str('name'));
+    if (str('service') !== undefined) opts = { ...opts, service: { def: await loadService(str('service')!), module: str('service')! } };
+    r = await runClientFlakyLab(opts);
+  } catch (e) {
+    if (!(e instanceof ServiceError || e instanceof ClientError)) throw e;
+    console.error(`retrysim flaky: ${e.message}`);
+    return 2;
+  }
+  if (values.json) console.log(JSON.stringify(r));
+  else printClient(r);
+  return 0;
+}
+
+function checksText(byCheck: Record<string, number>): string {
+  const e = Object.entries(byCheck).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return e.length === 0 ? '-' : e.map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+function printClient(r: ClientFlakyReport): void {
+  const o = r.options;
+  const w = r.wallClock;
+  const v = r.virtualTime;
+  const s = r.simulated;
+  console.log(`retrysim flaky --client ${o.clientModule} — seed ${o.seed}; retry client '${o.client}' against ${o.service}, the server taking ${o.slowMs} + U[0, ${o.spreadMs}) ms per request\n`);
+  console.log(textTable(['approach', 'runs / schedules', 'failures', 'by check', 'exact 95 % upper bound', 'wall time'], [
+    ['wall clock (real timers, real HTTP)', w.runs, w.failures, checksText(w.byCheck), pct(w.upperBound95), `${(w.wallMs / 1000).toFixed(2)} s`],
+    ['same client on virtual time (fake timers)', v.runs, v.failures, checksText(v.byCheck), pct(v.upperBound95), `${(v.wallMs / 1000).toFixed(2)} s (${(v.virtualMs / 1000).toFixed(2)} s virtual)`],
+    [`simulation: every interleaving, ${s.grid.length} processing times`, `${s.schedules}${s.complete ? '' : '+ (bounded)'}`, s.failing, checksText(s.byCheck), 'n/a: enumerated, not sampled', `${(s.wallMs / 1000).toFixed(2)} s`],
+  ]));
+  console.log(`\nWall clock: passed ${w.runs - w.failures} of ${w.runs}. ${w.failures === 0
+    ? `Passing ${w.runs} of ${w.runs} proves little: the failure rate could still be up to ${pct(w.upperBound95)} (exact 95 % upper bound 1 − 0.05^(1/${w.runs})); "3/n" would claim ${pct(ruleOfThree(w.runs))}.`
+    : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
+  const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;
+  console.log(`Virtual time: ${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same processing time).`);
+  const failingAt = s.grid.filter((g) => g.failing > 0);
+  console.log(`Simulation: ${s.failing} of ${s.schedules}${s.complete ? '' : '+'} schedules fail; a failure is possible at ${failingAt.length}/${s.grid.length} processing times (model-predicted failure rate ${pct(s.predictedRate)} for a uniform processing time).`);
+  for (const g of failingAt) console.log(`  processing ${g.processingMs} ms: ${g.failing}/${g.schedules}${g.complete ? '' : '+'} schedules fail`);
+  if (failingAt.length === 0) console.log(`No schedule fails: client '${o.client}' keeps every check on every interleaving explored.`);
 }

@@ -95,7 +95,7 @@ describe('the command line itself', () => {
     expect(cli('help', 'nope').status).toBe(2);
     // The usage paragraph (it wraps over lines), up to the first blank line.
     const f = cli('flaky', '--help').stdout.split('\n\n')[0]!;
-    for (const flag of ['--runs', '--variant', '--service', '--slow-ms', '--stagger-max-ms', '--schedules-max', '--seed', '--json']) expect(f).toContain(flag);
+    for (const flag of ['--runs', '--variant', '--service', '--slow-ms', '--stagger-max-ms', '--schedules-max', '--seed', '--json', '--client', '--name', '--spread-ms']) expect(f).toContain(flag);
   });
 });
 

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
-import { writeStepperPage } from '../report/html/write.js';
+import { writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
@@ -30,7 +30,8 @@ interleaving.
             (on divergence: the run up to the diverging decision)
   --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
-  --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step)
+  --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step);
+            for a retry client's file, the client's run: its requests, waits, answers and the check it breaks
 A file is validated in full before any module is loaded, and the modules it
 names are imported only from inside the current directory tree; a module
 elsewhere runs only when you name it with --service / --client yourself.
@@ -226,21 +227,21 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     console.error(`retrysim replay: ${file} was found for retry client '${scenario.client.name}' and does not name its module; pass --client PATH`);
     return 2;
   }
-  if (o.html !== undefined) {
-    console.error('retrysim replay: --html draws the built-in harness\'s runs; a retry client\'s file replays without it');
-    return 2;
-  }
   let r: ClientRun;
   try {
     const client = await loadClient(module, scenario.client.name);
     const service = servicePath !== undefined ? await loadService(servicePath) : undefined;
-    r = await runClientScenario(scenario, client, { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) });
+    const opts = { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) };
+    // With --html the one run is observed: the page and this output describe the same run.
+    r = o.html === undefined ? await runClientScenario(scenario, client, opts)
+      : await writeClientStepperPage(o.html, scenario, client, { file, replay: `retrysim replay ${clientFlag !== undefined ? `--client ${clientFlag} ` : ''}${servicePath !== undefined && servicePath !== scenario.service.module ? `--service ${servicePath} ` : ''}${file} --trace` }, opts);
   } catch (e) {
     const code = replayFailed(e, file, scenario, o);
     if (code === undefined) throw e;
     return code;
   }
   const m = matchesExpect(scenario, r);
+  if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;

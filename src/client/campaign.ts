@@ -17,6 +17,8 @@ import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './run.js';
+import { clientSmallScenarios } from './small.js';
+import { exploreAll } from '../sim/explore/exhaustive.js';
 
 /** The faults a retry client is run under by default. */
 export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer'];
@@ -120,21 +122,33 @@ export interface ClientCampaignOptions extends ClientTarget {
   /** The client's module path (recorded in the file). */
   module?: string;
   faults?: readonly FaultKind[];
-  /** random (default): fast-check-generated schedules; pct: generated scenarios, PCT schedules (depth 3, k fitted to each case). */
-  explore?: 'random' | 'pct';
+  /**
+   * random (default): fast-check-generated schedules; pct: generated
+   * scenarios, PCT schedules (depth 3, k fitted to each case); exhaustive:
+   * every schedule of the client's small scenarios ({@link clientSmallScenarios}),
+   * `runs` schedules at most per scenario.
+   */
+  explore?: ClientExplore;
   runs: number;
   seed: number;
   /** Where the counterexample goes; undefined: not written. */
   foundDir?: string;
 }
 
+/** How a client campaign picks its runs. */
+export type ClientExplore = 'random' | 'pct' | 'exhaustive';
+
 /** What a client campaign found. */
 export interface ClientCampaignResult {
   client: string;
   seed: number;
-  explore: 'random' | 'pct';
+  explore: ClientExplore;
+  /** Exhaustive: every schedule of every small scenario ran (false when the limit or a failure stopped it). */
+  complete?: boolean;
+  /** Why the verdict is inconclusive, in one sentence. */
+  inconclusive?: string;
   faults: FaultKind[];
-  /** Scenarios run: all of them, or up to and including the first failure. */
+  /** Scenarios run (schedules, exhaustive): all of them, or up to and including the first failure. */
   runs: number;
   verdict: 'holds' | 'fails' | 'inconclusive';
   /** 1-based number of the first failing scenario. */
@@ -154,6 +168,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   const explore = o.explore ?? 'random';
   const faults = [...(o.faults ?? CLIENT_FAULTS)];
   const opts = service ? { service } : {};
+  if (explore === 'exhaustive') return exhaustiveClient(o, faults);
   const choicesOf = async (c: GeneratedCase): Promise<ChoiceSource> => {
     if (explore !== 'pct') return new ListChoice(c.choices);
     // PCT's k: the case measured by a probe run, as for services and built-in claims.
@@ -180,4 +195,42 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   const [c] = details.counterexample as [GeneratedCase];
   const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}) });
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
+}
+
+/**
+ * Bounded exhaustive exploration of a retry client: every schedule of each
+ * of its small scenarios, up to reordering steps that commute. The
+ * client's own steps (the bridge's task, each fetch's task) declare no
+ * footprint, so they conflict with everything and every order of them is
+ * run: sound, only less reduced than a service's search. `fails` at the
+ * first violating schedule, minimised and recorded like any client
+ * counterexample; `holds` only when every schedule of every small scenario
+ * ran; a search the schedule limit stopped is `inconclusive`.
+ */
+async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): Promise<ClientCampaignResult> {
+  const service = o.service;
+  const module = o.serviceModule ?? service?.name;
+  const opts = service ? { service } : {};
+  const base = { client: o.client.name, seed: o.seed, explore: 'exhaustive' as const, faults };
+  const fails = (r: ClientRun) => r.violations.length > 0;
+  let schedules = 0;
+  let complete = true;
+  for (const s of clientSmallScenarios(service ? { service, module: module! } : { variant: o.variant ?? 'key_atomic' }, faults)) {
+    const scenario = { ...s, seed: o.seed };
+    const e = await exploreAll((choices) => runClientScenario(scenario, o.client, { choices, ...opts }), {
+      schedulesMax: o.runs,
+      reduce: true,
+      keep: fails,
+      onSchedule: (x) => !fails(x.result), // stop at the first failing schedule
+    });
+    schedules += e.schedules;
+    complete &&= e.complete;
+    const failing = e.results[0];
+    if (failing) {
+      const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts });
+      return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, counterexample };
+    }
+  }
+  if (!complete) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran` };
+  return { ...base, runs: schedules, verdict: 'holds', complete };
 }

@@ -17,6 +17,7 @@ import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './brid
 import { ClientError } from './load.js';
 import { SimLimitError } from '../sim/errors.js';
 import { simFetch, type SentRequest } from './sim-fetch.js';
+import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
 
 /** One logical operation, as a user's client is asked to perform it. */
 export interface ClientOperation {
@@ -80,6 +81,12 @@ export interface ClientRunOptions {
   strictReplay?: boolean;
   /** The command that reproduces this run, for limit and divergence messages. */
   replayHint?: string;
+  /**
+   * Watch the run step by step (the HTML stepper): every trace entry with
+   * the database, every request as the client's fetch puts it on the wire.
+   * The same entries as an unobserved run, so the trace hash is the same.
+   */
+  observe?: RunObserver;
 }
 
 /**
@@ -104,7 +111,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   const sdb = simDatabase(def);
   try {
     const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-    const kernel = new Kernel({ seed: s.seed, choices, trace: new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const hosts = hostInstances(s, def, sdb);
     // The service's handlers run on the kernel's clock (the client's code on the bridge's).
     const clock = onKernelClock(kernel, hosts);
@@ -124,7 +131,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       workers.push(record);
       return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
         if (record.startMs > 0) await new Promise((r) => setTimeout(r, record.startMs)); // real-time: allowed (the bridge's fake clock)
-        const fetch = simFetch(kernel, net.transport(name), bridge, name, record.sent);
+        const wire = net.transport(name);
+        const fetch = simFetch(kernel, opts.observe !== undefined ? observedTransport(wire, name, opts.observe) : wire, bridge, name, record.sent);
         try {
           await client.run(fetch, operation);
         } catch (e) {
@@ -151,6 +159,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       releaseBridge();
       clock.release();
     }
+    opts.observe?.end?.(sdb.db);
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];
@@ -163,11 +172,21 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...silentViolations(workers), ...deadlineViolations(workers, client.deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
+    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
   }
+}
+
+/**
+ * The checks that judge a client's own behaviour from what it sent and when
+ * (`progress`, `deadline`, `retry-after`, `non-retryable`) — the same for a
+ * simulated run and a wall-clock one (the flakiness lab's), given each
+ * call's requests with their send and answer times.
+ */
+export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
 }
 
 function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {

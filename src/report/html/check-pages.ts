@@ -8,6 +8,7 @@ import { neverReached } from '../../campaign/coverage.js';
 import { escapeHtml } from './page.js';
 import { BASE_CSS } from './styles.js';
 import { writeStepperPage } from './write.js';
+import type { StepperSource } from './stepper-data.js';
 
 /**
  * `retrysim check --html DIR`: one stepper page per counterexample (named
@@ -48,6 +49,12 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
   return written;
 }
 
+/**
+ * Draws a counterexample's run to a page (a user's retry client: its own
+ * run, replayed strictly); the default draws the harness's run of `opts`.
+ */
+export type DrawRun = (out: string, s: Scenario, source: StepperSource) => Promise<unknown>;
+
 /** One user service's (or client's) campaign, as {@link writeServiceCheckPages} draws it. */
 export interface ServiceCheckRow {
   /** e.g. `service payments (examples/payments/service.ts)`. */
@@ -64,7 +71,7 @@ export interface ServiceCheckRow {
  * user's service) and an index with the one row, as `check --html` writes
  * them for built-in claims.
  */
-export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions): Promise<{ written: string[]; problem?: string }> {
+export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions | DrawRun): Promise<{ written: string[]; problem?: string }> {
   const written: string[] = [];
   const cx = row.counterexample;
   let link = '—';
@@ -72,7 +79,9 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
   if (cx !== undefined) {
     const name = `${cx.file !== undefined ? basename(cx.file, '.json') : 'counterexample'}.html`;
     try {
-      await writeStepperPage(join(dir, name), cx.scenario, { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay }, { ...opts, strictReplay: true });
+      const source = { ...(cx.file !== undefined ? { file: cx.file } : {}), replay: cx.replay, index: 'index.html' };
+      if (typeof opts === 'function') await opts(join(dir, name), cx.scenario, source);
+      else await writeStepperPage(join(dir, name), cx.scenario, source, { ...opts, strictReplay: true });
       written.push(join(dir, name));
       link = `<a href="${escapeHtml(encodeURIComponent(name))}">${escapeHtml(cx.violations.map((v) => v.invariant).filter((v, i, a) => a.indexOf(v) === i).join(', ') || 'run')}</a>`;
     } catch (e) {
@@ -84,11 +93,12 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
   const index = join(dir, 'index.html');
   writeFileSync(index, [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
     `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; }</style></head><body><div id="app">`,
     `<p class="crumb">retrysim · check</p><h1>${escapeHtml(row.subject)}</h1>`,
     '<table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
-    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td></tr>`,
+    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td></tr>`,
     '</tbody></table></div></body></html>',
     '',
   ].join('\n'));

@@ -65,7 +65,7 @@ const LAYOUT = `(() => {
 describe.skipIf(chromiumPath === undefined)('every page on a phone and a laptop', () => {
   let browser: Browser;
   const dir = join(ROOT, 'node_modules', '.cache', 'retrysim', 'pages-layout');
-  const pages = { stepper: join(dir, 'stepper.html'), herd: join(dir, 'herd.html'), matrix: join(dir, 'matrix.html'), index: join(dir, 'check', 'index.html') };
+  const pages = { stepper: join(dir, 'stepper.html'), herd: join(dir, 'herd.html'), matrix: join(dir, 'matrix.html'), index: join(dir, 'check', 'index.html'), client: join(dir, 'client', 'index.html') };
 
   beforeAll(async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -78,6 +78,12 @@ describe.skipIf(chromiumPath === undefined)('every page on a phone and a laptop'
       cli('check', '--claim', 'key_split-tool_call-race-fails', '--runs', '400', '--workers', '1', '--found', join(dir, 'found'), '--html', join(dir, 'check'));
     } catch {
       // exit code 1/4 still writes the pages; their presence is asserted below.
+    }
+    try {
+      // A user's retry client against a user's service: the page draws the client's own run.
+      cli('check', '--client', 'examples/fetch-retry-client/client.ts', '--service', 'examples/correct-with-progress/service.ts', '--runs', '50', '--found', join(dir, 'client-found'), '--html', join(dir, 'client'));
+    } catch {
+      // exit 1 (the buggy client fails) still writes the pages; their presence is asserted below.
     }
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath!, headless: true, args: CHROMIUM_ARGS });
@@ -185,6 +191,30 @@ describe.skipIf(chromiumPath === undefined)('every page on a phone and a laptop'
     await assertFits(page, `check stepper ${width}`);
     await page.click('nav.crumb a');
     expect(page.url()).toBe(pathToFileURL(pages.index).href);
+    await close();
+    expect(errors).toEqual([]);
+  });
+
+  it.each(WIDTHS)('check --client --html at %i px: the client\'s run fits, its controls are on screen, contrast ≥ 4.5:1, the summary names the client check, and End shows it broken', async (width) => {
+    expect(existsSync(pages.client)).toBe(true);
+    const stepper = readdirSync(join(dir, 'client')).find((f) => f !== 'index.html')!;
+    const { page, errors, close } = await open(join(dir, 'client', stepper), width);
+    await assertFits(page, `client stepper ${width}`);
+    for (const act of ['first', 'prev', 'play', 'next', 'last']) {
+      const box = (await page.locator(`button[data-act=${act}]`).boundingBox())!;
+      expect(box.x, act).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, act).toBeLessThanOrEqual(width);
+    }
+    expect(await page.locator('.st-head .meta').textContent()).toContain("retry client 'fetch-retry-client'");
+    expect(await page.locator('.summary').textContent()).toMatch(/stable-key breaks at step \d+: op1\.w0 retries here with Idempotency-Key/);
+    expect(await page.locator('g.row[data-kind=worker][data-event=wait]').count()).toBeGreaterThan(0);
+    await page.keyboard.press('End');
+    expect(await page.locator('.st-violation').first().textContent()).toContain('stable-key');
+    await assertContrast(page, `client stepper ${width}`);
+    await page.screenshot({ path: join(SHOTS, `client-stepper-${width}.png`) });
+    await page.click('nav.crumb a');
+    expect(page.url()).toBe(pathToFileURL(pages.client).href);
+    await assertFits(page, `client index ${width}`);
     await close();
     expect(errors).toEqual([]);
   });

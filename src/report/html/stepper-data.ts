@@ -9,6 +9,10 @@ import { serviceOf } from '../../scenario/service-of.js';
 import type { DbState, Decision, KeyView, Lane, Step, StepperData, TableView, ViolationAt } from './stepper-types.js';
 import type { ServiceDb } from '../../service/definition.js';
 import { summarize } from './stepper-story.js';
+import type { RunResult } from '../../sim/kernel.js';
+import type { Violation } from '../../checkers/invariants.js';
+import type { ServiceDefinition } from '../../service/definition.js';
+import { pinClientViolations, withClientSteps, type ClientWorker } from './client-steps.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
@@ -20,7 +24,7 @@ export interface StepperSource {
 }
 
 /** One request as the observer saw it leave its worker. */
-interface RequestInfo {
+export interface RequestInfo {
   worker: string;
   server: number;
   n: number;
@@ -28,9 +32,15 @@ interface RequestInfo {
   tenant: string;
   /** Index of its `spawn` entry. */
   entry: number;
+  /** As the worker sent it (a user's client may send other requests than the operation, e.g. a GET asking whether it took effect). */
+  method: string;
+  path: string;
 }
 
 const REQUEST_ACTOR = /^s(\d+)\/(.+)#(\d+)$/;
+
+/** The kernel tasks a user's client runs in: the bridge (`clients`) and one per fetch call (`op1.w0.fetch2`). */
+const CLIENT_PLUMBING = /^(clients|.+\.fetch\d+)$/;
 
 /**
  * Runs a scenario observed (see {@link RunObserver}) and turns the run into
@@ -40,14 +50,41 @@ const REQUEST_ACTOR = /^s(\d+)\/(.+)#(\d+)$/;
  * breaks it. Returns the run too, so a command prints and draws the same run.
  */
 export async function observeScenario(s: Scenario, source: StepperSource = {}, opts: RunOptions = {}): Promise<{ data: StepperData; run: ScenarioRun }> {
+  return observeRun(s, source, opts.service, (observe) => runScenario(s, { ...opts, observe }));
+}
+
+/** What a run must give back to be drawn: the kernel's result and the checkers' verdict. */
+export interface ObservableRun {
+  result: RunResult;
+  reports: Record<string, number>;
+  violations: Violation[];
+}
+
+/**
+ * A user's retry client, for {@link observeRun}: its name (the page says
+ * whose run it is) and how its calls went (each call's start, waits and
+ * end, which the trace does not log — the client's own code runs on the
+ * bridge's fake clock, not as kernel tasks).
+ */
+export interface ObservedClient<R> {
+  name: string;
+  workers(run: R): ClientWorker[];
+}
+
+/**
+ * The stepper's data for any observed run: `runWith` runs the scenario
+ * with the observer (the built-in harness path, or a user's retry client),
+ * and the steps, rows and pinned violations are built the same way for both.
+ */
+export async function observeRun<R extends ObservableRun>(s: Scenario, source: StepperSource, service: ServiceDefinition | undefined, runWith: (observe: RunObserver) => Promise<R>, client?: ObservedClient<R>): Promise<{ data: StepperData; run: R }> {
   const entries: TraceEntry[] = [];
   const before: number[] = []; // database state index when entry i was logged
   const states: DbState[] = [];
   const stateIds = new Map<string, number>();
-  const pending = new Map<string, Array<{ key: string | undefined; tenant: string }>>();
+  const pending = new Map<string, Array<{ key: string | undefined; tenant: string; method: string; path: string }>>();
   const requests = new Map<string, RequestInfo>();
   let final = -1;
-  const def = serviceOf(s, opts.service);
+  const def = serviceOf(s, service);
   const noun = def.effects.noun ?? 'effect';
   // The built-in tracker's rows get their own views (keys with lease and fence); a user's service shows the tables it declares.
   const tracker = s.service.module === undefined;
@@ -70,36 +107,40 @@ export async function observeScenario(s: Scenario, source: StepperSource = {}, o
       if (m && e.event === 'spawn') {
         // The worker's transport reported the request just before the network spawned its task.
         const sent = pending.get(m[2]!)?.shift();
-        requests.set(e.actor, { worker: m[2]!, server: Number(m[1]), n: Number(m[3]), key: sent?.key, tenant: sent?.tenant ?? 'default', entry: entries.length - 1 });
+        requests.set(e.actor, { worker: m[2]!, server: Number(m[1]), n: Number(m[3]), key: sent?.key, tenant: sent?.tenant ?? 'default', entry: entries.length - 1, method: sent?.method ?? def.operation.method ?? 'POST', path: sent?.path ?? def.operation.path ?? '/' });
       }
     },
     request(worker, req) {
       const list = pending.get(worker) ?? [];
-      list.push({ key: req.headers['idempotency-key'], tenant: req.headers['x-tenant'] ?? 'default' });
+      list.push({ key: req.headers['idempotency-key'], tenant: req.headers['x-tenant'] ?? 'default', method: req.method, path: req.path });
       pending.set(worker, list);
     },
     end(db) {
       final = intern(db);
     },
   };
-  const run = await runScenario(s, { ...opts, observe: observer });
-  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun });
+  const run = await runWith(observer);
+  const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
+  const workers = client?.workers(run);
+  const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
   const m = matchesExpect(s, run);
-  const violations = pinViolations(s, run, built.steps, states, requests, noun);
+  const violations = workers === undefined ? pinViolations(s, run, steps, states, requests, noun)
+    : pinClientViolations(run.violations, steps, requests, workers, (vs) => pinViolations(s, { reports: run.reports, violations: vs }, steps, states, requests, noun));
   const data: StepperData = {
     name: s.name,
     description: s.description,
-    summary: summarize({ steps: built.steps, violations, noun, reports: run.reports }),
+    summary: summarize({ steps, violations, noun, reports: run.reports }),
     noun,
     ...(source.index !== undefined ? { index: source.index } : {}),
     ...(source.file !== undefined ? { file: source.file } : {}),
     replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
     variant: s.service.variant ?? s.service.module ?? '',
-    keySource: s.client.keySource,
+    // A user's client has no key source of the harness: the page names the client instead.
+    keySource: client !== undefined ? `retry client '${client.name}'` : s.client.keySource,
     seed: s.seed,
     leaseMs: s.service.leaseMs,
     lanes: built.lanes,
-    steps: built.steps,
+    steps,
     dbStates: states,
     violations,
     reports: run.reports,
@@ -235,7 +276,7 @@ function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { d
   return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
 }
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string }): { lanes: Lane[]; steps: Step[] } {
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean }): { lanes: Lane[]; steps: Step[] } {
   const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
@@ -278,6 +319,8 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     prevDb = st.db;
   };
   entries.forEach((e, i) => {
+    // A user's client: the bridge's task and each fetch's task are plumbing (the request and its delivery are their own steps).
+    if (service.client && CLIENT_PLUMBING.test(e.actor)) return;
     addLeaseExpiries(states[prevDb], e.t, prevDb, state.leases, DB, push);
     const base = { t: e.t, actor: e.actor, event: e.event, db: after[i]!, line: formatEntry(e) };
     const req = requests.get(e.actor);
@@ -333,7 +376,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     const wl = lane(req.worker);
     const name = `#${req.n}`;
     if (e.event === 'spawn') {
-      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} POST ${service.path} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
+      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} ${service.client ? `${req.method} ${req.path}` : `POST ${service.path}`} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
       push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
@@ -410,7 +453,7 @@ function addLeaseExpiries(st: DbState | undefined, t: number, db: number, seen: 
   }
 }
 
-function pinViolations(s: Scenario, run: ScenarioRun, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>, noun: string): ViolationAt[] {
+export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 'violations'>, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>, noun: string): ViolationAt[] {
   return run.violations.map((v) => {
     const op = s.operations.find((o) => o.id === v.op);
     const tenant = op?.tenant ?? 'default';

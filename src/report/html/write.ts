@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { RunOptions, ScenarioRun } from '../../scenario/run.js';
 import type { Scenario } from '../../scenario/schema.js';
-import { observeScenario, type StepperSource } from './stepper-data.js';
+import { observeRun, observeScenario, type StepperSource } from './stepper-data.js';
+import { runClientScenario, type ClientRun, type ClientRunOptions, type RetryClient } from '../../client/run.js';
 import { stepperPage } from './stepper.js';
 
 /**
@@ -11,6 +12,19 @@ import { stepperPage } from './stepper.js';
  */
 export async function writeStepperPage(out: string, s: Scenario, source: StepperSource, opts: RunOptions = {}): Promise<ScenarioRun> {
   const { data, run } = await observeScenario(s, source, opts);
+  writeFileSync(out, await stepperPage(data));
+  return run;
+}
+
+/**
+ * The same for a user's retry client: the client runs observed on virtual
+ * time against the scenario's service (`opts`, as `runClientScenario` takes
+ * them), and the page draws that run — its requests, its waits, the
+ * answers, the faults and the client check it breaks. Written only after
+ * the run succeeded.
+ */
+export async function writeClientStepperPage(out: string, s: Scenario, client: RetryClient, source: StepperSource, opts: ClientRunOptions = {}): Promise<ClientRun> {
+  const { data, run } = await observeRun(s, source, opts.service, (observe) => runClientScenario(s, client, { ...opts, observe }), { name: client.name, workers: (r) => r.workers });
   writeFileSync(out, await stepperPage(data));
   return run;
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from './child.js';
+import { processingOf, runClientFlakyLab } from './flaky-client.js';
+import { timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
+
+const FIXTURE = 'src/real/fixtures/short-timeout-client.ts';
+// The fixture's timeout is 150 ms; with the network's round trip a request processed for about 148 ms is given up on.
+// Real timers on a busy machine fire late by tens of ms, so the wall clock is held to the model only 50 ms away from that edge.
+const base = { clientModule: FIXTURE, runs: 6, slowMs: 60, spreadMs: 200, schedulesMax: 20, seed: 29 };
+const farFromTheEdge = (p: number) => p <= 100 || p >= 200;
+
+describe('flakiness lab for a user retry client (flaky --client)', () => {
+  it('a client that makes a new key per attempt: wall clock, virtual time and every interleaving fail on stable-key and exactly-one past its timeout, and agree away from the edge', async () => {
+    const r = await runClientFlakyLab({ ...base, client: timeoutNewKey });
+    expect(r.options).toMatchObject({ client: 'timeout-new-key', service: 'built-in key_atomic' });
+    // The same processing time per run on both sampled sides.
+    expect(r.wallClock.perRun.map((x) => x.processingMs)).toEqual(r.virtualTime.perRun.map((x) => x.processingMs));
+    expect(r.wallClock.perRun.map((x) => x.processingMs)).toEqual(Array.from({ length: 6 }, (_, i) => processingOf(base, i)));
+    // Seed 29 draws 82, 107, 238, 230, 119, 70 ms: runs well on both sides of the client's timeout.
+    expect(r.wallClock.perRun.filter((x) => x.processingMs <= 100).length).toBeGreaterThanOrEqual(2);
+    expect(r.wallClock.perRun.filter((x) => x.processingMs >= 200).length).toBeGreaterThanOrEqual(2);
+    for (const [i, w] of r.wallClock.perRun.entries()) {
+      if (!farFromTheEdge(w.processingMs)) continue;
+      const v = r.virtualTime.perRun[i]!;
+      expect(w.failed, `processing ${w.processingMs} ms: ${JSON.stringify(r.wallClock.perRun)}`).toBe(w.processingMs >= 200);
+      expect(w.checks, `processing ${w.processingMs} ms`).toEqual(v.checks);
+      if (w.failed) expect(w.checks).toEqual(['exactly-one', 'stable-key']);
+    }
+    expect(r.simulated.grid.map((g) => g.processingMs)).toEqual(Array.from({ length: 200 }, (_, d) => 60 + d));
+    expect(r.simulated.grid.filter((g) => g.processingMs <= 140).every((g) => g.failing === 0)).toBe(true);
+    expect(r.simulated.grid.filter((g) => g.processingMs >= 160).every((g) => g.failing === g.schedules && g.schedules > 0)).toBe(true);
+    expect(Object.keys(r.simulated.byCheck).sort()).toEqual(['exactly-one', 'stable-key']);
+    expect(r.simulated.byCheck['stable-key']).toBe(r.simulated.failing);
+  }, 30_000);
+
+  it('the same client with one key per operation passes n of n everywhere; the bound is exactly 1 − 0.05^(1/n)', async () => {
+    const r = await runClientFlakyLab({ ...base, client: timeoutSameKey });
+    expect(r.wallClock.failures).toBe(0);
+    expect(r.virtualTime.failures).toBe(0);
+    expect(r.simulated.failing).toBe(0);
+    expect(r.simulated.schedules).toBeGreaterThan(0);
+    expect(r.wallClock.upperBound95).toBeCloseTo(1 - 0.05 ** (1 / 6), 12);
+  }, 30_000);
+
+  it('the CLI: --json is the report; text says "passed n of n" with the bound; client-only flags without --client, the two-worker knob with it, and a bad module exit 2', async () => {
+    const j = await runCli(['flaky', '--client', FIXTURE, '--name', 'timeout-same-key', '--runs', '3', '--slow-ms', '20', '--spread-ms', '3', '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const r = JSON.parse(j.stdout) as { options: { client: string }; wallClock: { runs: number; failures: number } };
+    expect(r.options.client).toBe('timeout-same-key');
+    expect(r.wallClock).toMatchObject({ runs: 3, failures: 0 });
+    const t = await runCli(['flaky', '--client', FIXTURE, '--name', 'timeout-same-key', '--runs', '3', '--slow-ms', '20', '--spread-ms', '3']);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain("retry client 'timeout-same-key' against built-in key_atomic");
+    expect(t.stdout).toContain('Wall clock: passed 3 of 3. Passing 3 of 3 proves little: the failure rate could still be up to 63.16 % (exact 95 % upper bound 1 − 0.05^(1/3))');
+    const noClient = await runCli(['flaky', '--spread-ms', '3']);
+    expect(noClient.code).toBe(2);
+    expect(noClient.stderr.trim()).toBe('retrysim flaky: --spread-ms needs --client PATH');
+    const stagger = await runCli(['flaky', '--client', FIXTURE, '--stagger-max-ms', '3']);
+    expect(stagger.code).toBe(2);
+    expect(stagger.stderr).toMatch(/--stagger-max-ms is the two-worker test's knob; with --client use --spread-ms/);
+    const missing = await runCli(['flaky', '--client', 'examples/no-such/client.ts']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,0 +1,274 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Prng } from '../random/prng.js';
+import { RandomChoice } from '../sim/choice/random.js';
+import { exploreAll } from '../sim/explore/exhaustive.js';
+import { scenarioSchema, type Scenario } from '../scenario/schema.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { registerService } from '../service/registry.js';
+import { endpointOf } from '../service/run.js';
+import { serviceOf } from '../scenario/service-of.js';
+import type { BuiltinName } from '../tracker/builtin.js';
+import { clientCheckViolations, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
+import type { SentRequest } from '../client/sim-fetch.js';
+import { ServerProcess } from './child.js';
+import { runSeed } from './flaky.js';
+import { upperBound } from './stats.js';
+
+/**
+ * The flakiness lab for a user's retry client (SPEC §7, `retrysim flaky
+ * --client`). One timing-dependent test — the client performs one
+ * operation against a server that takes `slowMs + U[0, spreadMs)` ms to
+ * process it, so whether the client's own timeout fires first depends on
+ * the run — judged by the client's own checks (stable-key, deadline,
+ * retry-after, non-retryable, progress) and exactly-one on the service's
+ * effects, run three ways:
+ *
+ * 1. wall clock: the client's code with real timers and Node's fetch
+ *    against a real `retrysim serve` process, N times;
+ * 2. virtual time: the same client code on the fake-timers bridge against
+ *    the simulated service, the same N processing times;
+ * 3. simulation: every interleaving at every processing time on a 1 ms grid,
+ *    enumerated — which schedules fail, and on which check.
+ */
+export interface ClientFlakyOptions {
+  client: RetryClient;
+  /** The client's module path (named in the report). */
+  clientModule: string;
+  /** The built-in service it talks to (default key_atomic: a correct endpoint, so what fails is the client). */
+  variant?: BuiltinName;
+  service?: { def: ServiceDefinition; module: string };
+  runs?: number;
+  /** The server's least processing time. Default 2 ms. */
+  slowMs?: number;
+  /** Processing takes slowMs + U[0, spreadMs) ms, drawn per run. Default 40 ms. */
+  spreadMs?: number;
+  schedulesMax?: number;
+  seed?: number;
+}
+
+/** One run of the client's test. */
+export interface ClientTestRun {
+  processingMs: number;
+  failed: boolean;
+  /** The checks it broke (names as the campaign uses them). */
+  checks: string[];
+}
+
+/** One side of the comparison. */
+export interface ClientApproach {
+  runs: number;
+  failures: number;
+  /** Exact one-sided 95 % upper bound on the failure rate (0 in n: 1 − 0.05^(1/n)). */
+  upperBound95: number;
+  /** Failing runs per check. */
+  byCheck: Record<string, number>;
+  wallMs: number;
+  perRun: ClientTestRun[];
+}
+
+/** What the client lab measured. */
+export interface ClientFlakyReport {
+  options: { client: string; clientModule: string; service: string; runs: number; slowMs: number; spreadMs: number; schedulesMax: number; seed: number };
+  wallClock: ClientApproach;
+  virtualTime: ClientApproach & { virtualMs: number };
+  simulated: {
+    grid: Array<{ processingMs: number; schedules: number; failing: number; complete: boolean }>;
+    schedules: number;
+    failing: number;
+    complete: boolean;
+    /** Failing schedules per check. */
+    byCheck: Record<string, number>;
+    /** Share of the processing-time grid at which some schedule fails. */
+    predictedRate: number;
+    wallMs: number;
+  };
+}
+
+type Resolved = Required<Omit<ClientFlakyOptions, 'service' | 'variant'>> & { variant: BuiltinName; service?: ClientFlakyOptions['service'] };
+
+/** Run i's processing time: slowMs + U[0, spreadMs), from the run's own seed (the same in every approach). */
+export function processingOf(o: Pick<Resolved, 'seed' | 'slowMs' | 'spreadMs'>, i: number): number {
+  return o.slowMs + Math.floor(new Prng(runSeed(o.seed, i)).uniform(0, o.spreadMs));
+}
+
+/** The scenario the simulation and the virtual-time side run: one call of the client, the server taking `processingMs`. */
+export function clientLabScenario(o: Resolved, processingMs: number): Scenario {
+  return scenarioSchema.parse({
+    format: 'retrysim.scenario/2',
+    name: `flaky lab · client ${o.client.name} · processing ${processingMs} ms`,
+    description: `One call of retry client '${o.client.name}'; the server takes ${processingMs} ms to process each request.`,
+    seed: o.seed,
+    service: o.service ? { module: o.service.module } : { variant: o.variant },
+    client: { keySource: 'tool_call', name: o.client.name, module: o.clientModule },
+    faults: { slowMs: processingMs },
+    operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' }],
+    expect: {},
+  });
+}
+
+function approach(perRun: ClientTestRun[], wallMs: number): ClientApproach {
+  const failures = perRun.filter((r) => r.failed).length;
+  const byCheck: Record<string, number> = {};
+  for (const r of perRun) for (const c of r.checks) byCheck[c] = (byCheck[c] ?? 0) + 1;
+  return { runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), byCheck, wallMs, perRun };
+}
+
+function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
+  return [...new Set(run.violations.map((v) => v.invariant))].sort();
+}
+
+/**
+ * A `fetch` that records every request as the client run does (send and
+ * answer times relative to `t0`), so the same checks judge a wall-clock run.
+ */
+function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
+  return async (input, init = {}) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const headers = new Headers(init.headers);
+    const rec: SentRequest = { atMs: Date.now() - t0, method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, key: headers.get('idempotency-key') ?? undefined, body: typeof init.body === 'string' ? init.body : '' };
+    sent.push(rec);
+    try {
+      const res = await inner(`${base}${url.pathname}${url.search}`, init);
+      const body = await res.clone().text();
+      rec.answeredAtMs = Date.now() - t0;
+      rec.outcome = res.status;
+      rec.answer = body;
+      const ra = res.headers.get('retry-after');
+      if (ra !== null) rec.retryAfter = ra;
+      return res;
+    } catch (e) {
+      if (init.signal?.aborted) rec.outcome = 'aborted';
+      else {
+        rec.answeredAtMs = Date.now() - t0;
+        rec.outcome = (e as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_closed';
+      }
+      throw e;
+    }
+  };
+}
+
+/** 1. Wall clock: the client's code with real timers and real HTTP against one real server process. */
+async function wallClock(o: Resolved): Promise<ClientApproach> {
+  const dir = mkdtempSync(join(tmpdir(), 'retrysim-flaky-client-'));
+  const dbPath = join(dir, 'service.db');
+  const def = serviceOf(clientLabScenario(o, o.slowMs), o.service?.def);
+  const endpoint = endpointOf(def);
+  const server = new ServerProcess({ ...(o.service ? { module: o.service.module } : { variant: o.variant }), dbPath, slowMs: o.slowMs, admin: true });
+  let reader: Database.Database | undefined;
+  try {
+    const port = await server.start();
+    // The server process owns the file; this connection only reads the effects it committed (WAL).
+    reader = new Database(dbPath, { readonly: true });
+    // Warm up with the operation itself (its own run id, counted nowhere): the first requests of a process
+    // (connection setup, compiling the handler's path, the first commit) take tens of ms more than the rest,
+    // and the lab measures the client against the processing time, not a cold start.
+    for (let i = 0; i < 3; i++) {
+      const res = await globalThis.fetch(`http://127.0.0.1:${port}${endpoint.path}`, {
+        method: endpoint.method, headers: { 'content-type': 'application/json', 'idempotency-key': `flaky-warmup-${i}` },
+        body: endpoint.body({ runId: 'flaky-warmup', module: 'checkout', title: 'warm-up', steps: '-', tenant: 'default' }),
+      });
+      await res.arrayBuffer();
+    }
+    const t0 = Date.now();
+    const perRun: ClientTestRun[] = [];
+    for (let i = 0; i < o.runs; i++) {
+      const processingMs = processingOf(o, i);
+      await server.setFaults({ slowMs: processingMs });
+      const runId = `flaky-${i}`;
+      const op: ClientOperation = {
+        id: runId, url: `http://127.0.0.1:${port}${endpoint.path}`, method: endpoint.method,
+        body: endpoint.body({ runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', tenant: 'default' }),
+        headers: { 'content-type': 'application/json' },
+      };
+      const sent: SentRequest[] = [];
+      const start = Date.now();
+      const w: ClientRun['workers'][number] = { name: 'op1.w0', operation: 'op1', startMs: 0, endMs: 0, sent, outcome: 'resolved' };
+      try {
+        await o.client.run(recordingFetch(globalThis.fetch, `http://127.0.0.1:${port}`, sent, start), op);
+      } catch (e) {
+        w.outcome = 'rejected';
+        w.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      }
+      w.endMs = Date.now() - start;
+      // Requests the client abandoned may still be running on the server: let them finish before counting.
+      await new Promise((r) => setTimeout(r, processingMs + 20));
+      const checks = new Set(clientCheckViolations([w], o.client.deadlineMs).map((v) => v.invariant));
+      const keys = new Set(sent.filter((q) => q.method === endpoint.method && q.path === endpoint.path).map((q) => q.key));
+      if (keys.size > 1) checks.add('stable-key');
+      const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
+      const acknowledged = sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300);
+      if (effects > 1 || (acknowledged && effects === 0)) checks.add('exactly-one');
+      perRun.push({ processingMs, failed: checks.size > 0, checks: [...checks].sort() });
+    }
+    return approach(perRun, Date.now() - t0);
+  } finally {
+    reader?.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** 2. The same client code on virtual time (the fake-timers bridge), against the simulated service, the same processing times. */
+async function virtualTime(o: Resolved): Promise<ClientApproach & { virtualMs: number }> {
+  const t0 = Date.now();
+  let virtualMs = 0;
+  const perRun: ClientTestRun[] = [];
+  for (let i = 0; i < o.runs; i++) {
+    const processingMs = processingOf(o, i);
+    const r = await runClientScenario(clientLabScenario(o, processingMs), o.client, { choices: new RandomChoice(runSeed(o.seed, i)), ...(o.service ? { service: o.service.def } : {}) });
+    virtualMs += Math.max(0, ...r.workers.map((w) => w.endMs));
+    const checks = checksOf(r);
+    perRun.push({ processingMs, failed: checks.length > 0, checks });
+  }
+  return { ...approach(perRun, Date.now() - t0), virtualMs };
+}
+
+/** 3. Every interleaving at every processing time slowMs + d, d on a 1 ms grid in [0, spreadMs). */
+async function simulated(o: Resolved): Promise<ClientFlakyReport['simulated']> {
+  const t0 = Date.now();
+  const grid: ClientFlakyReport['simulated']['grid'] = [];
+  const byCheck: Record<string, number> = {};
+  for (let d = 0; d < o.spreadMs; d++) {
+    const s = clientLabScenario(o, o.slowMs + d);
+    let failing = 0;
+    const e = await exploreAll((choices) => runClientScenario(s, o.client, { choices, ...(o.service ? { service: o.service.def } : {}) }), {
+      schedulesMax: o.schedulesMax,
+      keep: () => false,
+      onSchedule: (x) => {
+        const checks = checksOf(x.result);
+        if (checks.length === 0) return;
+        failing++;
+        for (const c of checks) byCheck[c] = (byCheck[c] ?? 0) + 1;
+      },
+    });
+    grid.push({ processingMs: o.slowMs + d, schedules: e.schedules, failing, complete: e.complete });
+  }
+  return {
+    grid,
+    schedules: grid.reduce((n, g) => n + g.schedules, 0),
+    failing: grid.reduce((n, g) => n + g.failing, 0),
+    complete: grid.every((g) => g.complete),
+    byCheck,
+    predictedRate: grid.length === 0 ? 0 : grid.filter((g) => g.failing > 0).length / grid.length,
+    wallMs: Date.now() - t0,
+  };
+}
+
+/** Runs the three approaches on a user's retry client. */
+export async function runClientFlakyLab(opts: ClientFlakyOptions): Promise<ClientFlakyReport> {
+  const o: Resolved = {
+    client: opts.client, clientModule: opts.clientModule, variant: opts.variant ?? 'key_atomic', ...(opts.service ? { service: opts.service } : {}),
+    runs: opts.runs ?? 30, slowMs: opts.slowMs ?? 2, spreadMs: opts.spreadMs ?? 40, schedulesMax: opts.schedulesMax ?? 3000, seed: opts.seed ?? 1,
+  };
+  if (o.service) registerService(o.service.module, o.service.def);
+  const sim = await simulated(o);
+  const virt = await virtualTime(o);
+  const wall = await wallClock(o);
+  return {
+    options: { client: o.client.name, clientModule: o.clientModule, service: o.service ? `service ${o.service.def.name} (${o.service.module})` : `built-in ${o.variant}`, runs: o.runs, slowMs: o.slowMs, spreadMs: o.spreadMs, schedulesMax: o.schedulesMax, seed: o.seed },
+    wallClock: wall, virtualTime: virt, simulated: sim,
+  };
+}
