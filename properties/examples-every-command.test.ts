@@ -324,11 +324,16 @@ for (const { m, module } of all) {
       }
     }, 60_000);
 
-    // Apps: flaky has no --app (src/cli/main.ts APP_COMMANDS), and `flaky --service examples/app-plain-http/app.ts`
-    // exits 1 with no output at all (a bug, reported): skipped until the lab hosts apps.
-    it.skipIf(m.app)(`flaky --service: the lab runs on it, in its own words${m.app ? ' (skipped for apps: flaky has no --app)' : ''}`, async () => {
+    // Apps: the lab does not host apps yet (their request turns come from the simulation's host); it says so in one line, exit 2.
+    it(`flaky --service: the lab runs on it, in its own words${m.app ? ' (an app: refused in one line, exit 2)' : ''}`, async () => {
       const d = await def();
       const r = await runCli(['flaky', '--service', module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
+      if (m.app) {
+        expect(r.code).toBe(2);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.stderr).toContain('flaky does not run hosted apps');
+        return;
+      }
       if (m.knownBugs?.flaky !== undefined) {
         expect(r.code, `fixed? drop knownBugs.flaky from examples/…/expect.json`).toBe(2);
         expect(r.stderr).toContain(m.knownBugs.flaky);

@@ -34,6 +34,11 @@ function viewOf(db: ServiceDb): KvView {
  * table, shared by every instance, kept across kills); its steps are the
  * store's commands; its in-process memory is the app process itself.
  */
+/** Whether a definition is a hosted app's (made by {@link appService}). */
+export function isHostedApp(def: Pick<ServiceDefinition, 'steps'>): boolean {
+  return def.steps === APP_STEPS;
+}
+
 export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> {
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
   const e = desc.effects;

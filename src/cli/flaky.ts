@@ -5,6 +5,7 @@ import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
 import { ruleOfThree } from '../real/stats.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
+import { isHostedApp } from '../app/define.js';
 import { ClientError, loadClient } from '../client/load.js';
 import type { RetryClient } from '../client/run.js';
 import { runClientFlakyLab, type ClientFlakyOptions, type ClientFlakyReport } from '../real/flaky-client.js';
@@ -125,6 +126,11 @@ export async function run(argv: string[]): Promise<number> {
   if (values.service !== undefined) {
     try {
       const def = await loadService(values.service);
+      // A hosted app's requests run in turns only the simulation's host gives
+      // them; the lab's virtual-time runs drive the handler directly, where
+      // an app waits for a turn that never comes (the process used to end
+      // silently with exit 1). Refused in one line instead.
+      if (isHostedApp(def)) throw new ServiceError(values.service, 'flaky does not run hosted apps (--app modules) yet; study this one with retrysim check --app, replay --app and conformance --app');
       opts = { ...opts, service: { def, module: values.service } };
       noun = def.effects.noun ?? 'effect';
     } catch (e) {

@@ -1,3 +1,4 @@
+import { ServiceError } from '../service/errors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,7 +190,15 @@ export async function runWallClock(o: Resolved): Promise<ApproachResult & { perR
 function inProcessTransport(instance: { handle: TrackerInstance['handle'] }): Transport {
   return {
     send: async (req): Promise<WireOutcome> => {
-      const res = await instance.handle(req, realEnv());
+      let res: Awaited<ReturnType<typeof instance.handle>>;
+      try {
+        res = await instance.handle(req, realEnv());
+      } catch (e) {
+        // A handler that threw: answered 500 here as `retrysim serve` answers
+        // it (the test over real HTTP sees the same), not a broken service.
+        if (e instanceof ServiceError && e.answer !== undefined) res = e.answer;
+        else throw e;
+      }
       if (res.dropConnection) return { kind: 'transport_error', reason: 'connection_closed' };
       return { kind: 'response', status: res.status, headers: res.headers, body: res.body };
     },
