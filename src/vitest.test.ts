@@ -4,24 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processError } from '@vitest/utils/error';
 import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
-import { main } from './cli/main.js';
 import { loadScenario } from './scenario/load.js';
 import { runScenario } from './scenario/run.js';
 import { ReplayDivergenceError } from './sim/choice/replay.js';
 import twoTransactions from '../examples/two-transactions/service.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
+import { runMain } from './testing/cli.js';
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
-  try {
-    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = (args: string[]) => runMain(args);
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,7 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { vi } from 'vitest';
-import { main } from '../cli/main.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadService } from '../service/load.js';
 import { runServiceCampaign } from '../service/campaign.js';
@@ -11,6 +9,7 @@ import { loadScenario } from '../scenario/load.js';
 import { plantNxAsGetThenSet } from '../kv/client.js';
 import { appService } from './define.js';
 import { tempDirs } from '../testing/temp-dirs.js';
+import { runMain } from '../testing/cli.js';
 
 const tmp = tempDirs();
 afterEach(() => plantNxAsGetThenSet(false));
@@ -89,17 +88,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
 });
 
 describe('retrysim check --app', () => {
-  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    const out: string[] = [];
-    const err: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
-    vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
-    try {
-      return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
-    } finally {
-      vi.restoreAllMocks();
-    }
-  }
+  const cli = (args: string[]) => runMain(args);
 
   it('runs an app module through the service path: the verdict, the file, and the exit code agree', async () => {
     const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--expect', 'refuted', '--found', tmp('rs-app-cli-'), '--json']);

@@ -2,27 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './main.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { clientCases, explainClient, runClientCase } from '../vitest.js';
 import { buggyClient } from '../../examples/fetch-retry-client/client.js';
+import { runMain } from '../testing/cli.js';
 
 const tmp = tempDirs();
 const CLIENT = 'examples/fetch-retry-client/client.ts';
 
-/** Runs the CLI in-process; returns the exit code and what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = (...args: string[]) => runMain(args);
 afterEach(() => vi.restoreAllMocks());
 
 describe('retry client counterexamples are replayable files', () => {

@@ -1,24 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.js';
 import { tempDirs } from '../testing/temp-dirs.js';
+import { runMain } from '../testing/cli.js';
 
 const tmp = tempDirs();
 
-/** Runs the CLI in-process; returns the exit code and what it printed. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = (args: string[]) => runMain(args);
 afterEach(() => vi.restoreAllMocks());
 
 function onlyFile(dir: string): string {

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main.js';
 import { tempDirs } from '../../testing/temp-dirs.js';
 import { parseScenario } from '../../scenario/load.js';
 import { runClientScenario, type RetryClient } from '../../client/run.js';
 import { observeRun } from './stepper-data.js';
 import type { StepperData } from './stepper-types.js';
+import { runMain } from '../../testing/cli.js';
 
 /**
  * Pages for a user's retry client: `check --client … --html DIR` and
@@ -18,18 +18,7 @@ import type { StepperData } from './stepper-types.js';
 const tmp = tempDirs();
 const CLIENT = 'examples/fetch-retry-client/client.ts';
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...a) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a) => void err.push(a.join(' ')));
-  try {
-    const code = await main(args);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
+const cli = (...args: string[]) => runMain(args);
 afterEach(() => vi.restoreAllMocks());
 
 function dataOf(file: string): StepperData {
