@@ -275,6 +275,18 @@ describe('how the recovery phase ends', () => {
     expect(run.violations.map((v) => v.detail)).toEqual(['no order acknowledged after the faults stopped and every lease expired (from t=' + (run.result.timeMs + 60_001).toFixed(0) + ' ms): 200 resubmission(s) got no success, the last HTTP 409; no order exists']);
   });
 
+  it('at the cap of 200 as at the end of the budget, the phase asks once more before giving up', async () => {
+    // The slow leased service above with a 30 s lease: the budget (2 × (30 000 + 100 + 400) + 1000 ms)
+    // outlasts 200 timed-out resubmissions, so the cap, not the budget, ends them.
+    const def = probe('probe', { settleMs: 30_000, leased: true }, failFirst(async () => ({ status: 201, effect: true })));
+    const run = await runScenario(scenario({ client: { keySource: 'tool_call', maxAttempts: 1, timeoutMs: 100 }, faults: { slowMs: 400 } }), { service: def });
+    const after = recoverySeen(def, run);
+    expect(after.filter((x) => x.method === 'POST')).toHaveLength(200);
+    expect(after.at(-1)!.method).toBe('GET');
+    expect(run.recovery.get('op1')).toEqual({ kind: 'found', attempts: 200, fromMs: run.result.timeMs + 30_001, timeoutMs: 100 });
+    expect(run.violations).toEqual([]);
+  });
+
   it('a timeout is the last answer\'s words when nothing came back', async () => {
     const def = probe('probe', { settleMs: 100, leased: true }, failFirst(async (_n, sim) => (await sim.sleep(10_000), { status: 201, effect: false })));
     const run = await runScenario(scenario({ client: { keySource: 'tool_call', maxAttempts: 1, timeoutMs: 100 } }), { service: def });

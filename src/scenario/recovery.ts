@@ -60,7 +60,7 @@ export function recoveryTimeoutMs(s: Scenario, leased = true): number {
   return Math.max(s.client.timeoutMs, leased ? roundTripMs : roundTripMs + s.faults.slowMs);
 }
 
-/** Upper bound on resubmissions per operation (the virtual-time budget usually ends it first). */
+/** Upper bound on resubmissions per operation (the virtual-time budget usually ends it first; either way the phase asks once more). */
 const RECOVERY_ATTEMPTS_MAX = 200;
 
 /**
@@ -127,19 +127,19 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
       const query = { method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
       /** Asks whether the operation took effect; true (and the outcome is set) when it did. */
-      const found = async (attempts: number): Promise<string | true> => {
+      const found = async (attempts: number): Promise<boolean> => {
         const q = await transport.send(query, timeoutMs);
         if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
           outcomes.set(end.id, { kind: 'found', attempts, fromMs: startMs, timeoutMs });
           kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
           return true;
         }
-        return q.kind === 'response' ? `query answered HTTP ${q.status}` : `query: ${q.reason}`;
+        return false;
       };
-      const first = await found(0);
-      if (first === true) return;
-      let last = first;
-      for (let attempt = 1; attempt <= RECOVERY_ATTEMPTS_MAX; attempt++) {
+      if (await found(0)) return;
+      let last: string;
+      // The loop always ends by a return: a 2xx, a refusal, or the last question at the budget or the cap.
+      for (let attempt = 1; ; attempt++) {
         const w = await transport.send(req, timeoutMs);
         if (w.kind === 'response') {
           if (w.status >= 200 && w.status < 300) {
@@ -154,23 +154,24 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
         } else {
           last = w.reason;
         }
-        if (kernel.now - startMs >= budgetMs) {
-          // Out of budget with no definite answer: the outcome is unknown, so
-          // a well-behaved client asks once more (SPEC §4, "query before
-          // resubmitting"). A deployment whose processing (replays included)
-          // outlasts the client's timeout makes the effect on a timed-out
-          // resubmission and can never say so in an answer: without this
-          // ask, a correct leased service was refuted with "1 report exists".
+        if (kernel.now - startMs >= budgetMs || attempt === RECOVERY_ATTEMPTS_MAX) {
+          // Out of budget (or of resubmissions) with no definite answer: the
+          // outcome is unknown, so a well-behaved client asks once more
+          // (SPEC §4, "query before resubmitting"). A deployment whose
+          // processing (replays included) outlasts the client's timeout
+          // makes the effect on a timed-out resubmission and can never say
+          // so in an answer: without this ask, a correct leased service was
+          // refuted with "1 report exists" (at the cap too: a long lease and
+          // a short timeout fit 200 resubmissions in the budget).
           // A definite refusal (422 for a completed request) is not softened:
           // it stays `refused` above.
-          if ((await found(attempt)) === true) return;
+          if (await found(attempt)) return;
           outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
           return;
         }
         // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
         await kernel.sleep(retryDelayMs(policy, Math.min(attempt, 4), rng));
       }
-      outcomes.set(end.id, { kind: 'gave_up', attempts: RECOVERY_ATTEMPTS_MAX, fromMs: startMs, timeoutMs, last });
     });
   }
   // The handlers run on this phase's kernel clock, as in the main run.
