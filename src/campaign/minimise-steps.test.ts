@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { checkedSimplifications, minimiseCounterexample, notShownMinimal, pairsOf, simplifications, type MinimisableRun } from './minimise.js';
+import { parseScenario } from '../scenario/load.js';
+import type { Scenario } from '../scenario/schema.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
+import type { ChoiceRecord } from '../sim/kernel.js';
+
+/**
+ * The minimiser's parts on their own: the one-step simplifications it tries
+ * (each dimension, in order, and the scenario each gives), the pairs, and
+ * the pass itself on a model small enough to know every answer — a
+ * "service" whose failure needs named parts of the scenario and a
+ * preemption at a named decision, so what must stay, what must go and the
+ * fewest preemptions are all known in advance.
+ */
+
+const base = {
+  format: 'retrysim.scenario/2', name: 'big', seed: 1,
+  service: { module: 'svc' },
+  client: { keySource: 'tool_call' },
+  expect: {},
+};
+const scenario = (x: Record<string, unknown> = {}): Scenario => parseScenario(JSON.stringify({ ...base, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't' }], ...x }));
+
+/** Every dimension at once: three operations (one borrowing another's key, one with two workers), every fault, two skewed instances. */
+const everything = (client: Record<string, unknown> = {}) => scenario({
+  service: { module: 'svc', instances: 2, clockOffsetMs: [0, 40] },
+  client: { keySource: 'tool_call', maxAttempts: 3, model: { resubmits: 1 }, keyReuseProbe: true, ...client },
+  network: { latencyMeanMs: 1, latencySdMs: 0, loseResponses: 2, throttle: { count: 2, retryAfterS: 1 }, answer: { status: 503, count: 1 } },
+  faults: { loseResponseAfterCommit: 2, crashMidRequest: 1, slowMs: 100, pause: { atStep: 'a', ms: 300 }, kill: { instance: 0, atMs: 5 } },
+  operations: [
+    { id: 'op1', runId: 'r1', module: 'm', title: 't' },
+    { id: 'op2', runId: 'r2', module: 'm', title: 't', keyFrom: 'op1', workers: 2 },
+    { id: 'op3', runId: 'r3', module: 'm', title: 't', keyFrom: 'op1' },
+  ],
+});
+
+describe('the one-step simplifications', () => {
+  it('every dimension, in order', () => {
+    expect(simplifications(everything()).map((c) => c.what)).toEqual([
+      'operation op1', 'operation op2', 'operation op3',
+      'key reuse by op2', 'key reuse by op3',
+      'worker of op2 (2 → 1)',
+      'loseResponseAfterCommit 2 → 1', 'crashMidRequest 1 → 0', 'slowMs', 'pause', 'kill',
+      'pause merged into slowMs', 'slowMs merged into pause',
+      'network.throttle 2 → 1', 'network.answer', 'network.loseResponses 2 → 1',
+      'model resubmits 1 → 0',
+      'instances 2 → 1', 'clock skew', 'keyReuseProbe', 'maxAttempts 3 → 2',
+    ]);
+  });
+
+  it('each changes exactly what it says', () => {
+    const s = everything();
+    const by = new Map(simplifications(s).map((c) => [c.what, c.scenario]));
+    const get = (what: string) => by.get(what)!;
+    // Dropping the operation whose key others borrow gives them their own keys back.
+    expect(get('operation op1').operations).toEqual([
+      { ...s.operations[1], keyFrom: undefined },
+      { ...s.operations[2], keyFrom: undefined },
+    ].map(({ keyFrom: _k, ...o }) => o));
+    expect(get('operation op2').operations.map((o) => o.id)).toEqual(['op1', 'op3']);
+    expect(get('operation op2').operations[1]!.keyFrom).toBe('op1');
+    expect(get('key reuse by op3').operations.map((o) => o.keyFrom)).toEqual([undefined, 'op1', undefined]);
+    expect('keyFrom' in get('key reuse by op3').operations[2]!).toBe(false);
+    expect(get('worker of op2 (2 → 1)').operations.map((o) => o.workers)).toEqual([1, 1, 1]);
+    expect(get('loseResponseAfterCommit 2 → 1').faults).toEqual({ ...s.faults, loseResponseAfterCommit: 1 });
+    expect(get('crashMidRequest 1 → 0').faults).toEqual({ ...s.faults, crashMidRequest: 0 });
+    expect(get('slowMs').faults).toEqual({ ...s.faults, slowMs: 0 });
+    const { pause, kill, ...rest } = s.faults;
+    expect(get('pause').faults).toEqual({ ...rest, kill });
+    expect(get('kill').faults).toEqual({ ...rest, pause });
+    expect(get('pause merged into slowMs').faults).toEqual({ ...rest, kill, slowMs: 400 });
+    expect(get('slowMs merged into pause').faults).toEqual({ ...s.faults, slowMs: 0, pause: { ...pause!, ms: 400 } });
+    expect(get('network.throttle 2 → 1').network).toEqual({ ...s.network, throttle: { count: 1, retryAfterS: 1 } });
+    const { answer: _a, ...net } = s.network;
+    expect(get('network.answer').network).toEqual(net);
+    expect(get('network.loseResponses 2 → 1').network).toEqual({ ...s.network, loseResponses: 1 });
+    expect(get('model resubmits 1 → 0').client).toEqual({ ...s.client, model: { resubmits: 0, reword: false } });
+    expect(get('instances 2 → 1').service).toEqual({ ...s.service, instances: 1, clockOffsetMs: [0] });
+    expect(get('clock skew').service).toEqual({ ...s.service, clockOffsetMs: [] });
+    expect(get('keyReuseProbe').client.keyReuseProbe).toBeUndefined();
+    expect(get('maxAttempts 3 → 2').client).toEqual({ ...s.client, maxAttempts: 2 });
+    // The original is never edited in place.
+    expect(s).toEqual(everything());
+  });
+
+  it('a user\'s client has no harness knobs to lower (attempts, model resubmits, the key-reuse probe)', () => {
+    const whats = simplifications(everything(), true).map((c) => c.what);
+    for (const w of ['model resubmits 1 → 0', 'keyReuseProbe', 'maxAttempts 3 → 2']) expect(whats).not.toContain(w);
+    expect(whats).toContain('instances 2 → 1');
+  });
+
+  it('the last of a counted fault is removed outright; nothing is offered for what is already minimal', () => {
+    const one = scenario({ network: { throttle: { count: 1, retryAfterS: 1 }, answer: { status: 503, count: 2 } }, faults: { slowMs: 100, pause: { atStep: 'a', ms: 5 } } });
+    const whats = simplifications(one).map((c) => c.what);
+    expect(whats).toEqual(['slowMs', 'pause', 'pause merged into slowMs', 'slowMs merged into pause', 'network.throttle', 'network.answer 2 → 1', 'maxAttempts 4 → 3']);
+    expect(simplifications(one).find((c) => c.what === 'network.throttle')!.scenario.network.throttle).toBeUndefined();
+    // One operation, one worker, no faults, one instance, one attempt: nothing left to try.
+    expect(simplifications(scenario({ client: { keySource: 'tool_call', maxAttempts: 1 } }))).toEqual([]);
+    // Zero offsets are no skew.
+    expect(simplifications(scenario({ service: { module: 'svc', instances: 2, clockOffsetMs: [0, 0] }, client: { keySource: 'tool_call', maxAttempts: 1 } })).map((c) => c.what)).toEqual(['instances 2 → 1']);
+  });
+
+  it('no "instances → 1" while a kill names a later instance (the file would not load)', () => {
+    const s = scenario({ service: { module: 'svc', instances: 2 }, faults: { kill: { instance: 1, atMs: 5 } }, client: { keySource: 'tool_call', maxAttempts: 1 } });
+    expect(simplifications(s).map((c) => c.what)).toEqual(['kill']);
+  });
+
+  it('a candidate the loader refuses is no simplification (dropped); one that cannot even be built is listed as errored, with the first line of why', () => {
+    // key_atomic's lease (5 s) must outlast timeout (2 s) + processing: 4 s + 2 s of pause merged into slowMs does not.
+    const s = parseScenario(JSON.stringify({ ...base, service: { variant: 'key_atomic' }, faults: { slowMs: 2000, pause: { atStep: 'process', ms: 2000 } }, client: { keySource: 'tool_call', maxAttempts: 1 }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't' }] }));
+    const c = checkedSimplifications(s);
+    expect(c.valid.map((x) => x.what)).toEqual(['slowMs', 'pause', 'slowMs merged into pause']);
+    expect(c.errored).toEqual([]);
+    // A value JSON cannot write makes every candidate unloadable — not a ScenarioError, so each is named.
+    const poisoned = (thrown: unknown) => ({ ...scenario({ faults: { slowMs: 5 }, client: { keySource: 'tool_call', maxAttempts: 1 } }), description: { toJSON: () => { throw thrown; } } as unknown as string });
+    expect(checkedSimplifications(poisoned(new Error('no JSON here\nsecond line')))).toEqual({ valid: [], errored: ['slowMs (the candidate could not be loaded: no JSON here)'] });
+    expect(checkedSimplifications(poisoned('a string')).errored).toEqual(['slowMs (the candidate could not be loaded: a string)']);
+  });
+
+  it('pairs: each two steps in a row once, in a fixed order, named "a + b"', () => {
+    const s = scenario({ faults: { crashMidRequest: 1, slowMs: 5 }, client: { keySource: 'tool_call', maxAttempts: 1 } });
+    const pairs = pairsOf(s);
+    expect(pairs.map((p) => p.what)).toEqual(['crashMidRequest 1 → 0 + slowMs']);
+    expect(pairs[0]!.scenario.faults).toMatchObject({ crashMidRequest: 0, slowMs: 0 });
+    const user = scenario({ faults: { crashMidRequest: 1 }, client: { keySource: 'tool_call', maxAttempts: 2 } });
+    expect(pairsOf(user).map((p) => p.what)).toEqual(['crashMidRequest 1 → 0 + maxAttempts 2 → 1']);
+    expect(pairsOf(user, true)).toEqual([]);
+  });
+});
+
+describe('notShownMinimal', () => {
+  it('nothing when everything was shown; otherwise each open point in words', () => {
+    expect(notShownMinimal({ preemptions: 2, preemptionsMinimal: true, undecided: [], errored: [] })).toEqual([]);
+    expect(notShownMinimal({ preemptions: 2, preemptionsMinimal: false, undecided: ['slowMs'], errored: ['kill (boom)'] })).toEqual([
+      'preemptions 2: not every schedule with fewer preemptions was run without error (search cut short or a run threw)',
+      'not shown necessary (search ran out of runs): slowMs',
+      'not shown necessary (could not be tried): kill (boom)',
+    ]);
+  });
+});
+
+/** A run of the model: the scenario it ran and its decisions. */
+interface ModelRun extends MinimisableRun {
+  s: Scenario;
+  chosen: number[];
+}
+
+/**
+ * A model with `decisions` two-way decisions, each one where the running
+ * task could continue (so any 1 is a preemption). `hit` decides from the
+ * scenario and the choices whether the run shows the failure. Every call is
+ * counted.
+ */
+function model(decisions: number, hit: (s: Scenario, chosen: number[]) => boolean, opts: { throws?: (s: Scenario, chosen: number[]) => string | undefined } = {}) {
+  const calls: ModelRun[] = [];
+  const run = async (s: Scenario, src: ChoiceSource): Promise<ModelRun> => {
+    const chosen: number[] = [];
+    const choices: ChoiceRecord[] = [];
+    for (let i = 0; i < decisions; i++) {
+      const c = src.choose(['a', 'b'], i, i, true);
+      chosen.push(c);
+      choices.push({ t: i, chosen: c, of: ['a', 'b'], preempted: c !== 0 });
+    }
+    const r: ModelRun = { s, chosen, result: { timeMs: 0, events: 0, steps: 0, choices, traceHash: '' } };
+    calls.push(r);
+    const why = opts.throws?.(s, chosen);
+    if (why !== undefined) throw new Error(why);
+    return r;
+  };
+  return { run, calls, isHit: (r: ModelRun) => hit(r.s, r.chosen) };
+}
+
+/** The failure needs a crash, operation op2, and a preemption at decision 2. */
+const needs = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && s.operations.some((o) => o.id === 'op2') && c[2] === 1;
+
+const three = (faults: Record<string, unknown> = { crashMidRequest: 2, slowMs: 30 }) => scenario({
+  client: { keySource: 'tool_call', maxAttempts: 1 },
+  faults,
+  operations: [
+    { id: 'op1', runId: 'r1', module: 'm', title: 't' },
+    { id: 'op2', runId: 'r2', module: 'm', title: 't' },
+  ],
+});
+
+describe('minimiseCounterexample on a model with known answers', () => {
+  it('a case that does not fail is refused', async () => {
+    const m = model(3, needs);
+    await expect(minimiseCounterexample(three(), [0, 0, 0], { isHit: m.isHit, run: m.run })).rejects.toThrow('minimiseCounterexample: the given case does not fail');
+  });
+
+  it('removes everything the failure does not need, one step at a time, and keeps the one preemption it does', async () => {
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run });
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(r.scenario.operations.map((o) => o.id)).toEqual(['op2']);
+    expect(r.scenario.faults).toMatchObject({ crashMidRequest: 1, slowMs: 0 });
+    expect(r.choices).toEqual([0, 0, 1]);
+    expect(r).toMatchObject({ preemptions: 1, decisions: 1, preemptionsMinimal: true, undecided: [], errored: [] });
+    expect(notShownMinimal(r)).toEqual([]);
+    // The runs it reports are the runs it made.
+    expect(r.runs).toBe(m.calls.length);
+  });
+
+  it('a case already minimal: its own schedules are searched below the one in hand (trailing zeros dropped)', async () => {
+    const m = model(3, needs);
+    const minimal = scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { crashMidRequest: 1 }, operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }] });
+    const r = await minimiseCounterexample(minimal, [1, 0, 1, 0, 0], { isHit: m.isHit, run: m.run });
+    expect(r).toMatchObject({ removed: [], choices: [0, 0, 1], preemptions: 1, decisions: 1, preemptionsMinimal: true, undecided: [], errored: [] });
+    expect(r.runs).toBe(m.calls.length);
+    // Already the fewest: the schedule in hand is kept as given, less its trailing zeros.
+    const m2 = model(3, needs);
+    const r2 = await minimiseCounterexample(minimal, [0, 0, 1, 0], { isHit: m2.isHit, run: m2.run });
+    expect(r2).toMatchObject({ removed: [], choices: [0, 0, 1], preemptions: 1, decisions: 1 });
+  });
+
+  it('a failure that needs no preemption at all is minimal at 0, whatever the search budget', async () => {
+    const m = model(3, (s) => s.faults.crashMidRequest > 0);
+    const r = await minimiseCounterexample(scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { crashMidRequest: 1 } }), [1, 1], { isHit: m.isHit, run: m.run, searchRunsMax: 1 });
+    expect(r).toMatchObject({ choices: [], preemptions: 0, decisions: 0, preemptionsMinimal: true });
+  });
+
+  it('two parts that hold each other up go together, as a pair, once no single step is left', async () => {
+    // Fails with a crash and op1 when the kill and op3 are both there or both gone: neither alone can go.
+    const has = (s: Scenario, id: string) => s.operations.some((o) => o.id === id);
+    const m = model(1, (s) => s.faults.crashMidRequest > 0 && has(s, 'op1') && (s.faults.kill === undefined) === !has(s, 'op3'));
+    const s = scenario({
+      client: { keySource: 'tool_call', maxAttempts: 1 },
+      faults: { crashMidRequest: 1, kill: { atMs: 5 } },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't' }, { id: 'op3', runId: 'r3', module: 'm', title: 't' }],
+    });
+    const r = await minimiseCounterexample(s, [], { isHit: m.isHit, run: m.run });
+    expect(r.removed).toEqual(['operation op3 + kill']);
+    expect(r.scenario.operations.map((o) => o.id)).toEqual(['op1']);
+    expect(r.scenario.faults.kill).toBeUndefined();
+    expect(r.undecided).toEqual([]);
+  });
+
+  it('a spent budget: every single step not tried is listed as undecided (pairs are not), and the runs stop at the budget', async () => {
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r.removed).toEqual([]);
+    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
+    // One run for the given case; the own-schedule search then still gets its one run.
+    expect(r.runs).toBe(m.calls.length);
+    expect(r.runs).toBe(2);
+    expect(r.preemptionsMinimal).toBe(false);
+  });
+
+  it('a search cut short by its per-search budget leaves that step undecided, not "does not fail"', async () => {
+    // The failure needs op2 and a crash but only on a schedule no 2-run search reaches.
+    const m = model(3, (s, c) => needs(s, c) && c[0] === 1 && c[1] === 1);
+    const r = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m.isHit, run: m.run, searchRunsMax: 2 });
+    expect(r.removed).toEqual([]);
+    // Dropping op2 can never fail, but two runs do not show it: undecided too.
+    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(r.errored).toEqual([]);
+    expect(r.runs).toBe(m.calls.length);
+  });
+
+  it('a candidate whose runs throw is errored with the first message, never taken as passing; the rest are still judged', async () => {
+    const m = model(3, needs, { throws: (s) => (s.faults.slowMs === 0 && s.operations.length === 2 ? 'the database is locked' : undefined) });
+    const r = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m.isHit, run: m.run });
+    // op1 goes, then the crash count; removing slowMs would throw.
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    const m2 = model(3, needs, { throws: (s) => (s.faults.slowMs === 0 ? 'the database is locked' : undefined) });
+    const r2 = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m2.isHit, run: m2.run });
+    expect(r2.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1']);
+    expect(r2.errored).toEqual(['slowMs (the database is locked)']);
+    expect(r2.undecided).toEqual([]);
+    expect(notShownMinimal(r2)).toEqual(['not shown necessary (could not be tried): slowMs (the database is locked)']);
+  });
+
+  it('the search of the case itself throwing: said, and its preemptions not claimed minimal', async () => {
+    const minimal = scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { crashMidRequest: 1 }, operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }] });
+    let n = 0;
+    const m = model(3, needs, { throws: () => (n++ > 0 ? 'boom' : undefined) });
+    const r = await minimiseCounterexample(minimal, [1, 1, 1], { isHit: m.isHit, run: m.run });
+    expect(r.errored).toEqual(['crashMidRequest 1 → 0 (boom)', 'the schedule search of the scenario itself (boom)']);
+    expect(r.preemptionsMinimal).toBe(false);
+    expect(r.preemptions).toBe(3);
+  });
+
+  it('a user\'s client: the harness\'s knobs are never tried', async () => {
+    const m = model(3, needs);
+    const s = scenario({ client: { keySource: 'tool_call', maxAttempts: 3 }, faults: { crashMidRequest: 1 }, operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }] });
+    expect((await minimiseCounterexample(s, [0, 0, 1], { isHit: m.isHit, run: m.run })).removed).toEqual(['maxAttempts 3 → 2', 'maxAttempts 2 → 1']);
+    const m2 = model(3, needs);
+    expect((await minimiseCounterexample(s, [0, 0, 1], { isHit: m2.isHit, run: m2.run, userClient: true })).removed).toEqual([]);
+  });
+});
