@@ -3,7 +3,7 @@ import { checkedSimplifications, minimiseCounterexample, notShownMinimal, pairsO
 import { parseScenario } from '../scenario/load.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
-import type { ChoiceRecord } from '../sim/kernel.js';
+import type { ChoiceRecord } from '../sim/choice/source.js';
 
 /**
  * The minimiser's parts on their own: the one-step simplifications it tries
