@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clientCheckViolations, NON_RETRYABLE_STATUSES, type ClientRun } from './run.js';
+import { clientCheckViolations, NON_RETRYABLE_STATUSES, runClientScenario, type ClientRun, type RetryClient } from './run.js';
 import type { SentRequest } from './sim-fetch.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { parseScenario } from '../scenario/load.js';
 
 /**
  * The checks that judge a user's retry client from what each call sent and
@@ -125,5 +127,104 @@ describe('clientCheckViolations', () => {
     const silent = worker([], { name: 'op2.w0', operation: 'op2' });
     const busy = worker([post(0, { outcome: 429, answeredAtMs: 2, retryAfter: '1' }), post(10, { outcome: 422, answeredAtMs: 12 }), post(20)], { endMs: 5000 });
     expect(judge([busy, silent], 1000).map((v) => v.invariant)).toEqual(['progress', 'deadline', 'retry-after', 'non-retryable']);
+  });
+});
+
+/**
+ * How a client run becomes what the service's invariants judge: per
+ * operation, every worker's requests as attempts (a call's key scope is the
+ * worker; a 2xx answer's id and body are kept; an attempt ends when its
+ * answer arrived) and each worker's result (a success only with an id).
+ * A service written here answers each POST as its `x-act` header says.
+ */
+describe('runClientScenario: what the service\'s invariants are given', () => {
+  const orders: ServiceDefinition = {
+    name: 'acts',
+    tables: ['orders'],
+    setup: (db) => db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT NOT NULL)'),
+    steps: ['work'],
+    operation: { path: '/orders', body: (op) => JSON.stringify({ ref: op.runId }) },
+    effects: { noun: 'order', of: (db, op) => db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().all(op.runId) as number[] },
+    async handle(req, sim) {
+      const act = req.headers['x-act'] ?? 'store';
+      await sim.step('work');
+      if (act === 'slow') await sim.sleep(500);
+      const { ref } = JSON.parse(req.body) as { ref: string };
+      // phantom: acknowledges an id it never stored; noid: acknowledges with no id at all.
+      if (act === 'phantom') return { status: 201, body: '{"id":999}' };
+      if (act === 'noid') return { status: 201, body: '{}' };
+      let id = sim.db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().get(ref) as number | undefined;
+      id ??= Number(sim.db.prepare('INSERT INTO orders (ref) VALUES (?)').run(ref).lastInsertRowid);
+      // differ/slow: a 200 whose body changes with every request (a replay that is not the first answer).
+      if (act === 'differ' || act === 'slow') return { status: 200, body: JSON.stringify({ id, at: sim.now() }) };
+      return { status: 201, body: JSON.stringify({ id }) };
+    },
+  };
+  /** A client that sends one request per act, in order, under one key per call (or the key given). */
+  const acts = (list: string[], key?: string): RetryClient => ({
+    name: 'acts', deadlineMs: 60_000,
+    async run(fetch, op) {
+      const k = key ?? crypto.randomUUID();
+      for (const act of list) await (await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': k, 'x-act': act }, body: op.body })).text();
+    },
+  });
+  const s = (workers = 1, staggerMs = 0) => parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'acts', seed: 1, service: { module: 'acts' }, client: { keySource: 'tool_call' },
+    operations: [{ id: 'op1', runId: 'order-1', module: 'm', title: 't', workers, staggerMs }], expect: {},
+  }));
+  const run = (client: RetryClient, workers?: number, staggerMs?: number) => runClientScenario(s(workers, staggerMs), client, { service: orders });
+
+  it('a 2xx with an id is a success the service must hold: an id it never stored is named twice (exactly-one, id-exists)', async () => {
+    const r = await run(acts(['phantom']));
+    expect(r.violations.map((v) => v.invariant)).toEqual(['exactly-one', 'id-exists']);
+    expect(r.violations[0]!.detail).toBe('the client was told it succeeded, but no order exists');
+    expect(r.violations[1]!.detail).toBe('attempt op1.w0#1 was given order id 999, which is not one of this operation\'s orders');
+  });
+
+  it('a 2xx without an id acknowledges nothing: no success, nothing to hold', async () => {
+    const r = await run(acts(['noid']));
+    expect(r.reports.op1).toBe(0);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('the success counted is one with an id, whatever came after it', async () => {
+    const r = await run(acts(['phantom', 'noid']));
+    // (and the second answer is not the first again: replay-equals-first)
+    expect(r.violations.map((v) => v.invariant)).toEqual(['exactly-one', 'id-exists', 'replay-equals-first']);
+  });
+
+  it('a call is its own key scope: two workers with a key each hold stable-key; one call with two keys does not', async () => {
+    expect((await run(acts(['store']), 2)).violations).toEqual([]);
+    let n = 0;
+    const twoKeys: RetryClient = {
+      name: 'two-keys', deadlineMs: 60_000,
+      async run(fetch, op) {
+        for (const k of [`a${n}`, `b${n++}`]) await (await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': k }, body: op.body })).text();
+      },
+    };
+    const r = await run(twoKeys);
+    expect(r.violations.map((v) => `${v.invariant}: ${v.detail}`)).toEqual(['stable-key: call op1.w0 sent 2 different keys across its attempts']);
+  });
+
+  it('under one key every 2xx answer must repeat the first: attempts are numbered per call, with status and body', async () => {
+    const r = await run(acts(['differ', 'differ'], 'k1'));
+    expect(r.violations).toHaveLength(1);
+    expect(r.violations[0]!.invariant).toBe('replay-equals-first');
+    expect(r.violations[0]!.detail).toMatch(/^key 'k1': attempt op1\.w0#2 was answered HTTP 200 \{"id":1,"at":\d+\.?\d*\} at t=\d+ ms, but the first success \(attempt op1\.w0#1, t=\d+ ms\) was HTTP 200 \{"id":1,"at":\d+\.?\d*\}$/);
+  });
+
+  it('"first" is the first answer received, not the first request sent: a slow first request\'s answer comes second', async () => {
+    // Worker 0 sends at t=0 and is answered after 500 ms; worker 1 sends at t=100 and is answered at once, first.
+    let w = 0;
+    const client: RetryClient = {
+      name: 'two-workers', deadlineMs: 60_000,
+      async run(fetch, op) {
+        const act = w++ === 0 ? 'slow' : 'differ';
+        await (await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': 'shared', 'x-act': act }, body: op.body })).text();
+      },
+    };
+    const r = await run(client, 2, 100);
+    expect(r.violations).toHaveLength(1);
+    expect(r.violations[0]!.detail).toMatch(/^key 'shared': attempt op1\.w0#1 was answered HTTP 200 .* at t=50\d ms, but the first success \(attempt op1\.w1#1, t=10\d ms\)/);
   });
 });
