@@ -101,6 +101,8 @@ describe('when the recovery phase starts: once every lease has expired', () => {
     const after = recoverySeen(def, run);
     expect(after.map((x) => x.method)).toEqual(['GET', 'POST']);
     expect(after[0]!.atMs).toBe(startMs + 1);
+    // The default tenant sends no x-tenant header.
+    expect(after.map((x) => x.tenant)).toEqual([undefined, undefined]);
     expect(run.violations).toEqual([]);
   });
 
@@ -295,6 +297,42 @@ describe('how the recovery phase ends', () => {
 });
 
 describe('what the recovery phase asks and sends', () => {
+  it('the backoff between resubmissions stops growing at the policy\'s 4th retry, so the budget, not the wait, ends the phase', async () => {
+    // codex-sampling doubles without a cap (200 ms × 2^(n−1) ± 10 %): held at n = 4 it waits at most 1760 ms.
+    const def = probe('probe', { settleMs: 4000, leased: true }, async () => ({ status: 503, effect: false }));
+    const run = await runScenario(scenario({ client: { keySource: 'tool_call', maxAttempts: 1, policy: 'codex-sampling' } }), { service: def });
+    const posts = recoverySeen(def, run).filter((x) => x.method === 'POST').map((x) => x.atMs);
+    const gaps = posts.slice(1).map((t, i) => t - posts[i]!);
+    expect(gaps.length).toBeGreaterThan(6);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1760 + 2);
+    expect(Math.max(...gaps)).toBeGreaterThan(1400 + 2);
+  });
+
+  it('a query that got no answer shows nothing, whatever `found` would make of one', async () => {
+    // The GET outlasts the 2 s timeout; `found` here would take any answer as the effect.
+    const def = probe('probe', { settleMs: 50, leased: false }, failFirst(ok));
+    const slowGet: ServiceDefinition = {
+      ...def,
+      progress: { ...def.progress!, found: () => true },
+      async handle(req, sim) {
+        if (req.method === 'GET') await sim.sleep(10_000);
+        return def.handle(req, sim);
+      },
+    };
+    const run = await runScenario(scenario(), { service: slowGet });
+    expect(run.recovery.get('op1')).toMatchObject({ kind: 'success', attempts: 1 });
+  });
+
+  it('a recovery phase that never ends is stopped by the kernel\'s limits, and the message says how to replay it', async () => {
+    // Every resubmission is answered 503 after a service-side loop of 1 ms sleeps that never ends.
+    const def = probe('spins', { settleMs: 50, leased: false }, failFirst(async (_n, sim) => {
+      for (;;) await sim.sleep(1);
+    }));
+    const e = await runScenario(scenario({ service: { module: 'spins' } }), { service: def }).then(() => undefined, (x: unknown) => x);
+    expect((e as Error).name).toBe('SimLimitError');
+    expect((e as Error).message).toContain("Replay: retrysim replay <file> (scenario 'recovery probe', recovery phase, seed 3)");
+  });
+
   it('the query and the resubmission carry the operation\'s tenant; the default tenant sends no header', async () => {
     const def = probe('probe', { settleMs: 50, leased: false }, failFirst(ok));
     const run = await runScenario(scenario({ operations: [
