@@ -211,7 +211,10 @@ describe('minimiseCounterexample on a model with known answers', () => {
     // Already the fewest: the schedule in hand is kept as given, less its trailing zeros.
     const m2 = model(3, needs);
     const r2 = await minimiseCounterexample(minimal, [0, 0, 1, 0], { isHit: m2.isHit, run: m2.run });
-    expect(r2).toMatchObject({ removed: [], choices: [0, 0, 1], preemptions: 1, decisions: 1 });
+    expect(r2).toMatchObject({ removed: [], choices: [0, 0, 1], preemptions: 1, decisions: 1, preemptionsMinimal: true });
+    // The case itself runs twice: as given, and once in its own search (bound 0 only: the case in hand is optimal above it).
+    expect(m2.calls.filter((c) => c.s === minimal)).toHaveLength(2);
+    expect(r2.runs).toBe(m2.calls.length);
   });
 
   it('a failure that needs no preemption at all is minimal at 0, whatever the search budget', async () => {
@@ -238,8 +241,10 @@ describe('minimiseCounterexample on a model with known answers', () => {
 
   it('a spent budget: every single step not tried is listed as undecided (pairs are not), and the runs stop at the budget', async () => {
     const m = model(3, needs);
-    const r = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1 });
     expect(r.removed).toEqual([]);
+    // Nothing better found: the case as given (trailing zeros dropped), its counts as given.
+    expect(r).toMatchObject({ choices: [1, 1, 1], preemptions: 3, decisions: 3 });
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
     // One run for the given case; the own-schedule search then still gets its one run.
     expect(r.runs).toBe(m.calls.length);
@@ -274,11 +279,61 @@ describe('minimiseCounterexample on a model with known answers', () => {
   it('the search of the case itself throwing: said, and its preemptions not claimed minimal', async () => {
     const minimal = scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { crashMidRequest: 1 }, operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }] });
     let n = 0;
-    const m = model(3, needs, { throws: () => (n++ > 0 ? 'boom' : undefined) });
+    // Each throw says which run it was: a search remembers the first.
+    const m = model(3, needs, { throws: () => (n++ > 0 ? `boom ${n}\nat line 2` : undefined) });
     const r = await minimiseCounterexample(minimal, [1, 1, 1], { isHit: m.isHit, run: m.run });
-    expect(r.errored).toEqual(['crashMidRequest 1 → 0 (boom)', 'the schedule search of the scenario itself (boom)']);
+    // Run i (from 1) throws `boom i`: the candidate's search met run 2 first, the own search its first run.
+    const own = m.calls.findIndex((c, i) => i > 0 && c.s === minimal) + 1;
+    expect(r.errored).toEqual(['crashMidRequest 1 → 0 (boom 2)', `the schedule search of the scenario itself (boom ${own})`]);
     expect(r.preemptionsMinimal).toBe(false);
     expect(r.preemptions).toBe(3);
+  });
+
+  it('a candidate that cannot be built is listed as errored in the result, too', async () => {
+    const m = model(3, needs);
+    const s = { ...three({ crashMidRequest: 1 }), description: { toJSON: () => { throw new Error('cannot write'); } } as unknown as string };
+    const r = await minimiseCounterexample(s, [0, 0, 1], { isHit: m.isHit, run: m.run });
+    expect(r.errored).toEqual(['operation op1 (the candidate could not be loaded: cannot write)', 'operation op2 (the candidate could not be loaded: cannot write)', 'crashMidRequest 1 → 0 (the candidate could not be loaded: cannot write)']);
+    expect(r.removed).toEqual([]);
+  });
+
+  it('0 preemptions is minimal even when the search that found it was cut short', async () => {
+    // Free choices (the running task cannot continue) cost no preemption; the failure needs decision 2 to pick 1.
+    const free = (withSlow: boolean) => {
+      const calls: MinimisableRun[] = [];
+      const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
+        const chosen = [0, 1, 2].map((i) => src.choose(['a', 'b'], i, i, false));
+        const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: false })), traceHash: '' } };
+        calls.push(r);
+        return r;
+      };
+      const sc = scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { slowMs: withSlow ? 5 : 0 } });
+      return { run, sc };
+    };
+    const isHit = (r: ModelRun) => r.chosen[2] === 1;
+    // The case itself (nothing to remove): its own search stops after 3 runs, with a hit of 0 preemptions in hand.
+    const a = free(false);
+    const ra = await minimiseCounterexample(a.sc, [1, 1, 1], { isHit, run: a.run, searchRunsMax: 3 });
+    expect(ra).toMatchObject({ removed: [], choices: [0, 0, 1], preemptions: 0, decisions: 1, preemptionsMinimal: true });
+    // A candidate (slowMs goes) whose search is cut short the same way.
+    const b = free(true);
+    const rb = await minimiseCounterexample(b.sc, [1, 1, 1], { isHit, run: b.run, searchRunsMax: 3 });
+    expect(rb).toMatchObject({ removed: ['slowMs'], choices: [0, 0, 1], preemptions: 0, preemptionsMinimal: true });
+  });
+
+  it('by default, a search gets 1,000 runs and the whole pass 6,000', async () => {
+    // 20 decisions: 1 + 20 + 190 + 1140 schedules within 3 preemptions, more than one search may run.
+    // The failure needs a preemption at each of decisions 0, 5, 10, 15: only the case in hand shows it.
+    const deep = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && [0, 5, 10, 15].every((i) => c[i] === 1);
+    const m = model(20, deep);
+    const given = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    const r = await minimiseCounterexample(three({ crashMidRequest: 1, slowMs: 5, loseResponseAfterCommit: 3 }), given, { isHit: m.isHit, run: m.run });
+    // The case (1 run), five single steps cut short at 1000 runs each (undecided), the first pair the 999
+    // runs left, and the case's own search the 1 run every search gets.
+    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'loseResponseAfterCommit 3 → 2', 'crashMidRequest 1 → 0', 'slowMs']);
+    expect(r.runs).toBe(1 + 5 * 1000 + 999 + 1);
+    expect(m.calls).toHaveLength(r.runs);
+    expect(r.removed).toEqual([]);
   });
 
   it('a user\'s client: the harness\'s knobs are never tried', async () => {
