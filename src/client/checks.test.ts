@@ -153,6 +153,7 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
       // phantom: acknowledges an id it never stored; noid: acknowledges with no id at all.
       if (act === 'phantom') return { status: 201, body: '{"id":999}' };
       if (act === 'noid') return { status: 201, body: '{}' };
+      if (act === '300') return { status: 300, body: '{"id":999}' };
       let id = sim.db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().get(ref) as number | undefined;
       id ??= Number(sim.db.prepare('INSERT INTO orders (ref) VALUES (?)').run(ref).lastInsertRowid);
       // differ/slow: a 200 whose body changes with every request (a replay that is not the first answer).
@@ -185,6 +186,17 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
     const r = await run(acts(['noid']));
     expect(r.reports.op1).toBe(0);
     expect(r.violations).toEqual([]);
+  });
+
+  it('only a 2xx acknowledges: a 300 carrying an id is no success', async () => {
+    const r = await run(acts(['300']));
+    expect(r.workers[0]!.sent.map((x) => x.outcome)).toEqual([300]);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('the trace is kept only when asked for', async () => {
+    expect((await runClientScenario(s(), acts(['store']), { service: orders, keepTrace: true })).trace.length).toBeGreaterThan(0);
+    expect((await run(acts(['store']))).trace).toEqual([]);
   });
 
   it('the success counted is one with an id, whatever came after it', async () => {
