@@ -23,6 +23,7 @@ interface Seen {
   /** Virtual time the request reached the service (sent + 1 ms of latency here). */
   atMs: number;
   tenant: string | undefined;
+  body: string;
 }
 
 /** What the probe does with a POST: `n` counts POSTs from 1 over the whole run (main run and recovery). */
@@ -54,7 +55,7 @@ function probe(name: string, progress: { settleMs: number; leased: boolean }, ru
     },
     async handle(req, sim) {
       const tenant = req.headers['x-tenant'] ?? 'default';
-      seen.push({ method: req.method, path: req.path, atMs: sim.now(), tenant: req.headers['x-tenant'] });
+      seen.push({ method: req.method, path: req.path, atMs: sim.now(), tenant: req.headers['x-tenant'], body: req.body });
       if (req.method === 'GET') {
         const ref = req.path.slice('/orders?ref='.length);
         return { status: 200, body: JSON.stringify(sim.db.prepare('SELECT id FROM orders WHERE ref = ? AND tenant = ?').pluck().all(ref, tenant)) };
@@ -101,8 +102,9 @@ describe('when the recovery phase starts: once every lease has expired', () => {
     const after = recoverySeen(def, run);
     expect(after.map((x) => x.method)).toEqual(['GET', 'POST']);
     expect(after[0]!.atMs).toBe(startMs + 1);
-    // The default tenant sends no x-tenant header.
+    // The default tenant sends no x-tenant header; the query has no body, the resubmission is the last request verbatim.
     expect(after.map((x) => x.tenant)).toEqual([undefined, undefined]);
+    expect(after.map((x) => x.body)).toEqual(['', JSON.stringify({ ref: 'order-1', title: 'Pay order 1' })]);
     expect(run.violations).toEqual([]);
   });
 
