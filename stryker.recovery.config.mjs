@@ -1,7 +1,6 @@
 // StrykerJS, one shard of the judging path (issue 21): the recovery phase
 // (invariant 5's "after the faults stop"), the counterexample minimiser,
-// the checks that judge a user's retry client, and replay divergence
-// (invariant 6). Run with
+// and the checks that judge a user's retry client. Run with
 //   npx stryker run stryker.recovery.config.mjs --concurrency 1
 // Figures and the survivors it leaves: docs/mutation.md, "Shard: recovery,
 // minimiser, client checks".
@@ -9,10 +8,13 @@
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  // run.ts: only its judging part (lines 163-281: the operation ends the
-  // service's invariants judge, the attempt records, and the client checks);
-  // above it is plumbing (kernel, network, bridge, error wording).
-  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:163-281', 'src/checkers/replay.ts'],
+  // run.ts: only its client checks (clientCheckViolations, lines 182-190,
+  // and the four checks, 212-281); the rest of the file is plumbing
+  // (kernel, network, bridge) and the attempt records handed to the
+  // service's invariants, whose unread fields (title, transport reason)
+  // would only add equivalent mutants. replay.ts (replay divergence) stays
+  // in stryker.config.mjs, whose scenario and canary suites kill its mutants.
+  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:182-190', 'src/client/run.ts:212-281'],
   vitest: {
     // Only the fast suites that drive these files in this process (see the
     // config for which and why); `related` would pull in nearly every suite.

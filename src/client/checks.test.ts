@@ -70,6 +70,11 @@ describe('retry-after: after Retry-After: N the call sends nothing for N s', () 
     expect(judge([worker([post(100, { outcome: 429, answeredAtMs: 100, retryAfter: '1' }), post(1100)])])).toEqual([]);
   });
 
+  it('N of several digits; a throttled request with nothing after it is fine', async () => {
+    expect(judge([worker([throttled(100, '10'), post(9000)])]).map((v) => v.invariant)).toEqual(['retry-after']);
+    expect(judge([worker([throttled(100, '10')])])).toEqual([]);
+  });
+
   it('whitespace around N is allowed; a date, a fraction, an empty value or no answer time is not judged', () => {
     expect(judge([worker([throttled(100, ' 3 '), post(200)])]).map((v) => v.detail)).toEqual([
       'op1.w0 got 429 with Retry-After:  3  at t=100 ms and sent again at t=200 ms, 100 ms later (asked: at least 3000 ms)',

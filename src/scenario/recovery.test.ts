@@ -108,6 +108,12 @@ describe('when the recovery phase starts: once every lease has expired', () => {
     expect(run.violations).toEqual([]);
   });
 
+  it('the phase\'s network has the scenario\'s latency (without the faults)', async () => {
+    const def = probe('probe', { settleMs: 700, leased: true }, failFirst(ok));
+    const run = await runScenario(scenario({ network: { latencyMeanMs: 7, latencySdMs: 0 } }), { service: def });
+    expect(recoverySeen(def, run)[0]!.atMs).toBe(run.recovery.get('op1')!.fromMs + 7);
+  });
+
   it('the skew of the clocks is waited out too: a second instance 250 ms ahead moves the start by 250 ms', async () => {
     const def = probe('probe', { settleMs: 700, leased: true }, failFirst(ok));
     const run = await runScenario(scenario({ service: { module: 'probe', instances: 2, clockOffsetMs: [0, 250] } }), { service: def });
@@ -174,6 +180,8 @@ describe('the clocks\' skew and the recovery timeout', () => {
     expect(at({ timeoutMs: 2000 }, {}, { slowMs: 500 }, false)).toBe(2000);
     // 4 × (10 + 3 × 5) + 1 = 101
     expect(at({ timeoutMs: 50 }, { latencyMeanMs: 10, latencySdMs: 5 }, {})).toBe(101);
+    // Unless told otherwise the service is taken as leased (the progress checker's own call).
+    expect(at({ timeoutMs: 50 }, { latencyMeanMs: 10, latencySdMs: 5 }, { slowMs: 900 })).toBe(101);
     expect(at({ timeoutMs: 50 }, { latencyMeanMs: 10, latencySdMs: 5 }, { slowMs: 900 }, false)).toBe(1001);
     expect(at({ timeoutMs: 50 }, { latencyMeanMs: 10, latencySdMs: 5 }, { slowMs: 900 }, true)).toBe(101);
     expect(at({ timeoutMs: 1200 }, { latencyMeanMs: 10, latencySdMs: 5 }, { slowMs: 900 }, false)).toBe(1200);
@@ -351,9 +359,15 @@ describe('what the recovery phase asks and sends', () => {
 
   it('an operation that succeeded in the main run is not recovered at all; only those without a success are', async () => {
     const def = probe('probe', { settleMs: 50, leased: false }, ok);
-    const run = await runScenario(scenario(), { service: def });
+    const run = await runScenario(scenario(), { service: def, keepTrace: true });
     expect(run.recovery.size).toBe(0);
+    expect(run.recoveryTrace).toEqual([]);
     expect(recoverySeen(def, run)).toEqual([]);
+    // One success among its workers is enough: the other worker's failure is not recovered.
+    const two = probe('probe', { settleMs: 50, leased: false }, failFirst(ok));
+    const r2 = await runScenario(scenario({ operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', workers: 2, staggerMs: 10 }] }), { service: two });
+    expect(r2.operations[0]!.results.map((x) => x.kind).sort()).toEqual(['success', 'unknown']);
+    expect(r2.recovery.size).toBe(0);
   });
 
   it('an operation that never sent a request has nothing to resubmit; the others recover as usual', async () => {
