@@ -85,6 +85,8 @@ describe('the one-step simplifications', () => {
   });
 
   it('a user\'s client has no harness knobs to lower (attempts, model resubmits, the key-reuse probe)', () => {
+    expect(checkedSimplifications(everything()).valid.map((c) => c.what)).toContain('maxAttempts 3 → 2');
+    expect(checkedSimplifications(everything(), true).valid.map((c) => c.what)).not.toContain('maxAttempts 3 → 2');
     const whats = simplifications(everything(), true).map((c) => c.what);
     for (const w of ['model resubmits 1 → 0', 'keyReuseProbe', 'maxAttempts 3 → 2']) expect(whats).not.toContain(w);
     expect(whats).toContain('instances 2 → 1');
@@ -190,8 +192,11 @@ describe('minimiseCounterexample on a model with known answers', () => {
   });
 
   it('removes everything the failure does not need, one step at a time, and keeps the one preemption it does', async () => {
-    const m = model(3, needs);
-    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run });
+    // Once something was removed, the original case is never run again (its own search is for a case already minimal).
+    const orig = three();
+    let runsOfOrig = 0;
+    const m = model(3, needs, { throws: (s) => (s === orig && ++runsOfOrig > 1 ? 'the original ran again' : undefined) });
+    const r = await minimiseCounterexample(orig, [1, 1, 1, 0], { isHit: m.isHit, run: m.run });
     expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
     expect(r.scenario.operations.map((o) => o.id)).toEqual(['op2']);
     expect(r.scenario.faults).toMatchObject({ crashMidRequest: 1, slowMs: 0 });
@@ -215,6 +220,22 @@ describe('minimiseCounterexample on a model with known answers', () => {
     // The case itself runs twice: as given, and once in its own search (bound 0 only: the case in hand is optimal above it).
     expect(m2.calls.filter((c) => c.s === minimal)).toHaveLength(2);
     expect(r2.runs).toBe(m2.calls.length);
+  });
+
+  it('a simplification taken from a search cut short, with a preemption, is not claimed minimal in preemptions', async () => {
+    // Decision 0 is a free choice (no preemption), decision 2 a preemption; the failure needs both (and op2, a crash).
+    const calls: ModelRun[] = [];
+    const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
+      const chosen = [0, 1, 2].map((i) => src.choose(['a', 'b'], i, i, i !== 0));
+      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: i !== 0 && c !== 0 })), traceHash: '' } };
+      calls.push(r);
+      return r;
+    };
+    const isHit = (r: ModelRun) => needs(r.s, r.chosen) && r.chosen[0] === 1;
+    // 7 runs: bound 0's two schedules, then bound 1 up to [1, 0, 1] — the hit — and no further.
+    const r = await minimiseCounterexample(three({ crashMidRequest: 1 }), [1, 1, 1], { isHit, run, searchRunsMax: 7 });
+    expect(r).toMatchObject({ removed: ['operation op1'], choices: [1, 0, 1], preemptions: 1, decisions: 2, preemptionsMinimal: false });
+    expect(notShownMinimal(r)[0]).toMatch(/^preemptions 1: not every schedule/);
   });
 
   it('a failure that needs no preemption at all is minimal at 0, whatever the search budget', async () => {
