@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID as nodeUuid } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -60,13 +61,13 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
   });
 
   it('app code reads the instance clock and seeded randomness, never the machine\'s', async () => {
-    const seen: Array<[number, number, string]> = [];
+    const seen: Array<[number, number, string, string, string]> = [];
     const def = appService({
       name: 'clocky',
       app: ({ redis }) => async (_req, res) => {
         await new Promise((r) => setTimeout(r, 250)); // real-time: allowed (the app's own timer, on virtual time)
         await redis.incr('n');
-        seen.push([Date.now(), Math.random(), crypto.randomUUID()]); // real-time: allowed (app code under test)
+        seen.push([Date.now(), Math.random(), crypto.randomUUID(), nodeUuid(), randomBytes(8).toString('hex')]); // real-time: allowed (app code under test; node:crypto as apps usually mint ids)
         res.end('{"id":1}');
       },
       operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },
