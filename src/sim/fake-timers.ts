@@ -468,6 +468,21 @@ function scopeNow(): ClockScope | undefined {
   return installed !== undefined && current === installed ? currentScope : undefined;
 }
 
+/** The kernel of the last clock installed: after a run (when the checkers read the effects) its time is "now" for SQL. */
+let lastKernel: Kernel | undefined;
+
+/**
+ * Simulated wall-clock ms for code that reads time outside the globals —
+ * SQLite's `'now'` (src/service/sql-clock.ts): the entered scope's
+ * `Date.now()` while a request runs, else the installed (or last) run's
+ * kernel time; undefined when no simulated run ever happened in this process.
+ */
+export function simulatedWallNow(): number | undefined {
+  const s = scopeNow();
+  if (s !== undefined) return installed!.wallNow(s);
+  return (installed?.kernel ?? lastKernel)?.now;
+}
+
 /** The entered scope's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const scopeStream = (): Prng | undefined => scopeNow()?.rng;
 
@@ -555,6 +570,7 @@ const realClearImmediate = globalThis.clearImmediate; // real-time: allowed (hos
  * stops on a limit, or the process goes on with dispatching globals.
  */
 export function installKernelClock(kernel: Kernel): KernelClock {
+  lastKernel = kernel;
   // node:crypto's random functions follow the entered scope's stream too (installed once per process).
   seedNodeCrypto(scopeStream);
   const c = new KernelClock(kernel);
