@@ -287,6 +287,22 @@ describe('how the recovery phase ends', () => {
     expect(run.violations.map((v) => v.detail)).toEqual(['no order acknowledged after the faults stopped and every lease expired (from t=' + (run.result.timeMs + 60_001).toFixed(0) + ' ms): 200 resubmission(s) got no success, the last HTTP 409; no order exists']);
   });
 
+  it('the last question waits out the processing time, as an unleased client would: a slow read still answers it', async () => {
+    // The query itself takes 300 ms here (a read of the slow store): the 100 ms timeout never hears it,
+    // the last ask (up to 4 × 1 + 1 + 400 = 405 ms) does.
+    const def = probe('probe', { settleMs: 1000, leased: true }, failFirst(async () => ({ status: 201, effect: true })));
+    const slowRead: ServiceDefinition = {
+      ...def,
+      async handle(req, sim) {
+        if (req.method === 'GET') await sim.sleep(300);
+        return def.handle(req, sim);
+      },
+    };
+    const run = await runScenario(scenario({ client: { keySource: 'tool_call', maxAttempts: 1, timeoutMs: 100 }, faults: { slowMs: 400 } }), { service: slowRead });
+    expect(run.recovery.get('op1')).toMatchObject({ kind: 'found', timeoutMs: 100 });
+    expect(run.violations).toEqual([]);
+  });
+
   it('at the cap of 200 as at the end of the budget, the phase asks once more before giving up', async () => {
     // The slow leased service above with a 30 s lease: the budget (2 × (30 000 + 100 + 400) + 1000 ms)
     // outlasts 200 timed-out resubmissions, so the cap, not the budget, ends them.
