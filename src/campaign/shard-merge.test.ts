@@ -24,7 +24,7 @@ function file(index: number, count: number, results: Result[], o: Partial<ShardF
 
 const named = (...fs: ShardFile[]) => fs.map((f, i) => ({ source: `s${i + 1}.json`, file: f }));
 const cov = (runs: number, rows: Array<[string, number]>) => ({ runs, rows: rows.map(([id, n]) => ({ id, what: id, runs: n })) });
-/** Shard 1/2 of a 200-run campaign owns indices 0..63 and 128..191 (128 runs); shard 2/2 64..127 and 192..199 (72). */
+// The numbers below: shard 1/2 of a 200-run campaign owns indices 0..63 and 128..191 (128 runs); shard 2/2 64..127 and 192..199 (72).
 
 function refusal(fs: ShardFile[]): string {
   try {
