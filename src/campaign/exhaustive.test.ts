@@ -41,7 +41,9 @@ describe('runExhaustive: every schedule of every small scenario', () => {
   });
 
   it('sleep sets run one schedule per class; without them, every interleaving', async () => {
-    const reduced = await runExhaustive({ claim: TWO, seed: 1 });
+    const progress: number[] = [];
+    const reduced = await runExhaustive({ claim: TWO, seed: 1, onProgress: (n) => progress.push(n) });
+    expect(progress).toEqual([1, 2, 3, 4]);
     expect(reduced).toMatchObject({ verdict: 'holds', runs: 4, complete: true, reduction: { blocked: 20 } });
     expect(reduced.coverage!.rows.find((x) => x.id === 'overlap:2')!.runs).toBeGreaterThan(0);
     const plain = await runExhaustive({ claim: TWO, seed: 1, reduce: false, schedulesMax: 30 });
@@ -79,6 +81,8 @@ describe('runExhaustive: every schedule of every small scenario', () => {
     // Without reduction no reduction field; with unreduced, the failing plain search is counted too.
     expect('reduction' in await runExhaustive({ claim: SPLIT_CRASH, seed: 77, reduce: false })).toBe(false);
     expect((await runExhaustive({ claim: SPLIT_CRASH, seed: 77, unreduced: true })).reduction).toEqual({ blocked: 0, unreduced: 2, unreducedComplete: true });
+    // Without a clock the time is 0, not NaN.
+    expect((await runExhaustive({ claim: SPLIT_CRASH, seed: 77 })).firstFailureMs).toBe(0);
   });
 
   it('a service refusing every keyed write, claimed to hold, fails on progress (exhaustive)', async () => {
@@ -98,6 +102,9 @@ describe('runBounded: the bounded-exhaustive part of a holding row', () => {
     const cut = await runBounded({ claim: TWO, seed: 1, schedulesMax: 2 });
     expect(cut.part).toEqual({ scenarios: 1, operationsMax: 1, workersMax: 2, faultsMax: 0, schedules: 2, complete: false, schedulesMax: 2, blocked: cut.result.reduction!.blocked });
     expect(cut.part.blocked).toBeGreaterThan(0);
+    // The largest scenario in each dimension: one key sent again by a second operation (2 operations, 2 workers) beside no fault (1, 1).
+    const reuse = await runBounded({ claim: { ...HOLDS, id: 'key_atomic-key-reuse', faults: ['keyReuse'] }, seed: 1 });
+    expect(reuse.part).toMatchObject({ scenarios: 2, operationsMax: 2, workersMax: 2, faultsMax: 0, complete: true });
   });
 });
 

@@ -20,6 +20,9 @@ import { ListChoice } from '../sim/choice/list.js';
 import { ReplayChoice } from '../sim/choice/replay.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import { tempDirs } from '../testing/temp-dirs.js';
+import { campaignPct } from './pct.js';
+import { smallScenarios } from './small.js';
+import { minimiseAndSave } from './run.js';
 
 const tmp = tempDirs();
 
@@ -32,6 +35,10 @@ const REFUSE = claimById('key_atomic_refuse_keyed-tool_call-fails');
  * only the progress invariant (SPEC §5, invariant 5) can refute it.
  */
 const REFUSE_AS_HOLDS: Claim = { ...REFUSE, id: 'refuse-keyed-expected-to-hold', expected: 'holds', violation: undefined, minimal: undefined };
+/** Two requests with one key both pass key_split's lookup: needs its one preemption. */
+const RACE = claimById('key_split-tool_call-race-fails');
+/** naive claimed to hold: a duplicate needs the lost response. */
+const NAIVE_AS_HOLDS: Claim = { ...NAIVE, id: 'naive-expected-to-hold', expected: 'holds', minimal: undefined };
 
 const run = (...invariants: string[]) => ({ violations: invariants.map((invariant) => ({ invariant, op: 'op1', detail: '' })) }) as unknown as ScenarioRun;
 
@@ -126,6 +133,8 @@ describe('scanRuns: a slice of a claim\'s runs, in order', () => {
     const naive = await scanRuns({ claim: NAIVE, seed: 1, runs: 200, slice: { shard: 1, shards: 2, worker: 0, workers: 1 } });
     expect(naive.firstFailure).toBe(64);
     expect(naive.evaluated).toBe(1);
+    // Without a clock, times are 0 (not NaN).
+    expect((await scanRuns({ claim: NAIVE, seed: 1, runs: 5 })).firstFailureMs).toBe(0);
   });
 
   it('an exception escaping a run is that run\'s failure, with its message', async () => {
@@ -211,8 +220,9 @@ describe('runCampaign under a time budget', () => {
     expect(until.coverage!.runs).toBe(3);
     // Without untilBudget the runs asked are the most.
     expect((await runCampaign({ claim: HOLDS, runs: 2, seed: 3, timeBudgetMs: 5, clockMs: ticking(1000) })).runs).toBe(2);
-    // Without a budget no deadline: all runs.
+    // Without a budget no deadline: all runs, untilBudget or not (it only means something with a budget).
     expect((await runCampaign({ claim: HOLDS, runs: 4, seed: 3, clockMs: ticking(1000) })).runs).toBe(4);
+    expect((await runCampaign({ claim: HOLDS, runs: 3, seed: 3, untilBudget: true })).runs).toBe(3);
   });
 
   it('reports progress after every run', async () => {
@@ -310,6 +320,73 @@ describe('counterexamples: minimised, saved and replayable', () => {
     expect(targetInvariant(NAIVE, run('progress'))).toBeUndefined();
     expect(targetInvariant(REFUSE, run('exactly-one', 'progress'))).toBe('progress');
     expect(targetInvariant(HOLDS, run('exactly-one'))).toBe('exactly-one');
+  });
+});
+
+describe('finishing a failure: the schedule it needs is kept', () => {
+  it('fast-check shrinks the first failing case before the minimiser', async () => {
+    const r = await runCampaign({ claim: NAIVE, runs: 10, seed: 1 });
+    expect(r.shrinks).toBeGreaterThan(0);
+    expect(r.shrinks).toBeLessThanOrEqual(SHRINK_RUNS_MAX);
+  });
+
+  it('a race kept through shrinking, saving and minimising: one preemption, two workers', async () => {
+    const r = await runCampaign({ claim: RACE, runs: 50, seed: 1 });
+    expect(r).toMatchObject({ verdict: 'fails', firstFailureRun: 9 });
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toEqual(['exactly-one']);
+    expect(r.counterexample!.size).toMatchObject({ operations: 1, workers: 2, faults: 0, attempts: 2, preemptions: 1 });
+    expect(r.counterexample!.notMinimal).toEqual([]);
+    // Without the minimiser, the shrunk case is saved with the schedule that failed.
+    const plain = await finishFailure({ claim: RACE, runs: 50, seed: 1, minimise: false }, 8);
+    expect(plain.counterexample.violations.map((v) => v.invariant)).toEqual(['exactly-one']);
+    expect(plain.counterexample.size.preemptions).toBe(1);
+  });
+
+  it('a failure found by PCT is shrunk and saved under PCT schedules', async () => {
+    const calls: number[] = [];
+    const pct = (seed: number, steps: number) => (calls.push(seed), campaignPct(seed, steps));
+    const scan = await scanRuns({ claim: RACE, seed: 1, runs: 50, explore: 'pct', pct });
+    expect(scan.firstFailure).toBe(5);
+    calls.length = 0;
+    const { counterexample } = await finishFailure({ claim: RACE, runs: 50, seed: 1, explore: 'pct', pct }, 5);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(counterexample.violations.map((v) => v.invariant)).toEqual(['exactly-one']);
+  });
+
+  it('minimising a holding claim\'s failure keeps some violation (the fault it needs stays)', async () => {
+    const r = await runCampaign({ claim: NAIVE_AS_HOLDS, runs: 10, seed: 1 });
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+    expect(r.counterexample!.size).toMatchObject({ faults: 1, attempts: 2 });
+  });
+
+  // refuse_keyed with a fresh key per attempt: a retry breaks stable-key, and nothing ever succeeds (progress).
+  const PER_ATTEMPT_REFUSE: Claim = { ...REFUSE, id: 'refuse-per-attempt', keySource: 'per_attempt', minimal: undefined };
+  const twoBroken = () => ({ scenario: smallScenarios(PER_ATTEMPT_REFUSE)[0]!, choices: [] });
+
+  it('minimising a canary\'s failure keeps the invariant it names, not just any', async () => {
+    const c = twoBroken();
+    const first = await runScenario(c.scenario, { choices: new ListChoice([]) });
+    expect(first.violations.map((v) => v.invariant)).toEqual(['stable-key', 'progress']);
+    // Named stable-key: the second attempt must stay.
+    const kept = await minimiseAndSave(c, { ...PER_ATTEMPT_REFUSE, violation: 'stable-key' }, 1, new ListChoice([]), undefined);
+    expect(kept.violations.map((v) => v.invariant)).toEqual(['stable-key', 'progress']);
+    expect(kept.size.attempts).toBe(2);
+    // Named an invariant this failure does not break: any violation is kept, and one attempt is enough for progress.
+    const any = await minimiseAndSave(c, { ...PER_ATTEMPT_REFUSE, violation: 'tenant-isolation' }, 1, new ListChoice([]), undefined);
+    expect(any.violations.map((v) => v.invariant)).toEqual(['progress']);
+  });
+
+  it('the saved file lists its invariants sorted, describes each, and is named by the claim\'s when it breaks it', async () => {
+    const dir = tmp('rs-run-');
+    const c = twoBroken();
+    const save = (violation: Claim['violation']) => saveCounterexample(c, { ...PER_ATTEMPT_REFUSE, violation }, 4, () => new ListChoice([]), dir);
+    const named = await save('stable-key');
+    expect(named.scenario.expect.violations).toEqual(['progress', 'stable-key']);
+    expect(named.scenario.description).toMatch(/^Found by retrysim check \(claim refuse-per-attempt, claim seed 4\): stable-key — call call-1 sent 2 different keys across its attempts; progress — .+\.$/);
+    expect(basename(named.file!)).toMatch(/^key_atomic_refuse_keyed-stable-key-[0-9a-f]{8}\.json$/);
+    // Not broken (or none named): the first of the sorted invariants.
+    expect(basename((await save('exactly-one')).file!)).toMatch(/^key_atomic_refuse_keyed-progress-/);
+    expect(basename((await save(undefined)).file!)).toMatch(/^key_atomic_refuse_keyed-progress-/);
   });
 });
 

@@ -172,6 +172,26 @@ describe('mergeShards combines a claim\'s shards', () => {
     ));
     expect(m.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: false, firstFailureRun: 3 });
     expect(m.results[0]!.claim).toBe(claimById(NAIVE));
+    // As runExhaustive writes it: schedules, and no first failing run of the random campaign.
+    const bounded = { scenarios: 2, operationsMax: 1, workersMax: 1, faultsMax: 1, schedules: 3, complete: true, schedulesMax: 20, blocked: 0 };
+    const alone = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, bounded })]), file(1, 2, [res(HOLDS, { runs: 72 })])));
+    expect(alone.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true, bounded });
+    const before = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, bounded })]), file(1, 2, [res(HOLDS, { verdict: 'fails', runs: 65, firstFailureRun: 65 })])));
+    expect(before.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true });
+    expect(before.results[0]!.firstFailureRun).toBeUndefined();
+  });
+
+  it('exhaustive shards that held are summed like any others (only a failing one decides alone)', () => {
+    const m = mergeShards(named(file(0, 2, [res(HOLDS, { runs: 128, complete: true })]), file(1, 2, [res(HOLDS, { runs: 72, complete: true })])));
+    expect(m.results[0]).toMatchObject({ verdict: 'holds', runs: 200 });
+  });
+
+  it('the bounded part is found in shard 1 whatever the order the files are given in', () => {
+    const bounded = { scenarios: 1, operationsMax: 1, workersMax: 1, faultsMax: 0, schedules: 5, complete: true, schedulesMax: 20, blocked: 0 };
+    const failing = mergeShards(named(file(1, 2, [res(HOLDS, { verdict: 'fails', runs: 65, firstFailureRun: 65 })]), file(0, 2, [res(HOLDS, { runs: 128, bounded })])));
+    expect(failing.results[0]).toMatchObject({ verdict: 'fails', runs: 65, bounded });
+    const holding = mergeShards(named(file(1, 2, [res(HOLDS, { runs: 72 })]), file(0, 2, [res(HOLDS, { runs: 128, bounded })])));
+    expect(holding.results[0]).toMatchObject({ verdict: 'holds', runs: 200, bounded });
   });
 
   it('every claim merged on its own, in the files\' order', () => {
@@ -258,5 +278,8 @@ describe('parseShardFile: a shard file, or one line naming the file and what is 
   it('optional and open fields: a shard file may carry what a result carries', () => {
     expect(bad((f) => { r0(f).complete = true; r0(f).firstFailureMs = 0; r0(f).error = 'e'; r0(f).shortfall = { done: 1 }; r0(f).counterexample = { size: { operations: 1 }, violations: [{ invariant: 'x', op: 'op1' }], notMinimal: [], scenario: {} }; r0(f).bounded = { schedules: 0, complete: false, scenarios: 2 }; })).toBe('accepted');
     expect(bad((f) => { f.untilBudget = true; f.timeBudgetMs = 10; f.wallMs = 0; f.seed = -5; })).toBe('accepted');
+    // Every verdict word and exploration mode a shard can carry.
+    for (const verdict of ['holds', 'fails', 'inconclusive']) expect(bad((f) => (r0(f).verdict = verdict)), verdict).toBe('accepted');
+    expect(bad((f) => (f.explore = 'pct'))).toBe('accepted');
   });
 });

@@ -4,6 +4,7 @@ import { smallScenarios } from './small.js';
 import { runScenario } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { Reached } from '../service/reached.js';
+import { exploreAll } from '../sim/explore/exhaustive.js';
 
 const names = (id: string) => smallScenarios(claimById(id)).map((s) => `${s.name.slice(s.name.indexOf(': ') + 2)}@${s.operations.map((o) => o.workers).join('+')}`);
 
@@ -82,6 +83,21 @@ describe('smallScenarios: the bounded-exhaustive search\'s scenarios, from the c
     const unscoped = smallScenarios(claimById('key_atomic_unscoped-tool_call-fails')).find((s) => s.name.endsWith('two tenants, same raw key'))!;
     const bad = await runScenario(unscoped, { choices: new ListChoice([]) });
     expect(bad.violations.map((v) => v.invariant)).toContain('tenant-isolation');
+  });
+
+  it('two instances, one lost response: whichever schedule commits on the armed instance first loses its answer', async () => {
+    // The default schedule happens to commit on the second instance (nothing lost); the search reaches the loss.
+    const s = smallScenarios(claimById('key_atomic-tool_call-holds')).find((x) => x.name.endsWith('two instances, one lost response'))!;
+    expect(s.service.instances).toBe(2);
+    let lost = 0;
+    const e = await exploreAll(async (choices) => {
+      const reached = new Reached();
+      await runScenario(s, { choices, reached });
+      if (reached.ids.has('lose-after-commit')) lost++;
+      return null;
+    }, { schedulesMax: 1000, reduce: true, keep: () => false });
+    expect(e.complete).toBe(true);
+    expect(lost).toBeGreaterThan(0);
   });
 
   it('model-layer claims: one worker whose first call loses every answer, and the model resubmits (rewording when the claim says so)', async () => {
