@@ -85,6 +85,13 @@ describe('runExhaustive: every schedule of every small scenario', () => {
     expect((await runExhaustive({ claim: SPLIT_CRASH, seed: 77 })).firstFailureMs).toBe(0);
   });
 
+  it('the failing schedule is the one minimised (at seed 4 the scenario\'s own seeded schedule does not race)', async () => {
+    const r = await runExhaustive({ claim: claimById('key_split-tool_call-race-fails'), seed: 4 });
+    expect(r.verdict).toBe('fails');
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toEqual(['exactly-one']);
+    expect(r.counterexample!.size).toMatchObject({ workers: 2, preemptions: 1 });
+  });
+
   it('a service refusing every keyed write, claimed to hold, fails on progress (exhaustive)', async () => {
     const r = await runExhaustive({ claim: REFUSE_AS_HOLDS, seed: 1 });
     expect(r.verdict).toBe('fails');

@@ -359,6 +359,15 @@ describe('finishing a failure: the schedule it needs is kept', () => {
     expect(r.counterexample!.size).toMatchObject({ faults: 1, attempts: 2 });
   });
 
+  it('minimising a holding claim\'s failure on another invariant than exactly-one keeps a violation too', async () => {
+    // A lease that never expires, claimed to hold: a kill leaves the key in progress forever (progress), and the kill must stay.
+    const claim: Claim = { ...claimById('key_atomic_no_expiry-tool_call-fails'), id: 'no-expiry-expected-to-hold', expected: 'holds', violation: undefined, minimal: undefined };
+    const r = await runCampaign({ claim, runs: 50, seed: 1 });
+    expect(r.firstFailureRun).toBe(13);
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toEqual(['progress']);
+    expect(r.counterexample!.size.faults).toBe(1);
+  });
+
   // refuse_keyed with a fresh key per attempt: a retry breaks stable-key, and nothing ever succeeds (progress).
   const PER_ATTEMPT_REFUSE: Claim = { ...REFUSE, id: 'refuse-per-attempt', keySource: 'per_attempt', minimal: undefined };
   const twoBroken = () => ({ scenario: smallScenarios(PER_ATTEMPT_REFUSE)[0]!, choices: [] });
