@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID as nodeUuid } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import { loadService } from '../service/load.js';
 import { runServiceCampaign } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { runScenario } from '../scenario/run.js';
-import { loadScenario } from '../scenario/load.js';
+import { loadScenario, parseScenario } from '../scenario/load.js';
 import { plantNxAsGetThenSet } from '../kv/client.js';
 import { appService } from './define.js';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -48,6 +49,38 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
     expect(bad.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
   }, 60_000);
 
+  it("the store's TTLs run on the store's clock, not the calling instance's skewed one: a SET NX PX claim from a clock 10 s behind still holds the key", async () => {
+    const def = appService({
+      name: 'skewed-claim',
+      app: ({ redis }) => async (_req, res) => {
+        // A 5 s lock: were it judged by a clock 10 s behind, it would have expired before it was set.
+        if ((await redis.set('lock', 'x', { NX: true, PX: 5_000 })) === null) {
+          res.statusCode = 409;
+          res.end('{"error":"in progress"}');
+          return;
+        }
+        const id = await redis.incr('seq');
+        await redis.set(`order:${id}`, 'op1');
+        res.statusCode = 201;
+        res.end(JSON.stringify({ id }));
+      },
+      operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },
+      effects: { noun: 'order', of: (kv) => kv.scan('order:').map(([k]) => Number(k.slice(6))) },
+    });
+    // Either instance may be the one behind, so either may claim first.
+    for (const clockOffsetMs of [[0, -10_000], [-10_000, 0]]) {
+      const s = parseScenario(JSON.stringify({
+        format: 'retrysim.scenario/2', name: 'skew', seed: 3, service: { module: 'skewed-claim', instances: 2, clockOffsetMs },
+        client: { keySource: 'tool_call' }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 2 }], expect: {},
+      }));
+      const r = await runScenario(s, { service: def, keepTrace: true });
+      // Both workers reach the store, one on each instance; only one claims the lock.
+      expect(new Set(r.trace.filter((l) => / kv\.set$/.test(l)).map((l) => l.trim().split(/\s+/)[2]!.split('/')[0]))).toEqual(new Set(['s0', 's1']));
+      expect(r.reports.op1).toBe(1);
+      expect(r.violations).toEqual([]);
+    }
+  });
+
   it('an app that waits on something outside the simulation is a broken app (a ServiceError naming the request), not a hang', async () => {
     const def = appService({
       name: 'stuck',
@@ -60,13 +93,13 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
   });
 
   it('app code reads the instance clock and seeded randomness, never the machine\'s', async () => {
-    const seen: Array<[number, number, string]> = [];
+    const seen: Array<[number, number, string, string, string]> = [];
     const def = appService({
       name: 'clocky',
       app: ({ redis }) => async (_req, res) => {
         await new Promise((r) => setTimeout(r, 250)); // real-time: allowed (the app's own timer, on virtual time)
         await redis.incr('n');
-        seen.push([Date.now(), Math.random(), crypto.randomUUID()]); // real-time: allowed (app code under test)
+        seen.push([Date.now(), Math.random(), crypto.randomUUID(), nodeUuid(), randomBytes(8).toString('hex')]); // real-time: allowed (app code under test; node:crypto as apps usually mint ids)
         res.end('{"id":1}');
       },
       operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },

@@ -1,5 +1,6 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
+import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -29,19 +30,15 @@ const keepLogs = process.env.RETRYSIM_APP_LOGS === '1';
 const quiet = () => undefined;
 
 let entered: InstanceClock | undefined;
+/** The entered instance's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
+const enteredStream = (): Prng | undefined => entered?.rng;
 
-function uuidFrom(rng: Prng): string {
-  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 export class InstanceClock {
   readonly clock: FakeTimers.Clock;
   private readonly epochMs: number;
-  private readonly rng: Prng;
+  /** @internal The instance's seeded stream (read by node:crypto's dispatchers while it is entered). */
+  readonly rng: Prng;
   private readonly swaps: Swap[];
   private saved: Swap[] = [];
 
@@ -51,6 +48,8 @@ export class InstanceClock {
     this.epochMs = nowMs >= 1e12 ? 0 : APP_EPOCH_MS;
     this.clock = FakeTimers.withGlobal(globalThis).createClock(this.epochMs + Math.floor(nowMs), 100_000);
     this.rng = new Prng(seed);
+    // Rank -1: an app's node:crypto follows the same stream as its global crypto.randomUUID (this instance's), ahead of the request scope's.
+    seedNodeCrypto(enteredStream, -1);
     const c = this.clock;
     const rng = this.rng;
     this.swaps = [

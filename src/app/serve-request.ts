@@ -130,7 +130,10 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         clock.advanceTo(sim.now());
         let value: unknown;
         try {
-          value = next.c.run(store, sim.now());
+          // The store is one server for every instance: its TTLs run on its
+          // own clock, not on the calling instance's skewed one (a Redis
+          // `SET … PX` expires by the Redis host's time).
+          value = next.c.run(store, sim.sharedNow?.() ?? sim.now());
         } catch (e) {
           next.reject(e);
           continue;

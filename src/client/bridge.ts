@@ -2,7 +2,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
-import { uuidFrom } from '../sim/fake-timers.js';
+import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout, Date,
@@ -25,6 +25,9 @@ export interface ClientBridge {
 }
 
 let active = false;
+/** The active run's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts): rank 1, after a service handler's own. */
+let activeRng: Prng | undefined;
+const bridgeStream = (): Prng | undefined => activeRng;
 /** Undoes the active run's fakes; set while a run is active. */
 let cleanup: (() => void) | undefined;
 
@@ -74,6 +77,8 @@ export async function runClientsOnVirtualTime<T>(
 ): Promise<Array<{ ok: true; value: T } | { ok: false; error: unknown }>> {
   if (active) throw new Error('runClientsOnVirtualTime: another bridged run is already active (the fake clock is process-global)');
   active = true;
+  activeRng = rng;
+  seedNodeCrypto(bridgeStream, 1);
   let wake: Future<void> = kernel.future<void>();
   const deliveries: Array<() => void> = [];
   const bridge: ClientBridge = {
@@ -98,6 +103,7 @@ export async function runClientsOnVirtualTime<T>(
     for (const r of restore.reverse()) r();
     clock.uninstall();
     active = false;
+    activeRng = undefined;
   };
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)

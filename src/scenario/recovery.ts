@@ -127,8 +127,8 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
       if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
       const query = { method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
       /** Asks whether the operation took effect; true (and the outcome is set) when it did. */
-      const found = async (attempts: number): Promise<string | true> => {
-        const q = await transport.send(query, timeoutMs);
+      const found = async (attempts: number, waitMs = timeoutMs): Promise<string | true> => {
+        const q = await transport.send(query, waitMs);
         if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
           outcomes.set(end.id, { kind: 'found', attempts, fromMs: startMs, timeoutMs });
           kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
@@ -162,8 +162,12 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
           // resubmission and can never say so in an answer: without this
           // ask, a correct leased service was refuted with "1 report exists".
           // A definite refusal (422 for a completed request) is not softened:
-          // it stays `refused` above.
-          if ((await found(attempt)) === true) return;
+          // it stays `refused` above. This last ask waits out the processing
+          // time too (the slow fault is the deployment's): a read that can
+          // never answer within the impatient timeout says nothing about
+          // the effect (a hosted app whose query reads the slow store was
+          // refuted with "1 order exists").
+          if ((await found(attempt, recoveryTimeoutMs(s, false))) === true) return;
           outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
           return;
         }

@@ -19,24 +19,50 @@ import type { Scenario } from './schema.js';
  * the service's steps.
  */
 export function serviceOf(s: Scenario, given?: ServiceDefinition): ServiceDefinition {
-  const found = s.service.module !== undefined ? serviceFor(s, given) : builtinService(s.service.variant!);
+  const found = s.service.module !== undefined ? serviceFor(s, given) : builtin(s.service.variant!);
   const def = deployed(s, found);
   const issues = faultPlacementIssues(s, def);
   if (issues.length > 0) throw new ServiceError(def.name, `scenario '${s.name}' ${issues.map((i) => `at ${i.path}: ${i.message}`).join('; ')}`);
   return def;
 }
 
+/*
+ * A campaign asks for the service of every scenario it runs — thousands a
+ * second, nearly all with the same few deployments. Definitions are values
+ * (per-instance state comes from their `memory()`, per-run state from the
+ * host), so one definition per built-in name and one deployment per set of
+ * knobs serve every run that names them.
+ */
+const builtins = new Map<string, ServiceDefinition>();
+const deployments = new WeakMap<ServiceDefinition, Map<string, ServiceDefinition>>();
+
+function builtin(name: string): ServiceDefinition {
+  let d = builtins.get(name);
+  if (d === undefined) builtins.set(name, (d = builtinService(name)));
+  return d;
+}
+
 function deployed(s: Scenario, def: ServiceDefinition): ServiceDefinition {
   if (def.deploy === undefined) return def;
+  const knobs = {
+    leaseMs: s.service.leaseMs,
+    ...(s.service.completedTtlMs !== undefined ? { completedTtlMs: s.service.completedTtlMs } : {}),
+    clientTimeoutMs: recoveryTimeoutMs(s),
+    processingMs: s.faults.slowMs,
+    allowUnsafe: s.service.allowUnsafeLease,
+  };
+  const key = `${knobs.leaseMs}/${knobs.completedTtlMs}/${knobs.clientTimeoutMs}/${knobs.processingMs}/${knobs.allowUnsafe}`;
+  let byKnobs = deployments.get(def);
+  if (byKnobs === undefined) deployments.set(def, (byKnobs = new Map()));
+  const known = byKnobs.get(key);
+  if (known !== undefined) return known;
+  let d: ServiceDefinition;
   try {
-    return def.deploy({
-      leaseMs: s.service.leaseMs,
-      ...(s.service.completedTtlMs !== undefined ? { completedTtlMs: s.service.completedTtlMs } : {}),
-      clientTimeoutMs: recoveryTimeoutMs(s),
-      processingMs: s.faults.slowMs,
-      allowUnsafe: s.service.allowUnsafeLease,
-    });
+    d = def.deploy(knobs);
   } catch (e) {
+    // A refused deployment is not cached: each scenario that asks for it gets its own line.
     throw new ServiceError(def.name, `s0: ${e instanceof Error ? e.message : describeThrow(e)}`);
   }
+  byKnobs.set(key, d);
+  return d;
 }

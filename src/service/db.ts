@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { describeThrow, ServiceError } from './errors.js';
 import type { ServiceDb, ServiceDefinition } from './definition.js';
 import { checkTables, tablesOf } from './validate.js';
+import { simulatedSqlClock } from './sql-clock.js';
 
 /**
  * A service's database for simulation: one in-memory connection per
@@ -51,6 +52,8 @@ export class ServiceDatabase {
       this.db.close();
       throw e;
     }
+    // Simulation only: SQL's 'now' reads the simulated clock (a file is real mode's, which keeps SQLite's).
+    if (at === ':memory:') simulatedSqlClock(this.db);
     this.clears = def.tables.map((t) => {
       const st = this.db.prepare(`DELETE FROM "${t.replaceAll('"', '""')}"`);
       return () => void st.run();

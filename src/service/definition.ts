@@ -39,6 +39,8 @@ export interface ServiceResponse {
 export interface ServiceSim<M = unknown> {
   /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
   now(): number;
+  /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
+  sharedNow?(): number;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -237,6 +237,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private readonly track: boolean;
   /** This request stalled in a `thenCrash` pause: it crashes at the next crash point. */
   private crashAfterPause = false;
+  /** The slow fault already delayed this request: processing is slow once per request (SPEC §4), however often its code reaches the step. */
+  private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
   private phase: Footprint | undefined;
 
@@ -297,6 +299,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.env.now() + this.host.faults.clockOffsetMs;
   }
 
+  /** @internal The time without this instance's skew: the clock of a server every instance shares (the simulated store's). */
+  sharedNow(): number {
+    return this.env.now();
+  }
+
   async step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
@@ -320,7 +327,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep) {
+    if (f.slowMs > 0 && label === this.host.slowStep && !this.slowed) {
+      this.slowed = true;
       this.host.reached?.add(`slow@${label}`);
       this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
       await this.env.sleep(f.slowMs, this.phase);

@@ -52,6 +52,17 @@ describe("a service's Date, timers and randomness are the kernel's in a simulate
     expect(x!.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(x!.uuid).not.toBe(y!.uuid);
     expect(x!.random).not.toBe(y!.random);
+    // node:crypto's functions too (named imports and the module object): an id minted by them is the same on a replay.
+    expect(x!.nodeUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(x!.nodeUuid).not.toBe(y!.nodeUuid);
+    expect(x!.nodeBytes).not.toBe(y!.nodeBytes);
+    expect(String(x!.nodeAsync)).toHaveLength(8);
+  });
+
+  it("outside a run node:crypto is the real one: two calls differ, whatever ran before", async () => {
+    await readingsOf();
+    const { randomBytes } = await import('node:crypto');
+    expect(randomBytes(16).equals(randomBytes(16))).toBe(false); // real-time: allowed (the real function is back)
   });
 
   it("an instance's clock offset shows in its Date.now() as in sim.now()", async () => {

@@ -3,6 +3,7 @@ import type { Kernel } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurnPending } from './host-turns.js';
+import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -174,14 +175,7 @@ class VirtualTimeout {
   }
 }
 
-/** A UUID v4 from a seeded stream (the shape crypto.randomUUID returns). */
-export function uuidFrom(rng: Prng): string {
-  const b = Array.from({ length: 16 }, () => rng.nextU32() & 0xff);
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+export { uuidFrom };
 
 /** One global this module replaces: how to read and write it. */
 interface Slot {
@@ -474,6 +468,24 @@ function scopeNow(): ClockScope | undefined {
   return installed !== undefined && current === installed ? currentScope : undefined;
 }
 
+/** The kernel of the last clock installed: after a run (when the checkers read the effects) its time is "now" for SQL. */
+let lastKernel: Kernel | undefined;
+
+/**
+ * Simulated wall-clock ms for code that reads time outside the globals —
+ * SQLite's `'now'` (src/service/sql-clock.ts): the entered scope's
+ * `Date.now()` while a request runs, else the installed (or last) run's
+ * kernel time; undefined when no simulated run ever happened in this process.
+ */
+export function simulatedWallNow(): number | undefined {
+  const s = scopeNow();
+  if (s !== undefined) return installed!.wallNow(s);
+  return (installed?.kernel ?? lastKernel)?.now;
+}
+
+/** The entered scope's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
+const scopeStream = (): Prng | undefined => scopeNow()?.rng;
+
 let slotsOnce: Slot[] | undefined;
 
 /** The dispatching globals, made once per process: they read the installed clock and its entered scope at each call. */
@@ -558,6 +570,9 @@ const realClearImmediate = globalThis.clearImmediate; // real-time: allowed (hos
  * stops on a limit, or the process goes on with dispatching globals.
  */
 export function installKernelClock(kernel: Kernel): KernelClock {
+  lastKernel = kernel;
+  // node:crypto's random functions follow the entered scope's stream too (installed once per process).
+  seedNodeCrypto(scopeStream);
   const c = new KernelClock(kernel);
   c.install();
   return c;

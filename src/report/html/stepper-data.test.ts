@@ -177,6 +177,14 @@ describe('the summary is written from the run', () => {
     ]);
     expect(data.violations).toEqual([expect.objectContaining({ invariant: 'exactly-one', why: 'the second payment for op1 appears here' })]);
     expect(JSON.stringify(data.summary) + data.steps.filter((st) => st.kind !== 'worker').map((st) => st.text).join(' ')).not.toMatch(/report/);
+    // It relies on no lease, so the page shows none (the file's default lease is the tracker's knob).
+    expect(data.leaseMs).toBeNull();
+  });
+
+  it("a leased service's page shows its lease: the built-in key_atomic's", async () => {
+    const s = loadScenario(join(root, 'scenarios', 'canonical', 'slow_takeover', 'key_atomic--tool_call.json'));
+    const { data } = await observeScenario(s, {});
+    expect(data.leaseMs).toBe(s.service.leaseMs);
   });
 
   it('every checked-in scenario gets two sentences, and a holding run says so', async () => {

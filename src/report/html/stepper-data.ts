@@ -138,7 +138,8 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     // A user's client has no key source of the harness: the page names the client instead.
     keySource: client !== undefined ? `retry client '${client.name}'` : s.client.keySource,
     seed: s.seed,
-    leaseMs: s.service.leaseMs,
+    // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
+    leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
     lanes: built.lanes,
     steps,
     dbStates: states,

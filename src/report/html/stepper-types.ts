@@ -136,7 +136,8 @@ export interface StepperData {
   variant: string;
   keySource: string;
   seed: number;
-  leaseMs: number;
+  /** The service's lease (ms), or null when it does not rely on one. */
+  leaseMs: number | null;
   lanes: Lane[];
   steps: Step[];
   /** Distinct database states (steps refer to them by index). */
