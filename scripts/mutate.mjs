@@ -5,7 +5,7 @@
 // stryker.campaign.config.mjs), `recovery` (the recovery phase, the
 // minimiser, the client checks: stryker.recovery.config.mjs). No shard named:
 // all three, one after another. Extra flags after the shards go to Stryker
-// (`npm run mutate -- campaign --incremental false`). Scores per shard and
+// (`npm run mutate -- campaign --force` re-tests every mutant; Stryker 9.6 takes no `--incremental false` on the command line). Scores per shard and
 // folder: docs/mutation.md.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
