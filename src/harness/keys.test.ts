@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { hash } from 'node:crypto';
 import { Prng } from '../random/prng.js';
-import { attemptKey, businessKey, isStableKeySource, KEY_SOURCES, normalizeTitle, toolCallKey } from './keys.js';
+import { attemptKey, businessKey, businessKeyCacheSize, isStableKeySource, KEY_SOURCES, normalizeTitle, toolCallKey } from './keys.js';
 
 describe('key sources (SPEC §4)', () => {
   test('only tool_call and business keys are stable across attempts', () => {
@@ -23,6 +23,18 @@ describe('key sources (SPEC §4)', () => {
     const expected = 'biz_' + hash('sha256', JSON.stringify(['run-7', 'auth', 'login button broken']), 'hex').slice(0, 32);
     expect(businessKey(c)).toBe(expected);
     expect(businessKey({ runId: 'run-7', module: 'AUTH', title: 'login button broken' })).toBe(expected);
+  });
+
+  test('businessKey: the cache of derived keys is bounded at 256 and starts over when full; a cached key is the same key', () => {
+    const before = businessKeyCacheSize();
+    const fresh = (i: number) => ({ runId: `cache-run-${i}`, module: 'm', title: 't' });
+    // Fill it to the bound from wherever earlier tests left it, then 44 more: the 257th distinct key clears it.
+    const toFull = 256 - before;
+    for (let i = 0; i < toFull + 44; i++) businessKey(fresh(i));
+    expect(businessKeyCacheSize()).toBe(44);
+    const k = businessKey(fresh(toFull + 43));
+    expect(businessKeyCacheSize()).toBe(44); // a hit adds nothing
+    expect(k).toBe(businessKey(fresh(toFull + 43)));
   });
 
   test('businessKey: the run, the module and the title each make a different key', () => {

@@ -48,6 +48,11 @@ export function businessKey(c: BusinessContent): string {
 const businessKeys = new Map<string, string>();
 const BUSINESS_KEYS_MAX = 256;
 
+/** @internal How many business keys the cache holds now (tests: the bound is kept, and the cache starts over when it is full). */
+export function businessKeyCacheSize(): number {
+  return businessKeys.size;
+}
+
 /** `tool_call` key: `"<run_id>:<tool_use_id>"`, stable across harness retries. */
 export function toolCallKey(runId: string, toolUseId: string): string {
   return `${runId}:${toolUseId}`;
