@@ -6,10 +6,10 @@
 // mutant planted in this process is not active), claims.ts (the claims'
 // data: titles and fault lists, whose only logic is a lookup by id) and
 // minimise.ts (its own shard). See docs/mutation.md, "Shard: src/campaign".
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
-export default {
-  testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+import { shard } from './stryker.shard.mjs';
+
+export default shard({
+  name: 'campaign',
   mutate: [
     'src/campaign/verdict.ts',
     'src/campaign/judge.ts',
@@ -20,25 +20,6 @@ export default {
     'src/campaign/coverage.ts',
     'src/campaign/small.ts',
   ],
-  vitest: {
-    // Only the fast in-process unit tests of these files (see the config).
-    configFile: 'vitest.stryker.campaign.config.ts',
-    related: false,
-  },
-  // Each mutant runs only the tests that executed its code in the dry run.
-  coverageAnalysis: 'perTest',
-  // Two cores shared with other work (and other shards).
+  vitestConfig: 'vitest.stryker.campaign.config.ts',
   concurrency: 1,
-  timeoutMS: 60_000,
-  timeoutFactor: 2,
-  // Re-runs only mutants whose code or covering tests changed since the
-  // last run (the file is kept out of git).
-  incremental: true,
-  incrementalFile: 'reports/stryker-incremental-campaign.json',
-  reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation-campaign/mutation.html' },
-  jsonReporter: { fileName: 'reports/mutation-campaign/mutation.json' },
-  thresholds: { high: 90, low: 80, break: null },
-  tempDirName: '.stryker-tmp-campaign',
-  cleanTempDir: true,
-};
+});

@@ -47,11 +47,9 @@ function builtin(fn: string, args: unknown[]): unknown {
   return st.get(...args);
 }
 
-/** The simulated instant as a time value SQLite reads to the millisecond (UTC, as 'now' is). */
+/** The simulated instant as a time value SQLite reads to the millisecond (ISO 8601 in UTC, as 'now' is). */
 function instant(ms: number): string {
-  const d = new Date(ms); // real-time: allowed (formats a given simulated instant; reads no clock)
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`;
+  return new Date(ms).toISOString(); // real-time: allowed (formats a given simulated instant; reads no clock)
 }
 
 /** `args` with `'now'` (or the missing time value) at `at` replaced by the simulated instant, when there is one. */
