@@ -12,7 +12,9 @@ import type { Prng } from '../random/prng.js';
  * global, and drew real randomness: a replay then differs from its first
  * run on any answer that carries such an id.
  *
- * The module's functions are replaced once per process by dispatchers that
+ * The module's functions are replaced once per process, when this module
+ * is first imported (before any user module is loaded: the CLI, the service
+ * loader and the vitest helper all import it first), by dispatchers that
  * ask each registered source for the stream of the code running now and
  * fall through to the real function when none answers (host code, the
  * CLI, a test's own setup). Once, not per run: re-syncing ESM named imports
@@ -20,9 +22,10 @@ import type { Prng } from '../random/prng.js';
  * scenarios a second, and a dispatcher outside every scope is the real
  * function. Named imports see the dispatchers (the ESM bindings are synced);
  * so does CommonJS code that calls `crypto.randomBytes(…)` through the
- * module object, as compiled TypeScript does. Only a CommonJS module that
- * destructured the function before the first simulation (`const
- * { randomUUID } = require('crypto')` at load time) keeps the real one.
+ * module object, as compiled TypeScript does, and CommonJS code that
+ * destructures it at load (`const { randomUUID } = require('crypto')`),
+ * since the dispatchers are in place before it loads. Only a module loaded
+ * before retrysim itself (and holding its own copy) keeps the real one.
  */
 
 /** Answers the seeded stream of the simulated code running now, or undefined when none of its code runs. */
@@ -71,6 +74,11 @@ export function seedNodeCrypto(source: StreamSource, rank = 0): void {
     sources.push({ source, rank });
     sources.sort((a, b) => a.rank - b.rank);
   }
+  installDispatchers();
+}
+
+/** Puts the dispatchers on node:crypto (once; with no source registered they are the real functions). */
+function installDispatchers(): void {
   if (installed) return;
   installed = true;
   const real = {
@@ -127,3 +135,8 @@ export function seedNodeCrypto(source: StreamSource, rank = 0): void {
   // ESM `import { randomUUID } from 'node:crypto'` bindings follow the module object only after a sync.
   syncBuiltinESMExports();
 }
+
+// At import, not at the first run: a user's module loaded after this one
+// (a service, an app, a client) then finds the dispatchers, however it takes
+// the functions — see the comment at the top.
+installDispatchers();
