@@ -4,6 +4,7 @@ import { CrashFault } from '../tracker/faults.js';
 import { hostTurn } from '../sim/host-turns.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
+import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
 import { kvClient, setKvSink, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
@@ -21,6 +22,20 @@ const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-e
 export class AppInstance {
   clock: InstanceClock | undefined;
   listener: Promise<RequestListener> | undefined;
+  /** Requests of this process being pumped and not parked (see {@link park}). */
+  working = 0;
+  /**
+   * Requests parked with nothing of their own to do: their app code awaits
+   * something only another request of this process can settle (an
+   * in-process single flight: a duplicate awaits the first request's
+   * promise). Each waits on a deferred the scheduler knows about.
+   */
+  readonly parked: Array<Deferred<void>> = [];
+
+  /** Another request of this process moved (or ended): every parked one looks again. */
+  wakeParked(): void {
+    for (const d of this.parked.splice(0)) d.resolve();
+  }
 }
 
 /** The request whose app code may be running now (between its turns), to pin an unhandled rejection on. */
@@ -98,6 +113,13 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     clock.leave();
   };
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
+  inst.working++;
+  // Leaving the kernel to another task: whatever this request's turns did
+  // (a store answer, a timer) may have settled what a parked request awaits.
+  const yieldTo = () => {
+    inst.wakeParked();
+    leave();
+  };
   enter();
   try {
     clock.advanceTo(sim.now());
@@ -124,7 +146,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       if (next !== undefined) {
         quiet = 0;
         const label = `kv.${next.c.name}`;
-        leave();
+        yieldTo();
         await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
         enter();
         clock.advanceTo(sim.now());
@@ -159,17 +181,35 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       const wait = clock.untilNextTimer();
       if (wait !== undefined) {
         quiet = 0;
-        leave();
+        yieldTo();
         await sim.sleep(wait);
         enter();
         clock.advanceTo(sim.now());
         continue;
       }
       if (++quiet >= QUIET_TURNS + 1) {
+        if (inst.working > 1) {
+          // Another request of this process is still at work: it may settle
+          // what this one awaits (Node would simply wait). Park until it
+          // moves; when none is left at work, the wait is on nothing.
+          const d = sim.defer<void>();
+          inst.working--;
+          inst.wakeParked();
+          inst.parked.push(d);
+          leave();
+          await d.wait();
+          enter();
+          inst.working++;
+          clock.advanceTo(sim.now());
+          quiet = 0;
+          continue;
+        }
         throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
       }
     }
   } finally {
+    inst.working--;
+    inst.wakeParked();
     leave();
   }
   const o = out!;
