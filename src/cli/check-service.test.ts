@@ -85,8 +85,17 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(held.code).toBe(0);
     const cut = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--explore', 'exhaustive', '--runs', '2', '--found', found]);
     expect(cut.code).toBe(4);
-    expect(cut.out).toMatch(/✗ .*inconclusive/);
+    // The row is ?, as in check's table and the --html index: not ✓ (it did not hold), not ✗ (nothing failed).
+    expect(cut.out).toMatch(/│ \? │ payments-atomic \/ tool_call .* inconclusive/);
+    expect(cut.out).toMatch(/^\? inconclusive: the schedule limit \(2 per small scenario\)/m);
     expect(cut.out).not.toContain('✓');
+    expect(cut.out).not.toMatch(/│ ✗ │|^✗ /m);
+    // The printed command that finishes the search runs as printed and concludes.
+    const conclude = /^to conclude: raise the schedule limit, e.g. retrysim (check .*)$/m.exec(cut.out)![1]!.split(' ');
+    expect(conclude).toEqual(['check', '--service', 'examples/payments-atomic/service.ts', '--seed', '1', '--runs', '1000', '--explore', 'exhaustive']);
+    const done = await cli([...conclude, '--found', found, '--json']);
+    expect(done.code, done.err).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({ verdict: 'holds', complete: true });
   });
 
   it('--explore pct finds the race; --expect refuted is still read as fails', async () => {

@@ -113,13 +113,15 @@ export async function run(argv: string[]): Promise<number> {
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ServiceCampaignResult;
     let def: Awaited<ReturnType<typeof loadService>>;
+    let command: (runs: number) => string = () => '';
     try {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario` : `${runs} scenarios`;
       log(`retrysim check --service ${v.service} — service ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
       log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      log(`reproduce: retrysim check --service ${v.service} --seed ${seed} --runs ${runs}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`);
+      command = (n) => `retrysim check --service ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
+      log(`reproduce: ${command(runs)}`);
       const clock = () => performance.now();
       r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs, seed, foundDir: found, clockMs: clock });
     } catch (e) {
@@ -160,7 +162,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     console.log('');
     console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
-      ok ? '✓' : '✗',
+      // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
+      ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
       `${r.service} / ${r.keySource}`,
       `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
       r.verdict,
@@ -182,7 +185,9 @@ export async function run(argv: string[]): Promise<number> {
       console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
+    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+    // Only the schedule limit stops a service campaign short: the command with a higher one finishes the search.
+    if (r.verdict === 'inconclusive') console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
     return code;
   });
 }
