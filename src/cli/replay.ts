@@ -228,9 +228,10 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     return 2;
   }
   let r: ClientRun;
+  let service: ServiceDefinition | undefined;
   try {
     const client = await loadClient(module, scenario.client.name);
-    const service = servicePath !== undefined ? await loadService(servicePath) : undefined;
+    service = servicePath !== undefined ? await loadService(servicePath) : undefined;
     const opts = { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run.
     r = o.html === undefined ? await runClientScenario(scenario, client, opts)
@@ -260,7 +261,8 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     }
     console.log(`  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`);
   }
-  console.log(`\neffects held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  // In the service's own word (its effects.noun); the built-in tracker files reports.
+  console.log(`\n${service ? `${service.effects.noun ?? 'effect'}s` : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
