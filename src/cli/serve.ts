@@ -115,7 +115,8 @@ export async function run(argv: string[]): Promise<number> {
       admin: values.admin ?? false,
     };
   } catch (e) {
-    console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
+    // One line naming the flag, as every command says it (retrysim serve --help has the rest).
+    console.error(`retrysim serve: ${(e as Error).message}`);
     return 2;
   }
   if (values.service !== undefined) {
