@@ -1,6 +1,7 @@
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
@@ -118,9 +119,9 @@ export async function run(argv: string[]): Promise<number> {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario` : `${runs} scenarios`;
-      log(`retrysim check --service ${v.service} — service ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
+      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
       log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      command = (n) => `retrysim check --service ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
+      command = (n) => `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
       log(`reproduce: ${command(runs)}`);
       const clock = () => performance.now();
       r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs, seed, foundDir: found, clockMs: clock });

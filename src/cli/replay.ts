@@ -6,6 +6,7 @@ import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
 import { loadService } from '../service/load.js';
+import { moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
@@ -105,7 +106,7 @@ export async function run(argv: string[]): Promise<number> {
   let r;
   try {
     if (modulePath !== undefined) service = await loadService(modulePath);
-    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `--service ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
+    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `${moduleFlag(service)} ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
   } catch (e) {

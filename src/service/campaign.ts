@@ -21,6 +21,7 @@ import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
+import { moduleFlag } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 
 /**
@@ -319,6 +320,6 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     removed: m.removed,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
     notMinimal,
-    replay: file !== undefined ? `retrysim replay --service ${module} ${file} --trace` : '(not written)',
+    replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` : '(not written)',
   };
 }
