@@ -98,6 +98,13 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(JSON.parse(done.out)).toMatchObject({ verdict: 'holds', complete: true });
   });
 
+  it('the shrunk size reads as English: one attempt is "1 attempt"', async () => {
+    // The fingerprint-less variant fails on the key-reuse probe with a single attempt of its operation.
+    const r = await cli(['check', '--service', 'src/tracker/modules/key_atomic_no_fingerprint.ts', '--runs', '300', '--found', found]);
+    expect(r.code, r.err).toBe(1);
+    expect(r.out).toMatch(/1 op, 1 worker, 1 fault, 1 attempt, 0 preemptions/);
+  });
+
   it('--explore pct finds the race; --expect refuted is still read as fails', async () => {
     const r = await cli(['check', '--service', 'examples/payments-check-then-insert/service.ts', '--explore', 'pct', '--runs', '300', '--expect', 'refuted', '--found', found, '--json']);
     const j = JSON.parse(r.out) as { verdict: string; expected: string; ok: boolean; counterexample: string };

@@ -63,7 +63,7 @@ never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
 with one line naming the request and step (by SIGKILL: exit 137).`;
 
 function sizeText(s: ServiceCounterexample['size']): string {
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
 /** `fails`, or `refuted` (the old word, still accepted) as its alias. */
