@@ -133,8 +133,10 @@ describe('retrysim check --app', () => {
 
   it('speaks of --app as the user typed it: the header, the reproduce line and the replay line say --app, and the replay line runs as printed', async () => {
     const found = tmp('rs-app-flag-');
-    const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--found', found]);
+    const pages = tmp('rs-app-pages-');
+    const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--found', found, '--html', pages]);
     expect(r.code, r.err).toBe(1);
+    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain('<h1>app orders-check-then-insert (examples/app-plain-http/app.ts)</h1>');
     expect(r.out).toMatch(/^retrysim check --app examples\/app-plain-http\/app\.ts — app orders-check-then-insert, seed 1/m);
     expect(r.out).toMatch(/^reproduce: retrysim check --app examples\/app-plain-http\/app\.ts --seed 1 --runs 50$/m);
     expect(r.out).not.toContain('--service');
