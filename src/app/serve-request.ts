@@ -6,7 +6,7 @@ import type { Footprint } from '../sim/footprint.js';
 import type { ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
-import { kvClient, setKvSink, type KvCommand, type KvSink } from '../kv/client.js';
+import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { InstanceClock } from './instance-clock.js';
@@ -59,6 +59,11 @@ function watchRejections(): void {
 
 class Pending implements KvSink {
   unhandled: { reason: unknown } | undefined;
+  /** The first node-redis method the app called that the simulated store does not have. */
+  missing: string | undefined;
+  unsupported(method: string): void {
+    this.missing ??= method;
+  }
   readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   submit(c: KvCommand): Promise<unknown> {
     return new Promise((resolve, reject) => this.queue.push({ c, resolve, reject }));
@@ -139,6 +144,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     for (let turn = 0; ; turn++) {
       if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
       await hostTurn();
+      // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
+      if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
       if (pending.unhandled !== undefined) {
         throw new ServiceError(desc.name, `the app left a promise rejection unhandled while serving ${req.method} ${req.path} (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}; catch it and answer with a status`);
       }
