@@ -187,8 +187,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
     for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
-    // Only the schedule limit stops a service campaign short: the command with a higher one finishes the search.
-    if (r.verdict === 'inconclusive') console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
+    // A search the schedule limit stopped short: the command with a higher one finishes it.
+    if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
     return code;
   });
 }
