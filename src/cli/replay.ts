@@ -114,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
     if (code === undefined) throw e;
     return code;
   }
-  const m = matchesExpect(scenario, r);
+  const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (values.html !== undefined) console.error(`wrote ${values.html}`);
   if (values.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
@@ -242,7 +242,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     if (code === undefined) throw e;
     return code;
   }
-  const m = matchesExpect(scenario, r);
+  const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
