@@ -130,6 +130,8 @@ describe('retrysim check --service and replay --service on the examples', () => 
       const page = readFileSync(join(html, `${basename(j.counterexample, '.json')}.html`), 'utf8');
       expect(page).toContain('<!doctype html>');
       expect(page).toContain('two-transactions');
+      // The link back to the index speaks of what a service's index holds: a service has no claims.
+      expect(page).not.toMatch(/\bclaims?\b/);
       expect(r.err).not.toContain('could not be drawn');
     } finally {
       process.chdir(cwd);
