@@ -260,23 +260,40 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(r.undecided).toEqual([]);
   });
 
-  it('a spent budget: every single step not tried is listed as undecided (pairs are not), and the runs stop at the budget', async () => {
+  it('a spent budget: no search runs; each single step gets one run of the schedule in hand, and one it does not fail on is undecided (pairs are not tried)', async () => {
     const m = model(3, needs);
     const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1 });
-    expect(r.removed).toEqual([]);
-    // Nothing better found: the case as given (trailing zeros dropped), its counts as given.
-    expect(r).toMatchObject({ choices: [1, 1, 1], preemptions: 3, decisions: 3 });
-    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
-    // One run for the given case; the own-schedule search then still gets its one run.
+    // The schedule in hand still fails without op1, with one crash fewer and without slowMs: those go.
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    // Without the crash it cannot fail, but no search ran to show it: undecided, never "necessary".
+    expect(r.undecided).toEqual(['crashMidRequest 1 → 0']);
+    // Its schedule came from the case, not from a search: not claimed minimal in preemptions.
+    expect(r).toMatchObject({ choices: [1, 1, 1], preemptions: 3, decisions: 3, preemptionsMinimal: false });
+    // The case; op1, crash 2 → 1; op2? no (one operation left), crash 2 → 1 gone, then crash 1 → 0 and
+    // slowMs; then crash 1 → 0 again; and the own-schedule search's one run.
     expect(r.runs).toBe(m.calls.length);
-    expect(r.runs).toBe(2);
-    expect(r.preemptionsMinimal).toBe(false);
+    expect(r.runs).toBe(1 + 1 + 1 + 2 + 1 + 1);
+    expect(notShownMinimal(r)).toEqual([expect.stringMatching(/^preemptions 3: not every schedule/), 'not shown necessary (search ran out of runs): crashMidRequest 1 → 0']);
+  });
+
+  it('a candidate the schedule in hand does not fail on stays undecided when the budget is spent', async () => {
+    // The failing schedule shifts with the scenario (as a real one does when a task goes): only the case itself fails on [1, 1, 1].
+    const original = three();
+    const m = model(3, (s, c) => needs(s, c) && (s === original ? c[0] === 1 : c[0] === 0));
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r.removed).toEqual([]);
+    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
+    // The case, one run of its schedule on each single step, the own search's one run.
+    expect(r.runs).toBe(1 + 4 + 1);
+    expect(r.runs).toBe(m.calls.length);
   });
 
   it('a search cut short by its per-search budget leaves that step undecided, not "does not fail"', async () => {
-    // The failure needs op2 and a crash but only on a schedule no 2-run search reaches.
-    const m = model(3, (s, c) => needs(s, c) && c[0] === 1 && c[1] === 1);
-    const r = await minimiseCounterexample(three(), [1, 1, 1], { isHit: m.isHit, run: m.run, searchRunsMax: 2 });
+    // The failure needs op2 and a crash but only on a schedule no 2-run search reaches, and (as a
+    // real schedule would) a schedule that shifts once anything goes: the case's own does not carry over.
+    const original = three();
+    const m = model(4, (s, c) => needs(s, c) && c[0] === 1 && c[1] === 1 && c[3] === (s === original ? 0 : 1));
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, searchRunsMax: 2 });
     expect(r.removed).toEqual([]);
     // Dropping op2 can never fail, but two runs do not show it: undecided too.
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
@@ -345,14 +362,17 @@ describe('minimiseCounterexample on a model with known answers', () => {
   it('by default, a search gets 1,000 runs and the whole pass 6,000', async () => {
     // 20 decisions: 1 + 20 + 190 + 1140 schedules within 3 preemptions, more than one search may run.
     // The failure needs a preemption at each of decisions 0, 5, 10, 15: only the case in hand shows it.
-    const deep = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && [0, 5, 10, 15].every((i) => c[i] === 1);
+    // And it needs everything the case has, so the schedule in hand fails on no simplification either.
+    const original = three({ crashMidRequest: 1, slowMs: 5, loseResponseAfterCommit: 3 });
+    const deep = (s: Scenario, c: number[]) => s === original && [0, 5, 10, 15].every((i) => c[i] === 1);
     const m = model(20, deep);
     const given = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-    const r = await minimiseCounterexample(three({ crashMidRequest: 1, slowMs: 5, loseResponseAfterCommit: 3 }), given, { isHit: m.isHit, run: m.run });
-    // The case (1 run), five single steps cut short at 1000 runs each (undecided), the first pair the 999
-    // runs left, and the case's own search the 1 run every search gets.
+    const r = await minimiseCounterexample(original, given, { isHit: m.isHit, run: m.run });
+    // The case (1 run), five single steps cut short at 1000 runs each and then given the schedule in
+    // hand (1 run each; undecided), the first pair the 994 runs left, and the case's own search the 1
+    // run every search gets.
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'loseResponseAfterCommit 3 → 2', 'crashMidRequest 1 → 0', 'slowMs']);
-    expect(r.runs).toBe(1 + 5 * 1000 + 999 + 1);
+    expect(r.runs).toBe(1 + 5 * (1000 + 1) + 994 + 1);
     expect(m.calls).toHaveLength(r.runs);
     expect(r.removed).toEqual([]);
   });

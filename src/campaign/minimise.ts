@@ -184,6 +184,9 @@ function withoutKeyFrom<O extends { keyFrom?: string }>(op: O): O {
   return rest as O;
 }
 
+/** Runs of the schedule in hand on undecided candidates, in one pass: a limit of its own, since they may run after the budget is spent. */
+const TRANSFER_RUNS_MAX = 500;
+
 function trimZeros(xs: readonly number[]): number[] {
   let n = xs.length;
   while (n > 0 && xs[n - 1] === 0) n--;
@@ -225,6 +228,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   runs++;
   if (!o.isHit(first)) throw new Error('minimiseCounterexample: the given case does not fail');
   let cur = { scenario, choices: trimZeros(choices), preemptions: preemptionsOf(first), decisions: choices.filter((c) => c !== 0).length, preemptionsMinimal: false };
+  let curRun: R = first;
 
   // A run that throws is neither a hit nor a pass: it is remembered, and the
   // search that met it is not complete (it did not show that schedule passes).
@@ -246,6 +250,29 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     return { ...r, best: r.best as BoundedHit<R> | undefined, complete: r.complete && thrown === undefined, thrown };
   };
 
+  // A candidate whose schedule search could not decide it (the budget ran
+  // out first: a scenario with many workers has far more schedules within
+  // the bound than a search can run) gets one more chance: the schedule in
+  // hand, replayed on it. Removing what the failure does not need usually
+  // leaves the failing interleaving intact (the decisions of the removed
+  // tasks shift, and a list choice wraps around). One run each, so even a
+  // spent budget allows it (up to TRANSFER_RUNS_MAX in a pass); a hit is kept only within the preemptions the
+  // case has now, and its preemptions are searched again at the end.
+  let transfers = 0;
+  const transferred = async (s: Scenario): Promise<BoundedHit<R> | undefined> => {
+    if (transfers >= TRANSFER_RUNS_MAX) return undefined;
+    transfers++;
+    runs++;
+    try {
+      const x = await runOne(s, new ListChoice(cur.choices));
+      if (!o.isHit(x) || preemptionsOf(x) > cur.preemptions) return undefined;
+      const taken = trimZeros(x.result.choices.map((c) => c.chosen));
+      return { choices: taken, preemptions: preemptionsOf(x), decisions: taken.filter((c) => c !== 0).length, result: x };
+    } catch {
+      return undefined; // a throw decides nothing: the candidate stays undecided
+    }
+  };
+
   // Simplify first: a smaller scenario has a far smaller schedule space, so
   // its own schedule search is cheap. Each candidate's search stops at the
   // first bound with a hit, never above the preemptions the case has now.
@@ -264,29 +291,43 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     // plan goes with the kill), and neither alone can go.
     for (const phase of ['single', 'pair'] as const) {
       for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient)) {
+        let hit: BoundedHit<R> | undefined;
+        let minimalHit = false;
         if (runs >= runsMax) {
-          // The budget is spent: a single step never tried is not shown unnecessary.
-          if (phase === 'single') undecided.push(cand.what);
-          continue;
+          // The budget is spent: a single step never searched is not shown
+          // unnecessary, unless the schedule in hand still fails on it.
+          if (phase === 'single') {
+            hit = await transferred(cand.scenario);
+            if (hit === undefined) undecided.push(cand.what);
+          }
+        } else {
+          const r = await search(cand.scenario, cur.preemptions);
+          if (r.best) {
+            hit = r.best;
+            minimalHit = r.complete || r.best.preemptions === 0;
+          } else if (phase === 'single') {
+            if (r.thrown !== undefined) errored.push(`${cand.what} (${r.thrown})`);
+            else if (!r.complete) {
+              hit = await transferred(cand.scenario);
+              if (hit === undefined) undecided.push(cand.what);
+            }
+          }
         }
-        const r = await search(cand.scenario, cur.preemptions);
-        if (r.best) {
-          cur = { scenario: cand.scenario, choices: r.best.choices, preemptions: r.best.preemptions, decisions: r.best.decisions, preemptionsMinimal: r.complete || r.best.preemptions === 0 };
+        if (hit !== undefined) {
+          cur = { scenario: cand.scenario, choices: hit.choices, preemptions: hit.preemptions, decisions: hit.decisions, preemptionsMinimal: minimalHit || hit.preemptions === 0 };
+          curRun = hit.result;
           removed.push(cand.what);
           improved = true;
           break;
-        }
-        if (phase === 'single') {
-          if (r.thrown !== undefined) errored.push(`${cand.what} (${r.thrown})`);
-          else if (!r.complete) undecided.push(cand.what);
         }
       }
       if (improved) break;
     }
   }
-  if (removed.length === 0) {
-    // The scenario was already minimal: search its own schedules below the one in hand.
-    const own = await search(scenario, cur.preemptions, { choices: cur.choices, preemptions: cur.preemptions, decisions: cur.decisions, result: first });
+  if (removed.length === 0 || !cur.preemptionsMinimal) {
+    // The scenario was already minimal, or its schedule came from a search cut
+    // short or from the schedule in hand: search its own schedules below it.
+    const own = await search(cur.scenario, cur.preemptions, { choices: cur.choices, preemptions: cur.preemptions, decisions: cur.decisions, result: curRun });
     if (own.best) cur = { ...cur, choices: own.best.choices, preemptions: own.best.preemptions, decisions: own.best.decisions, preemptionsMinimal: own.complete || own.best.preemptions === 0 };
     if (own.thrown !== undefined) errored.push(`the schedule search of the scenario itself (${own.thrown})`);
   }

@@ -202,27 +202,55 @@ function internalError(e: unknown, instance: string): TrackerResponse {
 
 function checkResponse(service: string, what: string, res: unknown): TrackerResponse {
   const r = res as Partial<ServiceResponse> | undefined;
-  const bad = (why: string) => new ServiceError(service, `handle answered ${what} with ${why}; return { status, headers?, body }`);
-  if (typeof r !== 'object' || r === null) throw bad(String(res));
-  if (!Number.isInteger(r.status) || r.status! < 100 || r.status! > 599) throw bad(`status ${JSON.stringify(r.status)}`);
-  if (typeof r.body !== 'string') throw bad(`a body of type ${typeof r.body} (it must be a string)`);
+  if (typeof r !== 'object' || r === null) throw badResponse(service, what, String(res));
+  if (!Number.isInteger(r.status) || r.status! < 100 || r.status! > 599) throw badResponse(service, what, `status ${JSON.stringify(r.status)}`);
+  if (typeof r.body !== 'string') throw badResponse(service, what, `a body of type ${typeof r.body} (it must be a string)`);
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r.headers ?? {})) {
-    if (v === undefined) continue;
-    if (typeof v !== 'string') throw bad(`header '${k}' of type ${typeof v}`);
-    // What node:http would refuse to send: real mode would drop the
-    // connection after the commit, so the simulation refuses it too.
-    try {
-      validateHeaderName(k);
-      validateHeaderValue(k, v);
-    } catch (e) {
-      throw bad(`header ${JSON.stringify(k)}: ${JSON.stringify(v)} that HTTP cannot carry (${(e as Error).message})`);
+  const given = r.headers;
+  if (given !== undefined) {
+    for (const k in given) {
+      if (!Object.hasOwn(given, k)) continue;
+      const v = given[k];
+      if (v === undefined) continue;
+      if (typeof v !== 'string') throw badResponse(service, what, `header '${k}' of type ${typeof v}`);
+      checkHeader(service, what, k, v);
+      headers[k.toLowerCase()] = v;
     }
-    headers[k.toLowerCase()] = v;
   }
   const out: TrackerResponse = { status: r.status!, headers, body: r.body };
   if (headers['idempotent-replay'] === 'true') out.replay = true;
   return out;
+}
+
+function badResponse(service: string, what: string, why: string): ServiceError {
+  return new ServiceError(service, `handle answered ${what} with ${why}; return { status, headers?, body }`);
+}
+
+/**
+ * Header pairs already known to be sendable. A service answers with the same
+ * few headers again and again, and node:http's validators (two regular
+ * expressions) ran on every header of every answer; bounded: a cache, not a store.
+ */
+const sendable = new Set<string>();
+const SENDABLE_MAX = 1024;
+
+/** What node:http would refuse to send: real mode would drop the connection after the commit, so the simulation refuses it too. */
+function checkHeader(service: string, what: string, k: string, v: string): void {
+  const pair = `${k}\n${v}`;
+  if (sendable.has(pair)) return;
+  try {
+    validateHeaderName(k);
+    validateHeaderValue(k, v);
+  } catch (e) {
+    throw badResponse(service, what, `header ${JSON.stringify(k)}: ${JSON.stringify(v)} that HTTP cannot carry (${(e as Error).message})`);
+  }
+  if (sendable.size >= SENDABLE_MAX) sendable.clear();
+  sendable.add(pair);
+}
+
+/** {@link HostSim.resume} as the hook the kernel calls when a request's step resumes (a plain function: no closure per request). */
+function resumeHost(sim: HostSim): void {
+  sim.resume();
 }
 
 /** The {@link ServiceSim} of one request. */
@@ -304,10 +332,10 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.env.now();
   }
 
-  async step(label: string, footprint?: Footprint): Promise<void> {
+  step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
-    if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
-    if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
+    if (!def.steps.includes(label)) return Promise.reject(new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`));
+    if (this.db.inTransaction) return Promise.reject(new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`));
     this.lastStep = label;
     this.suspend();
     // While a fault counter of this instance is armed, whichever request
@@ -317,6 +345,24 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     const f = this.host.faults;
     const armed = f.crashMidRequest > 0 || f.loseResponseAfterCommit > 0 || (f.pause !== undefined && f.pause.count > 0);
     this.phase = armed ? undefined : footprint;
+    // No pause or slow processing can follow this step (counters only count
+    // down, and this request's slow time is spent once): resume straight from
+    // the kernel, without an async frame around the step (the common case,
+    // every step of every campaign run). Otherwise the full path below.
+    const p = f.pause;
+    if (this.env.stepThen !== undefined && !(p && p.count > 0 && p.atStep === label) && !(f.slowMs > 0 && label === this.host.slowStep && !this.slowed)) {
+      try {
+        return this.env.stepThen(label, this.phase, resumeHost, this);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return this.stepSlowly(label);
+  }
+
+  /** The rest of a step that a pause or the slow fault may follow (checked after the request resumes). */
+  private async stepSlowly(label: string): Promise<void> {
+    const f = this.host.faults;
     await this.env.step(label, this.phase);
     const p = f.pause;
     if (p && p.count > 0 && p.atStep === label) {

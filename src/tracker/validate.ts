@@ -114,8 +114,11 @@ export function validateTenant(raw: string | undefined): Validated<string> {
  * a form post or a `text/plain` body is a client mistake worth hearing about,
  * not something to guess at.
  */
+const JSON_TYPE: Validated<'json'> = Object.freeze({ ok: true, value: 'json' });
+
 export function validateContentType(raw: string | undefined): Validated<'json'> {
   if (raw === undefined) return fail(415, "missing header 'content-type': send the body as application/json");
+  if (raw === 'application/json') return JSON_TYPE; // what every client sends: no parsing
   const [type, ...params] = raw.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') return fail(415, `content-type '${raw}' is not supported: send the body as application/json`);
   for (const p of params) {
