@@ -131,6 +131,22 @@ describe('retrysim check --app', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  it('speaks of --app as the user typed it: the header, the reproduce line and the replay line say --app, and the replay line runs as printed', async () => {
+    const found = tmp('rs-app-flag-');
+    const pages = tmp('rs-app-pages-');
+    const r = await cli(['check', '--app', 'examples/app-plain-http/app.ts', '--runs', '50', '--found', found, '--html', pages]);
+    expect(r.code, r.err).toBe(1);
+    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain('<h1>app orders-check-then-insert (examples/app-plain-http/app.ts)</h1>');
+    expect(r.out).toMatch(/^retrysim check --app examples\/app-plain-http\/app\.ts — app orders-check-then-insert, seed 1/m);
+    expect(r.out).toMatch(/^reproduce: retrysim check --app examples\/app-plain-http\/app\.ts --seed 1 --runs 50$/m);
+    expect(r.out).not.toContain('--service');
+    const replay = /^ {2}replay: retrysim (replay --app \S+ \S+ --trace)$/m.exec(r.out);
+    expect(replay, r.out).not.toBeNull();
+    const again = await cli(replay![1]!.split(' '));
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toMatch(/expect: met/);
+  }, 60_000);
+
   it('a descriptor without effects is bad input: one line naming it, exit 2', async () => {
     const dir = tmp('rs-app-bad-');
     const file = join(dir, 'app.mjs');

@@ -39,6 +39,11 @@ export function isHostedApp(def: Pick<ServiceDefinition, 'steps'>): boolean {
   return def.steps === APP_STEPS;
 }
 
+/** The flag that names this module on a command line as its user gave it: `--app` for a hosted app, else `--service`. */
+export function moduleFlag(def: Pick<ServiceDefinition, 'steps'> | undefined): '--app' | '--service' {
+  return def !== undefined && isHostedApp(def) ? '--app' : '--service';
+}
+
 export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> {
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
   const e = desc.effects;

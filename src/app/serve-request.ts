@@ -4,8 +4,9 @@ import { CrashFault } from '../tracker/faults.js';
 import { hostTurn } from '../sim/host-turns.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
+import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
-import { kvClient, setKvSink, type KvCommand, type KvSink } from '../kv/client.js';
+import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { InstanceClock } from './instance-clock.js';
@@ -21,6 +22,20 @@ const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-e
 export class AppInstance {
   clock: InstanceClock | undefined;
   listener: Promise<RequestListener> | undefined;
+  /** Requests of this process being pumped and not parked (see {@link park}). */
+  working = 0;
+  /**
+   * Requests parked with nothing of their own to do: their app code awaits
+   * something only another request of this process can settle (an
+   * in-process single flight: a duplicate awaits the first request's
+   * promise). Each waits on a deferred the scheduler knows about.
+   */
+  readonly parked: Array<Deferred<void>> = [];
+
+  /** Another request of this process moved (or ended): every parked one looks again. */
+  wakeParked(): void {
+    for (const d of this.parked.splice(0)) d.resolve();
+  }
 }
 
 /** The request whose app code may be running now (between its turns), to pin an unhandled rejection on. */
@@ -44,6 +59,11 @@ function watchRejections(): void {
 
 class Pending implements KvSink {
   unhandled: { reason: unknown } | undefined;
+  /** The first node-redis method the app called that the simulated store does not have. */
+  missing: string | undefined;
+  unsupported(method: string): void {
+    this.missing ??= method;
+  }
   readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   submit(c: KvCommand): Promise<unknown> {
     return new Promise((resolve, reject) => this.queue.push({ c, resolve, reject }));
@@ -98,6 +118,13 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     clock.leave();
   };
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
+  inst.working++;
+  // Leaving the kernel to another task: whatever this request's turns did
+  // (a store answer, a timer) may have settled what a parked request awaits.
+  const yieldTo = () => {
+    inst.wakeParked();
+    leave();
+  };
   enter();
   try {
     clock.advanceTo(sim.now());
@@ -117,6 +144,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     for (let turn = 0; ; turn++) {
       if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
       await hostTurn();
+      // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
+      if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
       if (pending.unhandled !== undefined) {
         throw new ServiceError(desc.name, `the app left a promise rejection unhandled while serving ${req.method} ${req.path} (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}; catch it and answer with a status`);
       }
@@ -124,7 +153,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       if (next !== undefined) {
         quiet = 0;
         const label = `kv.${next.c.name}`;
-        leave();
+        yieldTo();
         await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
         enter();
         clock.advanceTo(sim.now());
@@ -159,17 +188,35 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       const wait = clock.untilNextTimer();
       if (wait !== undefined) {
         quiet = 0;
-        leave();
+        yieldTo();
         await sim.sleep(wait);
         enter();
         clock.advanceTo(sim.now());
         continue;
       }
       if (++quiet >= QUIET_TURNS + 1) {
+        if (inst.working > 1) {
+          // Another request of this process is still at work: it may settle
+          // what this one awaits (Node would simply wait). Park until it
+          // moves; when none is left at work, the wait is on nothing.
+          const d = sim.defer<void>();
+          inst.working--;
+          inst.wakeParked();
+          inst.parked.push(d);
+          leave();
+          await d.wait();
+          enter();
+          inst.working++;
+          clock.advanceTo(sim.now());
+          quiet = 0;
+          continue;
+        }
         throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
       }
     }
   } finally {
+    inst.working--;
+    inst.wakeParked();
     leave();
   }
   const o = out!;

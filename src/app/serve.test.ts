@@ -23,6 +23,8 @@ describe('retrysim serve --app', () => {
     const a = new ServerProcess({ module: 'examples/app-plain-http/app-claim.ts', dbPath });
     live.push(a);
     let port = await a.start();
+    // The app is named as one, as the user's --app said it.
+    expect(a.output).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(app orders-claim \(examples\/app-plain-http\/app-claim\.ts\)/);
     const first = await post(port, 'k-1');
     const again = await post(port, 'k-1');
     expect(first).toMatchObject({ kind: 'response', status: 201, body: '{"id":1}' });

@@ -86,6 +86,17 @@ describe('retry client counterexamples are replayable files', () => {
     expect(withFlag.out).toMatch(/expect: met/);
   }, 120_000);
 
+  it("replaying a file found against a user's service counts the effects in the service's own noun", async () => {
+    const found = tmp('rs-client-noun-');
+    const r = await cli('check', '--client', CLIENT, '--service', 'examples/correct-with-progress/service.ts', '--faults', 'loseAllAnswers', '--runs', '100', '--found', found, '--json');
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { counterexample: string };
+    const text = await cli('replay', j.counterexample);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toMatch(/^orders held: op1=\d+$/m);
+    expect(text.out).not.toMatch(/effects held|reports held/);
+  }, 120_000);
+
   it('--faults and --explore pct: the buggy client fails on lost answers alone, minimal, and the file replays; an unknown fault is exit 2 naming the valid ones', async () => {
     const found = tmp('rs-client-faults-');
     const r = await cli('check', '--client', CLIENT, '--faults', 'loseAllAnswers', '--explore', 'pct', '--found', found, '--json');

@@ -153,7 +153,12 @@ export async function run(argv: string[]): Promise<number> {
       console.log(`  replay: ${cx.replay}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
+    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+    if (r.verdict === 'inconclusive') {
+      // Only the schedule limit stops a client campaign short: the same search with a higher one finishes it.
+      const against = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
+      console.log(`to conclude: raise the schedule limit, e.g. retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${against} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`);
+    }
     return code;
   });
 }

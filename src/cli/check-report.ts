@@ -33,7 +33,7 @@ function runsText(r: CampaignResult): string | number {
 function sizeText(r: CampaignResult): string {
   const s = r.counterexample?.size;
   if (!s) return '-';
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
 /** The bound a bounded-exhaustive part reached, in one sentence. */

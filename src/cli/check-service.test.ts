@@ -85,8 +85,24 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(held.code).toBe(0);
     const cut = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--explore', 'exhaustive', '--runs', '2', '--found', found]);
     expect(cut.code).toBe(4);
-    expect(cut.out).toMatch(/✗ .*inconclusive/);
+    // The row is ?, as in check's table and the --html index: not ✓ (it did not hold), not ✗ (nothing failed).
+    expect(cut.out).toMatch(/│ \? │ payments-atomic \/ tool_call .* inconclusive/);
+    expect(cut.out).toMatch(/^\? inconclusive: the schedule limit \(2 per small scenario\)/m);
     expect(cut.out).not.toContain('✓');
+    expect(cut.out).not.toMatch(/│ ✗ │|^✗ /m);
+    // The printed command that finishes the search runs as printed and concludes.
+    const conclude = /^to conclude: raise the schedule limit, e.g. retrysim (check .*)$/m.exec(cut.out)![1]!.split(' ');
+    expect(conclude).toEqual(['check', '--service', 'examples/payments-atomic/service.ts', '--seed', '1', '--runs', '1000', '--explore', 'exhaustive']);
+    const done = await cli([...conclude, '--found', found, '--json']);
+    expect(done.code, done.err).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({ verdict: 'holds', complete: true });
+  });
+
+  it('the shrunk size reads as English: one attempt is "1 attempt"', async () => {
+    // The fingerprint-less variant fails on the key-reuse probe with a single attempt of its operation.
+    const r = await cli(['check', '--service', 'src/tracker/modules/key_atomic_no_fingerprint.ts', '--runs', '300', '--found', found]);
+    expect(r.code, r.err).toBe(1);
+    expect(r.out).toMatch(/1 op, 1 worker, 1 fault, 1 attempt, 0 preemptions/);
   });
 
   it('--explore pct finds the race; --expect refuted is still read as fails', async () => {
@@ -114,6 +130,8 @@ describe('retrysim check --service and replay --service on the examples', () => 
       const page = readFileSync(join(html, `${basename(j.counterexample, '.json')}.html`), 'utf8');
       expect(page).toContain('<!doctype html>');
       expect(page).toContain('two-transactions');
+      // The link back to the index speaks of what a service's index holds: a service has no claims.
+      expect(page).not.toMatch(/\bclaims?\b/);
       expect(r.err).not.toContain('could not be drawn');
     } finally {
       process.chdir(cwd);

@@ -1,6 +1,7 @@
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
@@ -62,7 +63,7 @@ never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
 with one line naming the request and step (by SIGKILL: exit 137).`;
 
 function sizeText(s: ServiceCounterexample['size']): string {
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempts, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
 /** `fails`, or `refuted` (the old word, still accepted) as its alias. */
@@ -113,13 +114,15 @@ export async function run(argv: string[]): Promise<number> {
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ServiceCampaignResult;
     let def: Awaited<ReturnType<typeof loadService>>;
+    let command: (runs: number) => string = () => '';
     try {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario` : `${runs} scenarios`;
-      log(`retrysim check --service ${v.service} — service ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
+      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
       log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      log(`reproduce: retrysim check --service ${v.service} --seed ${seed} --runs ${runs}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`);
+      command = (n) => `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
+      log(`reproduce: ${command(runs)}`);
       const clock = () => performance.now();
       r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs, seed, foundDir: found, clockMs: clock });
     } catch (e) {
@@ -139,7 +142,7 @@ export async function run(argv: string[]): Promise<number> {
     const cx = r.counterexample;
     if (html !== undefined) {
       const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-      const pages = await writeServiceCheckPages(html, { subject: `service ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}) }, { service: def });
+      const pages = await writeServiceCheckPages(html, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}) }, { service: def });
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
     }
@@ -160,7 +163,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     console.log('');
     console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
-      ok ? '✓' : '✗',
+      // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
+      ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
       `${r.service} / ${r.keySource}`,
       `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
       r.verdict,
@@ -182,7 +186,9 @@ export async function run(argv: string[]): Promise<number> {
       console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n✗ ${w}`);
+    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+    // A search the schedule limit stopped short: the command with a higher one finishes it.
+    if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
     return code;
   });
 }

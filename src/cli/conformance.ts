@@ -4,6 +4,7 @@ import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../re
 import { MATRIX_ROWS, rowName } from '../scenario/canonical.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -175,7 +176,7 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   }
   process.stderr.write('\n');
   const noun = def!.effects.noun ?? 'effect';
-  console.log(`retrysim conformance --service ${module} — service ${def!.name}, key source ${keySource}, seed ${seed}; ${noun}s held for one logical operation, simulation | real processes\n`);
+  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${noun}s held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);

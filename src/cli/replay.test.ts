@@ -68,3 +68,21 @@ describe('replay imports only modules the user chose', () => {
     expect((await cli(['replay', '--client', client, moved])).code).toBe(0);
   });
 });
+
+describe("replay of a user service's file speaks its words", () => {
+  it('an expect that is not met counts the effects in the service noun, not reports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-replay-noun-'));
+    const file = join(dir, 'orders.json');
+    // examples/two-transactions files orders; one operation, no fault: one order, where the file expects two.
+    writeFileSync(file, JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'one order', seed: 1,
+      service: { module: 'examples/two-transactions/service.ts' }, client: { keySource: 'tool_call' },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }],
+      expect: { reports: { op1: 2 }, violations: [] },
+    }));
+    const r = await cli(['replay', file]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('operation op1: expected 2 orders, got 1');
+    expect(r.out).not.toMatch(/report/);
+  });
+});

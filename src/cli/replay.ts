@@ -6,6 +6,7 @@ import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
 import { loadService } from '../service/load.js';
+import { moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
@@ -105,7 +106,7 @@ export async function run(argv: string[]): Promise<number> {
   let r;
   try {
     if (modulePath !== undefined) service = await loadService(modulePath);
-    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `--service ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
+    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `${moduleFlag(service)} ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
   } catch (e) {
@@ -113,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
     if (code === undefined) throw e;
     return code;
   }
-  const m = matchesExpect(scenario, r);
+  const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (values.html !== undefined) console.error(`wrote ${values.html}`);
   if (values.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
@@ -228,9 +229,10 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     return 2;
   }
   let r: ClientRun;
+  let service: ServiceDefinition | undefined;
   try {
     const client = await loadClient(module, scenario.client.name);
-    const service = servicePath !== undefined ? await loadService(servicePath) : undefined;
+    service = servicePath !== undefined ? await loadService(servicePath) : undefined;
     const opts = { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run.
     r = o.html === undefined ? await runClientScenario(scenario, client, opts)
@@ -240,7 +242,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     if (code === undefined) throw e;
     return code;
   }
-  const m = matchesExpect(scenario, r);
+  const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
@@ -260,7 +262,8 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     }
     console.log(`  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`);
   }
-  console.log(`\neffects held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  // In the service's own word (its effects.noun); the built-in tracker files reports.
+  console.log(`\n${service ? `${service.effects.noun ?? 'effect'}s` : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);

@@ -61,6 +61,14 @@ describe('retrysim serve (CLI)', () => {
     expect(noDb.code).toBe(2);
     expect(noDb.stderr).toMatch(/--db FILE is required/);
     expect(port.code).toBe(2);
+    // One line naming the flag (as check says it), not the help page after it: with --service the
+    // help's tracker routes (POST /reports) say nothing about the user's service.
+    expect(port.stderr.trim()).toBe("retrysim serve: --port must be an integer 0–65535, got '70000'");
+    expect(noDb.stderr.trim()).toBe('retrysim serve: --db FILE is required');
+    const servicePort = await runCli(['serve', '--service', 'examples/payments-atomic/service.ts', '--db', join(dir, 'p.db'), '--port', '-1']);
+    expect(servicePort.code).toBe(2);
+    expect(servicePort.stderr.trim().split('\n')).toHaveLength(1);
+    expect(servicePort.stderr).not.toContain('/reports');
     expect(lease.code).toBe(1);
     expect(lease.stderr).toMatch(/lease 1000 ms must exceed client timeout 2000 ms/);
   });

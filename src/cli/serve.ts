@@ -3,6 +3,7 @@ import { headerValueProblem } from '../net/http-limits.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { ServeError, startServer, type ServeOptions } from '../real/server.js';
 import { loadService } from '../service/load.js';
+import { isHostedApp } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { startWatchdog } from '../sim/watchdog.js';
 
@@ -115,7 +116,8 @@ export async function run(argv: string[]): Promise<number> {
       admin: values.admin ?? false,
     };
   } catch (e) {
-    console.error(`retrysim serve: ${(e as Error).message}\n\n${HELP}`);
+    // One line naming the flag, as every command says it (retrysim serve --help has the rest).
+    console.error(`retrysim serve: ${(e as Error).message}`);
     return 2;
   }
   if (values.service !== undefined) {
@@ -159,7 +161,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  const what = opts.variant !== undefined ? `variant ${opts.variant}, lease ${server.leaseMs} ms` : `service ${server.def.name} (${values.service})`;
+  const what = opts.variant !== undefined ? `variant ${opts.variant}, lease ${server.leaseMs} ms` : `${isHostedApp(server.def) ? 'app' : 'service'} ${server.def.name} (${values.service})`;
   console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (${what}, db ${opts.dbPath}, pid ${process.pid})`);
   // A handler that never returns the thread (a busy loop) would leave this
   // process deaf to SIGTERM forever: the watchdog thread ends it after

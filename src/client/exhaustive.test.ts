@@ -45,6 +45,13 @@ describe('check --client --explore exhaustive: every schedule of a client\'s sma
     expect(stopped.code).toBe(4);
     const j = JSON.parse(stopped.stdout) as { verdict: string; complete: boolean; why: string[] };
     expect(j).toMatchObject({ verdict: 'inconclusive', complete: false, why: ['inconclusive: the schedule limit (1 per small scenario) stopped the enumeration before every schedule ran'] });
+    // The table says the same: a ? row and a ? reason (nothing failed), and the command that finishes the search.
+    const text = await runCli(['check', '--client', 'src/client/fixtures/hedging-client.ts', '--explore', 'exhaustive', '--faults', 'loseResponse', '--runs', '1']);
+    expect(text.code).toBe(4);
+    expect(text.stdout).toMatch(/│ \? │ hedging +│ \d+ +│ inconclusive/);
+    expect(text.stdout).toMatch(/^\? inconclusive: the schedule limit/m);
+    expect(text.stdout).not.toContain('✗');
+    expect(text.stdout).toMatch(/^to conclude: raise the schedule limit, e.g. retrysim check --client src\/client\/fixtures\/hedging-client\.ts --seed 1 --explore exhaustive --runs 1000 --faults loseResponse$/m);
     const all = await runCli(['check', '--client', 'src/client/fixtures/hedging-client.ts', '--explore', 'exhaustive', '--faults', 'loseResponse']);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toMatch(/✓ │ hedging +│ \d+ \(all\) +│ holds/);

@@ -20,6 +20,43 @@ export type KvCommandName = (typeof KV_COMMANDS)[number];
 /** Where commands go: the request the host is running now. */
 export interface KvSink {
   submit(c: KvCommand): Promise<unknown>;
+  /** The app called a node-redis method the simulated store does not have (see {@link KvClient}). */
+  unsupported?(method: string): void;
+}
+
+/** What the simulated store's client has, for the message that names a command it lacks. */
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET), del, incr, expire, pExpire, ttl, pTTL and putIf';
+
+/**
+ * node-redis (v4/v5) commands and client methods the simulated store does
+ * not have, lower-cased (node-redis answers to `exists` and `EXISTS`).
+ * Calling one is named as such: left to a TypeError, a framework turns it
+ * into a 500, nothing is ever written, and a campaign that sees only 500s
+ * finds no duplicate — a "holds" about code that never ran. A name not
+ * listed stays undefined, so feature detection (`client.isOpen`) reads
+ * what it read before.
+ */
+const NOT_SIMULATED = new Set([
+  'append', 'bitcount', 'blpop', 'brpop', 'connect', 'copy', 'dbsize', 'decr', 'decrby', 'disconnect', 'duplicate', 'eval', 'evalsha',
+  'exec', 'executeisolated', 'exists', 'expireat', 'flushall', 'flushdb', 'getdel', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
+  'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrby', 'incrbyfloat', 'keys', 'lindex', 'llen',
+  'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'multi', 'off', 'on', 'once', 'persist', 'pexpireat', 'ping',
+  'psetex', 'publish', 'quit', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setex', 'setnx', 'setrange',
+  'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'unwatch', 'watch', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
+  'zrem', 'zscore',
+]);
+
+/** The line that names a node-redis method the simulated store lacks. */
+export function unsupportedText(method: string): string {
+  return `the app called redis.${method}(), which the simulated store does not have; it has ${KV_CLIENT_METHODS}: write it with those`;
+}
+
+/** Thrown into the app by a method the simulated store does not have; the host also reports it (exit 2) whatever the app does with it. */
+export class KvUnsupportedCommand extends Error {
+  constructor(readonly method: string) {
+    super(`retrysim kv: ${unsupportedText(method)}`);
+    this.name = 'KvUnsupportedCommand';
+  }
 }
 
 let sink: KvSink | undefined;
@@ -68,6 +105,21 @@ function keyOf(k: unknown, cmd: string): string {
  * await redis.set('idem:' + key, 'IN_PROGRESS', { NX: true, PX: 30_000 }); // 'OK' or null
  */
 export class KvClient {
+  constructor() {
+    // A known node-redis method this client lacks is a function that says so (see NOT_SIMULATED), not undefined.
+    return new Proxy(this, {
+      get(target, prop, receiver) {
+        if (typeof prop === 'string' && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
+          return () => {
+            sink?.unsupported?.(prop);
+            throw new KvUnsupportedCommand(prop);
+          };
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+  }
+
   get(key: string): Promise<string | null> {
     const k = keyOf(key, 'GET');
     return send({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });

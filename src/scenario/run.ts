@@ -74,11 +74,15 @@ export interface ScenarioRun {
   recoveryTrace: string[];
 }
 
-/** Whether a run's outcome matches the scenario's `expect`. */
-export function matchesExpect(s: Scenario, run: Pick<ScenarioRun, 'reports' | 'violations'>): { ok: boolean; problems: string[] } {
+/**
+ * Whether a run's outcome matches the scenario's `expect`. `noun` is what
+ * one effect is called in the problems (the service's `effects.noun`;
+ * default `report`, the built-in tracker's).
+ */
+export function matchesExpect(s: Scenario, run: Pick<ScenarioRun, 'reports' | 'violations'>, noun = 'report'): { ok: boolean; problems: string[] } {
   const problems: string[] = [];
   for (const [op, n] of Object.entries(s.expect.reports ?? {})) {
-    if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} report(s), got ${run.reports[op]}`);
+    if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} ${noun}${n === 1 ? '' : 's'}, got ${run.reports[op]}`);
   }
   const got = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const want = [...new Set(s.expect.violations)].sort();

@@ -21,6 +21,7 @@ import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
+import { moduleFlag } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 
 /**
@@ -147,14 +148,44 @@ export class ServiceFaultsError extends Error {
   }
 }
 
-/** Runs one scenario of a user service on a choice source, counting what it reached into `counts` when given. */
-function runner(def: ServiceDefinition, counts?: CoverageCounts) {
+/** What the service did across a campaign's runs: whether any request got a 2xx or made an effect, and the other statuses seen. */
+interface Answers {
+  succeeded: boolean;
+  others: Set<number>;
+}
+
+function noteAnswers(answers: Answers, r: ScenarioRun): void {
+  // An effect made counts too: every answer may have been lost on the way back.
+  if (Object.values(r.reports).some((n) => n > 0)) answers.succeeded = true;
+  for (const op of r.operations) {
+    for (const a of op.attempts) {
+      if (a.outcome.kind !== 'http') continue;
+      if (a.outcome.status >= 200 && a.outcome.status < 300) answers.succeeded = true;
+      else answers.others.add(a.outcome.status);
+    }
+  }
+}
+
+/**
+ * Why a campaign in which no request was ever answered 2xx says nothing:
+ * a service that does nothing (every request throws: a typo in its SQL)
+ * meets every safety invariant, so "holds" would be about code that never
+ * did its work.
+ */
+function neverSucceeded(def: ServiceDefinition, module: string, runs: number, answers: Answers): string {
+  const seen = [...answers.others].sort((a, b) => a - b).join(', ') || 'none';
+  return `no request of the ${runs} runs was answered 2xx or made a ${def.effects.noun ?? 'effect'} (answers: ${seen}), and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+}
+
+/** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
+function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answers) {
   return async (s: Scenario, choices: ChoiceSource, hashTrace = true) => {
     if (counts === undefined) return runScenario(s, { choices, service: def, hashTrace });
     // A fresh count per run: a run that throws (a broken service) counts nothing.
     const reached = new Reached();
     const r = await runScenario(s, { choices, service: def, hashTrace, reached });
     countRun(counts, reached);
+    if (answers !== undefined) noteAnswers(answers, r);
     return r;
   };
 }
@@ -191,7 +222,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
   const counts: CoverageCounts = {};
-  const run = runner(o.def, counts);
+  const answers: Answers = { succeeded: false, others: new Set() };
+  const run = runner(o.def, counts, answers);
   const fails = (r: ScenarioRun) => r.violations.length > 0;
   const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
@@ -226,6 +258,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     // Every generated scenario ran (fast-check skips none here); fewer than asked would be inconclusive, never a ✓.
     const coverage = serviceCoverage(o.def, faults, keySource, counts, details.numRuns);
     if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${o.runs} scenarios ran`, coverage };
+    if (!answers.succeeded) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: neverSucceeded(o.def, module, details.numRuns, answers), coverage };
     return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
@@ -249,7 +282,8 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
   const clock = o.clockMs ?? (() => 0);
   const t0 = clock();
   const counts: CoverageCounts = {};
-  const run = runner(o.def, counts);
+  const answers: Answers = { succeeded: false, others: new Set() };
+  const run = runner(o.def, counts, answers);
   let schedules = 0;
   let complete = true;
   const fails = (r: ScenarioRun) => r.violations.length > 0;
@@ -274,6 +308,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     }
   }
   const coverage = serviceCoverage(o.def, faults, keySource, counts, schedules);
+  if (!answers.succeeded) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: neverSucceeded(o.def, module, schedules, answers), coverage };
   if (!complete) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
   return { runs: schedules, verdict: 'holds', complete, coverage };
 }
@@ -319,6 +354,6 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     removed: m.removed,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
     notMinimal,
-    replay: file !== undefined ? `retrysim replay --service ${module} ${file} --trace` : '(not written)',
+    replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` : '(not written)',
   };
 }

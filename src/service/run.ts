@@ -19,6 +19,7 @@ import type { TrackerRequest } from '../tracker/messages.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
 import { noteRunEnd, type Reached } from './reached.js';
+import { moduleFlag } from '../app/define.js';
 
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
@@ -97,7 +98,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, sdb.db) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
       eventsMax: 200_000,
       timeMsMax: 3_600_000,
-      replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay --service ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
+      replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay ${moduleFlag(def)} ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
     const hosts = hostInstances(s, def, sdb, opts.reached);
     // The handlers' Date, timers and randomness are the kernel's for the run

@@ -123,7 +123,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
   const workers = client?.workers(run);
   const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
-  const m = matchesExpect(s, run);
+  const m = matchesExpect(s, run, noun);
   const violations = workers === undefined ? pinViolations(s, run, steps, states, requests, noun)
     : pinClientViolations(run.violations, steps, requests, workers, (vs) => pinViolations(s, { reports: run.reports, violations: vs }, steps, states, requests, noun));
   const data: StepperData = {

@@ -12,7 +12,7 @@ const app = document.getElementById('app')!;
 app.replaceChildren();
 const root = el('div');
 // check --html's pages link back to their index; a lone `replay --html` page has none to link to.
-app.append(el('nav', { class: 'crumb', 'aria-label': 'breadcrumb' }, data.index !== undefined ? el('a', { href: data.index }, '← all claims and counterexamples') : null, data.index !== undefined ? ' · ' : null, 'retrysim · counterexample stepper'), root);
+app.append(el('nav', { class: 'crumb', 'aria-label': 'breadcrumb' }, data.index !== undefined ? el('a', { href: data.index }, '← the index: every verdict and counterexample') : null, data.index !== undefined ? ' · ' : null, 'retrysim · counterexample stepper'), root);
 const stepFromHash = (): number => {
   const n = Number(readHash().get('step') ?? '1');
   return Number.isInteger(n) ? n - 1 : 0;
