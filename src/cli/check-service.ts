@@ -57,7 +57,9 @@ Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 does not load or is not a service, an undeclared step, table or situation, a
 request never answered because the handler awaits something outside the
 simulation, a busy loop on the clock), 4 inconclusive (an exhaustive search
-stopped by its schedule limit: not every schedule ran). A handler that throws
+stopped by its schedule limit: not every schedule ran; or no request of any
+run was answered 2xx or made an effect: a service that does nothing breaks
+no safety invariant). A handler that throws
 is not exit 2: it answers 500 and the effects are judged. User code that
 never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
 with one line naming the request and step (by SIGKILL: exit 137).`;
