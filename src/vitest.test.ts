@@ -8,6 +8,7 @@ import { loadScenario } from './scenario/load.js';
 import { runScenario } from './scenario/run.js';
 import { ReplayDivergenceError } from './sim/choice/replay.js';
 import twoTransactions from '../examples/two-transactions/service.js';
+import * as broken from './service/fixtures/broken.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 
@@ -42,6 +43,14 @@ describe('retrysim/vitest', () => {
     expect(cmd).toContain(`--service ${module} ${found}`);
     const r = await cli(cmd.split(' ').slice(1));
     expect(r.code, r.err).toBe(0);
+  });
+
+  it('a property that passes while no request was ever answered 2xx (every request throws) fails as inconclusive; the same property on a working service passes', async () => {
+    const prop = (def: typeof broken.fine) => fc.asyncProperty(serviceCases(def, { module: `fixtures/${def.name}.ts`, faults: ['crash'] }), async (c) => (await runServiceCase(def, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop(broken.throws), { ...replayable(broken.throws), numRuns: 20, seed: 1 }));
+    expect(msg).toMatch(/^retrysim: inconclusive, not passed: no request of the 20 runs was answered 2xx or made an effect \(answers: 500\)/);
+    expect(msg).toContain('retrysim serve --service fixtures/throws.ts');
+    await fc.assert(prop(broken.fine), { ...replayable(broken.fine), numRuns: 20, seed: 1 });
   });
 
   it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {

@@ -23,7 +23,7 @@ import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
 import type { ServiceDefinition } from './service/definition.js';
-import { minimiseAndWrite, serviceCaseArbitrary } from './service/campaign.js';
+import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, type Answers } from './service/campaign.js';
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
@@ -69,10 +69,24 @@ export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {})
 }
 
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
-export function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
+export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
   moduleOf(def);
-  return runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
+  const r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
+  let a = answered.get(def);
+  if (a === undefined) answered.set(def, (a = { runs: 0, succeeded: false, others: new Set() }));
+  a.runs++;
+  noteAnswers(a, r);
+  return r;
 }
+
+/**
+ * What each service answered since its property's last report: a property
+ * that passes while no request was ever answered 2xx or made an effect (a
+ * handler that throws every time) passes about code that never did its work,
+ * and {@link replayable}'s reporter fails it as inconclusive (as `check
+ * --service` exits 4).
+ */
+const answered = new WeakMap<ServiceDefinition, Answers & { runs: number }>();
 
 /** Options of {@link replayable}. */
 export interface ReplayableOptions {
@@ -95,7 +109,12 @@ export interface ReplayableOptions {
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
   return {
     asyncReporter: async (details) => {
-      if (!details.failed) return;
+      const a = answered.get(def);
+      answered.delete(def);
+      if (!details.failed) {
+        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: ${neverSucceeded(def, moduleOf(def, o.module), a.runs, a)}`);
+        return;
+      }
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);

@@ -149,12 +149,12 @@ export class ServiceFaultsError extends Error {
 }
 
 /** What the service did across a campaign's runs: whether any request got a 2xx or made an effect, and the other statuses seen. */
-interface Answers {
+export interface Answers {
   succeeded: boolean;
   others: Set<number>;
 }
 
-function noteAnswers(answers: Answers, r: ScenarioRun): void {
+export function noteAnswers(answers: Answers, r: ScenarioRun): void {
   // An effect made counts too: every answer may have been lost on the way back.
   if (Object.values(r.reports).some((n) => n > 0)) answers.succeeded = true;
   for (const op of r.operations) {
@@ -172,9 +172,10 @@ function noteAnswers(answers: Answers, r: ScenarioRun): void {
  * meets every safety invariant, so "holds" would be about code that never
  * did its work.
  */
-function neverSucceeded(def: ServiceDefinition, module: string, runs: number, answers: Answers): string {
+export function neverSucceeded(def: ServiceDefinition, module: string, runs: number, answers: Answers): string {
   const seen = [...answers.others].sort((a, b) => a - b).join(', ') || 'none';
-  return `no request of the ${runs} runs was answered 2xx or made a ${def.effects.noun ?? 'effect'} (answers: ${seen}), and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+  const noun = def.effects.noun ?? 'effect';
+  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen}), and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
