@@ -1,5 +1,5 @@
 import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
-import { ServiceError } from '../service/errors.js';
+import { markApp, ServiceError } from '../service/errors.js';
 import { KV_COMMANDS } from '../kv/client.js';
 import { KV_TABLE, KvStore, setupKv } from '../kv/store.js';
 import type { AppDescriptor, KvView } from './descriptor.js';
@@ -45,6 +45,7 @@ export function moduleFlag(def: Pick<ServiceDefinition, 'steps'> | undefined): '
 }
 
 export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> {
+  markApp(String(desc.name)); // its problems, from here on, are the app's
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
   const e = desc.effects;
   if (typeof e?.of !== 'function') throw new ServiceError(desc.name, 'the app descriptor needs effects.of(kv, op) => ids (how to count the effects of one operation in the store)');

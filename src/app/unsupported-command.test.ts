@@ -49,6 +49,8 @@ describe('a node-redis command the simulated store does not have', () => {
     const exists = redemptions((redis, key) => (redis.exists as (k: string) => Promise<number>)(key));
     await expect(campaign(exists)).rejects.toThrow(ServiceError);
     await expect(campaign(exists)).rejects.toThrow(/POST \/redemptions: the app called redis\.exists\(\), which the simulated store does not have; it has get, set .*putIf/);
+    // In the user's words: an app, not a service module.
+    await expect(campaign(exists)).rejects.toThrow(/^app '/);
     // node-redis also answers to the upper-case names.
     const upper = redemptions((redis, key) => (redis.EXISTS as (k: string) => Promise<number>)(key));
     await expect(campaign(upper)).rejects.toThrow(/redis\.EXISTS\(\)/);

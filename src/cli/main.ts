@@ -4,6 +4,7 @@
  * lazily so `retrysim --help` does not pay for SQLite or the herd model.
  */
 import { readFileSync } from 'node:fs';
+import { markApp } from '../service/errors.js';
 import { SimLimitError } from '../sim/errors.js';
 
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
@@ -49,6 +50,11 @@ const APP_COMMANDS = new Set(['check', 'replay', 'serve', 'conformance']);
  * default export is an app descriptor and hosts it through the service path.
  */
 function appAsService(argv: string[]): string[] {
+  // A module that cannot load is still the user's app, in the one line that says so.
+  argv.forEach((a, i) => {
+    if (a === '--app' && argv[i + 1] !== undefined) markApp(argv[i + 1]!);
+    else if (a.startsWith('--app=')) markApp(a.slice('--app='.length));
+  });
   return argv.map((a) => (a === '--app' ? '--service' : a.startsWith('--app=') ? `--service=${a.slice('--app='.length)}` : a));
 }
 

@@ -7,6 +7,23 @@ import { fileURLToPath } from 'node:url';
  * names the service and what to fix. The CLI prints the message alone and
  * exits 2: it is bad input, not a bug in retrysim.
  */
+/**
+ * Names of hosted apps (`appService`): their problems are stated as the
+ * app's (`app 'inventory': …`), since the user wrote an app, not a service
+ * module (a name is an app's once it has been made a service of).
+ */
+const appNames = new Set<string>();
+
+/** Remembers that `name` is a hosted app's. */
+export function markApp(name: string): void {
+  appNames.add(name);
+}
+
+/** `app 'NAME'` or `service 'NAME'`: what the user calls the code named `name`. */
+export function serviceWord(name: string): string {
+  return `${appNames.has(name) ? 'app' : 'service'} '${name}'`;
+}
+
 export class ServiceError extends Error {
   /** What a real server answers for it, when the service code threw (a 500 without file names or source); undefined: a generic 500. */
   answer?: { status: number; headers: Record<string, string>; body: string };
@@ -15,7 +32,7 @@ export class ServiceError extends Error {
     readonly service: string,
     message: string,
   ) {
-    super(`service '${service}': ${message}`);
+    super(`${serviceWord(service)}: ${message}`);
     this.name = 'ServiceError';
   }
 }

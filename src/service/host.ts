@@ -6,7 +6,7 @@ import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
-import { describeThrow, ServiceError } from './errors.js';
+import { describeThrow, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
 import type { Kernel } from '../sim/kernel.js';
@@ -285,7 +285,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   /** For the watchdog's line: the service, the request and where it is. */
   where(): string {
-    return `service '${this.host.def.name}', ${this.req.method} ${this.req.path}, ${this.lastStep === undefined ? 'before its first step' : `after step '${this.lastStep}'`}`;
+    return `${serviceWord(this.host.def.name)}, ${this.req.method} ${this.req.path}, ${this.lastStep === undefined ? 'before its first step' : `after step '${this.lastStep}'`}`;
   }
 
   get rng(): Prng {
