@@ -205,6 +205,8 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(notShownMinimal(r)).toEqual([]);
     // The runs it reports are the runs it made.
     expect(r.runs).toBe(m.calls.length);
+    // Its schedule came from a complete search: the result's scenario is not searched again at the end.
+    expect(m.calls.at(-1)!.s).not.toBe(r.scenario);
   });
 
   it('a case already minimal: its own schedules are searched below the one in hand (trailing zeros dropped)', async () => {
@@ -274,6 +276,33 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(r.runs).toBe(m.calls.length);
     expect(r.runs).toBe(1 + 1 + 1 + 2 + 1 + 1);
     expect(notShownMinimal(r)).toEqual([expect.stringMatching(/^preemptions 3: not every schedule/), 'not shown necessary (search ran out of runs): crashMidRequest 1 → 0']);
+  });
+
+  it('the schedule in hand runs on at most transferRunsMax candidates in a pass; its hits keep their own count of decisions', async () => {
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 0, 1], { isHit: m.isHit, run: m.run, runsMax: 1, transferRunsMax: 2 });
+    // Two runs of the schedule in hand: op1 goes, then one crash; then the limit, and the rest is undecided.
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1']);
+    expect(r.undecided).toEqual(['crashMidRequest 1 → 0', 'slowMs']);
+    expect(r).toMatchObject({ choices: [1, 0, 1], preemptions: 2, decisions: 2 });
+    expect(r.runs).toBe(1 + 2 + 1);
+    expect(r.runs).toBe(m.calls.length);
+  });
+
+  it('a schedule in hand that fails on a candidate with more preemptions than the case has is not taken', async () => {
+    // In the smaller scenario every decision counts as a preemption (4 of them), in the case only its non-zero ones (3).
+    const original = three();
+    const calls: ModelRun[] = [];
+    const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
+      const chosen = [0, 1, 2, 3].map((i) => src.choose(['a', 'b'], i, i, true));
+      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: sc === original ? c !== 0 : true })), traceHash: '' } };
+      calls.push(r);
+      return r;
+    };
+    const r = await minimiseCounterexample(original, [1, 1, 1, 0], { isHit: (x: ModelRun) => needs(x.s, x.chosen), run, runsMax: 1 });
+    expect(r.removed).toEqual([]);
+    expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(r.preemptions).toBe(3);
   });
 
   it('a candidate the schedule in hand does not fail on stays undecided when the budget is spent', async () => {

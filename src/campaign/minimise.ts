@@ -13,6 +13,8 @@ export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
   searchRunsMax?: number;
   /** Runs allowed in all. Default 6,000. */
   runsMax?: number;
+  /** Runs of the schedule in hand on candidates no search decided, in all (they may run after `runsMax` is spent). Default 500. */
+  transferRunsMax?: number;
   /** Runs one scenario on a choice source (default {@link runScenario}; a user service's campaign passes its definition). */
   run?: (s: Scenario, choices: ChoiceSource) => Promise<R>;
   /**
@@ -220,6 +222,7 @@ function preemptionsOf(run: MinimisableRun): number {
 export async function minimiseCounterexample<R extends MinimisableRun = ScenarioRun>(scenario: Scenario, choices: readonly number[], o: MinimiseOptions<R>): Promise<Minimised> {
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
+  const transferRunsMax = o.transferRunsMax ?? TRANSFER_RUNS_MAX;
   // Without `run`, R is ScenarioRun (the default type argument): the plain scenario runner.
   const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }) as unknown as Promise<R>);
   const userClient = o.userClient ?? false;
@@ -260,7 +263,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   // case has now, and its preemptions are searched again at the end.
   let transfers = 0;
   const transferred = async (s: Scenario): Promise<BoundedHit<R> | undefined> => {
-    if (transfers >= TRANSFER_RUNS_MAX) return undefined;
+    if (transfers >= transferRunsMax) return undefined;
     transfers++;
     runs++;
     try {
@@ -324,9 +327,10 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
       if (improved) break;
     }
   }
-  if (removed.length === 0 || !cur.preemptionsMinimal) {
-    // The scenario was already minimal, or its schedule came from a search cut
-    // short or from the schedule in hand: search its own schedules below it.
+  if (!cur.preemptionsMinimal) {
+    // The scenario was already minimal (the case's schedule is as given), or
+    // its schedule came from a search cut short or from the schedule in
+    // hand: search its own schedules below it.
     const own = await search(cur.scenario, cur.preemptions, { choices: cur.choices, preemptions: cur.preemptions, decisions: cur.decisions, result: curRun });
     if (own.best) cur = { ...cur, choices: own.best.choices, preemptions: own.best.preemptions, decisions: own.best.decisions, preemptionsMinimal: own.complete || own.best.preemptions === 0 };
     if (own.thrown !== undefined) errored.push(`the schedule search of the scenario itself (${own.thrown})`);
