@@ -55,7 +55,7 @@ describe('the npm package', () => {
     expect(r.out).toMatch(/Property failed after \d+ tests, shrunk \d+ time\(s\) — seed 1, path "[\d:]*"/);
     // One counterexample: the minimised one, not fast-check's raw one beside it.
     expect(r.out).not.toContain('Counterexample:');
-    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 2 worker(s), 0 fault(s), 2 attempt(s), 1 preemption(s)):\n  exactly-one');
+    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 2 workers, 0 faults, 2 attempts, 1 preemption):\n  exactly-one');
     const file = readdirSync(join(dir, '.retrysim/found')).find((f) => f.startsWith('payments-check-then-insert-exactly-one-'));
     expect(file).toBeDefined();
     const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', '--service', 'examples/payments-check-then-insert/service.ts', `.retrysim/found/${file}`]);
@@ -67,7 +67,7 @@ describe('the npm package', () => {
   it('two transactions (effect, then key record): with crashes only, the counterexample is the crash window, and it replays', () => {
     const r = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/two-transactions']);
     expect(r.code, r.out).toBe(1);
-    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 1 worker(s), 1 fault(s), 2 attempt(s), 0 preemption(s)):\n  exactly-one (op1): 2 orders');
+    expect(r.out).toContain('retrysim: minimised counterexample (1 op, 1 worker, 1 fault, 2 attempts, 0 preemptions):\n  exactly-one (op1): 2 orders');
     const file = readdirSync(join(dir, '.retrysim/found')).find((f) => f.startsWith('two-transactions-exactly-one-'));
     const replay = run(process.execPath, ['node_modules/retrysim/bin/retrysim.js', 'replay', `.retrysim/found/${file}`]);
     expect(replay.code, replay.out).toBe(0);
@@ -83,7 +83,7 @@ describe('the npm package', () => {
     const bad = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/buggy.test.ts']);
     expect(bad.code, bad.out).toBe(1);
     expect(bad.out).toMatch(/shrunk \d+ time/);
-    expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' fails \(1 op, 1 worker\(s\), 1 instance\(s\), faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
+    expect(bad.out).toMatch(/retrysim: client 'fetch-retry-client' fails \(1 op, 1 worker, 1 instance, faults: [a-zA-Z]+( \d+)?( ms at \w+)?\)/);
     expect(bad.out).toContain('stable-key — call op1.w0 sent 2 different keys');
     const good = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/fixed.test.ts']);
     expect(good.code, good.out).toBe(0);

@@ -38,7 +38,7 @@ describe('retrysim/vitest', () => {
     // fast-check's raw counterexample (a larger case than the file holds) is not printed beside it.
     expect(msg).not.toContain('Counterexample:');
     expect(msg).not.toContain('"scenario"');
-    expect(msg).toContain('1 op, 1 worker(s), 1 fault(s)');
+    expect(msg).toContain('1 op, 1 worker, 1 fault,');
     const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
     expect(cmd).toContain(`--service ${module} ${found}`);
     const r = await cli(cmd.split(' ').slice(1));

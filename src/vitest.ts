@@ -16,7 +16,7 @@
  * });
  */
 import fc from 'fast-check';
-import { scenarioSize, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
+import { count, scenarioSize, sizeText, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './client/run.js';
 import type { BuiltinName as Variant } from './tracker/builtin.js';
 import type { KeySource } from './harness/keys.js';
@@ -126,7 +126,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       }
       const s = cx.size;
       throw new Error(`${failedLine(details)}\n\n` +
-        `retrysim: minimised counterexample (${s.operations} op, ${s.workers} worker(s), ${s.faults} fault(s), ${s.attempts} attempt(s), ${s.preemptions} preemption(s)):\n` +
+        `retrysim: minimised counterexample (${sizeText(s)}):\n` +
         `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
         (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') +
         `  written to ${cx.file}\n  replay: ${cx.replay}`);
@@ -236,7 +236,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       const faults = Object.entries({ loseResponseAfterCommit: f.loseResponseAfterCommit, crashMidRequest: f.crashMidRequest, slowMs: f.slowMs, loseResponses: shown.network.loseResponses })
         .filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).concat(f.pause ? [`pause ${f.pause.ms} ms at ${f.pause.atStep}`] : [], f.kill ? ['kill'] : [], t ? [`throttle ${t.count} × 429 Retry-After ${t.retryAfterS} s`] : [], shown.network.answer ? [`answer ${shown.network.answer.count} × ${shown.network.answer.status}`] : []);
       const lines = r.workers.flatMap((w) => w.sent.map((q) => `  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}`));
-      throw new Error(`${report}\n\nretrysim: client '${client.name}' fails (${size.operations} op, ${size.workers} worker(s), ${size.instances} instance(s), faults: ${faults.join(', ') || 'none'}):\n` +
+      throw new Error(`${report}\n\nretrysim: client '${client.name}' fails (${size.operations} op, ${count(size.workers, 'worker')}, ${count(size.instances, 'instance')}, faults: ${faults.join(', ') || 'none'}):\n` +
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);
     },
   };

@@ -7,6 +7,7 @@ import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
 import type { RetryClient } from '../client/run.js';
+import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
 const DEFAULT_RUNS = 300;
@@ -143,7 +144,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(textTable(['', 'client', r.explore === 'exhaustive' ? 'schedules' : 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
       ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
       r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
-      cx ? `${cx.size.operations} op, ${cx.size.workers} worker(s), ${cx.size.faults} fault(s), ${cx.size.attempts} request(s), ${cx.size.preemptions} preemption(s)` : '-',
+      cx ? sizeText(cx.size, 'request') : '-',
       cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
       cx?.file ?? '-',
     ]]));

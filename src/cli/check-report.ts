@@ -3,6 +3,7 @@ import { judge } from '../campaign/judge.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { exitCodeOf } from '../campaign/verdict.js';
 import { textTable } from '../report/table.js';
+import { sizeText as sizeOf } from '../scenario/arbitraries.js';
 
 /** Runs per claim of the long (nightly / CI) campaign: what "to conclude" suggests when nothing else was asked. */
 export const NIGHTLY_RUNS = 100_000;
@@ -32,8 +33,7 @@ function runsText(r: CampaignResult): string | number {
 
 function sizeText(r: CampaignResult): string {
   const s = r.counterexample?.size;
-  if (!s) return '-';
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return s ? sizeOf(s) : '-';
 }
 
 /** The bound a bounded-exhaustive part reached, in one sentence. */

@@ -2,10 +2,11 @@ import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceCounterexample, type ServiceExplore } from '../service/campaign.js';
+import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
+import { sizeText } from '../scenario/arbitraries.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -64,9 +65,6 @@ is not exit 2: it answers 500 and the effects are judged. User code that
 never returns the thread is stopped after RETRYSIM_WATCHDOG_MS (default 10 s)
 with one line naming the request and step (by SIGKILL: exit 137).`;
 
-function sizeText(s: ServiceCounterexample['size']): string {
-  return `${s.operations} op, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${s.faults} fault${s.faults === 1 ? '' : 's'}, ${s.attempts} attempt${s.attempts === 1 ? '' : 's'}, ${s.preemptions} preemption${s.preemptions === 1 ? '' : 's'}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
-}
 
 /** `fails`, or `refuted` (the old word, still accepted) as its alias. */
 function expectFlag(raw: string | undefined): 'holds' | 'fails' | undefined {

@@ -305,6 +305,21 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
   });
 }
 
+/** `n` and the word, plural unless n is 1: `1 worker`, `2 workers`. */
+export function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * A counterexample's size as every table and message prints it:
+ * `1 op, 2 workers, 1 fault, 3 attempts, 1 preemption` (and the instances
+ * when more than one). `unit` names what was sent: a harness client's
+ * attempts, a user's client's requests.
+ */
+export function sizeText(s: Pick<ReturnType<typeof scenarioSize>, 'operations' | 'workers' | 'faults' | 'attempts' | 'preemptions' | 'instances'>, unit = 'attempt'): string {
+  return `${s.operations} op, ${count(s.workers, 'worker')}, ${count(s.faults, 'fault')}, ${count(s.attempts, unit)}, ${count(s.preemptions, 'preemption')}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+}
+
 /** How big a scenario is, for asserting that a shrunk counterexample is minimal. */
 export function scenarioSize(s: Scenario, attempts: number): {
   operations: number;
