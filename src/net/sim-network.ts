@@ -53,6 +53,8 @@ export interface HostedInstance {
   handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse>;
   /** A process restart after a kill: in-process memory is lost, the database is kept. */
   restart(): void;
+  /** The process was killed (`kill -9`): what it had scheduled (its timers) dies with it, before the restart. Optional. */
+  killed?(): void;
   /** Effects in the database now, for the trace's `db: +1 report` lines; undefined: not traced. */
   effectCount(): number | undefined;
   /** What an effect is called in the trace. Default `report`. */
@@ -234,6 +236,7 @@ export class SimNetwork {
       answer({ kind: 'transport_error', reason: 'connection_closed' });
     }
     server.inflight.clear();
+    server.instance.killed?.();
     this.kernel.schedule(restartAfterMs, () => {
       server.instance.restart();
       server.up = true;

@@ -85,6 +85,11 @@ export class ServiceHost implements HostedInstance {
     return this.total?.();
   }
 
+  /** A kill: the dead process's timers (a handler's setInterval, a setTimeout eviction) never fire, as in a real `kill -9`. */
+  killed(): void {
+    this.clock?.dropTimers((owner) => owner instanceof HostSim && owner.ownedBy(this));
+  }
+
   restart(): void {
     this.memory = this.freshMemory();
     this.restarts++;
@@ -277,6 +282,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   ) {
     this.track = host.faults.loseResponseAfterCommit > 0;
     this.name = host.clock === undefined ? `${req.method} ${req.path}` : host.clock.kernel.currentTask().name;
+  }
+
+  /** @internal Whether this request runs in `h` (its timers die with `h`'s process). */
+  ownedBy(h: ServiceHost): boolean {
+    return this.host === h;
   }
 
   get offsetMs(): number {

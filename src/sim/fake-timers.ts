@@ -331,6 +331,11 @@ export class KernelClock {
     this.timers.delete(id);
   }
 
+  /** Drops every timer whose owner matches (a killed process's timers never fire). */
+  dropTimers(of: (owner: ClockScope) => boolean): void {
+    for (const [id, t] of this.timers) if (of(t.owner)) this.timers.delete(id);
+  }
+
   /** @internal */
   has(id: number): boolean {
     return this.timers.has(id);
@@ -350,6 +355,13 @@ export class KernelClock {
     if (t === undefined || t.gen !== gen) return; // cleared or re-armed
     // An owner parked awaiting its timers fires them itself, in its own task.
     if (this.idle.has(t.owner)) return;
+    // Once every task of the run has ended, the run is over: a timer left
+    // behind (a lease-renewal setInterval nobody cleared) is not a reason to
+    // run virtual time on to the kernel's limit. As with `unref`, it dies.
+    if (!this.kernel.hasLiveTasks()) {
+      this.timers.delete(t.id);
+      return;
+    }
     this.enter(t.owner);
     try {
       this.fire(t);

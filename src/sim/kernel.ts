@@ -236,6 +236,12 @@ export class Kernel {
     this.after(delayMs, this.on(fn));
   }
 
+  /** Whether some task other than a daemon has not ended yet (the run still has work of its own). */
+  hasLiveTasks(): boolean {
+    for (const t of this.tasks) if (!t.daemon && t.state !== 'done' && t.state !== 'dead') return true;
+    return false;
+  }
+
   /** Ends the run after the current event or step. */
   stop(): void {
     this.stopped = true;

@@ -1,0 +1,75 @@
+// Timers a handler arms and never awaits (a lease renewed by setInterval, a
+// cache evicted by setTimeout) are the kernel's, like every timer of the
+// service. Two ways they went wrong (found by an outside user's ticket
+// service): a killed process's interval kept firing and writing to the
+// database, and an interval nobody cleared ran virtual time on to the
+// kernel's one-hour limit ("the inputs are too large to run", exit 1, no
+// verdict).
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../scenario/load.js';
+import { runScenario } from '../scenario/run.js';
+import type { ServiceDb, ServiceDefinition } from './definition.js';
+
+/** Books one item, then renews a lease row every 100 ms with setInterval; `clear` says whether it stops the interval before answering. */
+function renewer(clear: boolean): ServiceDefinition {
+  return {
+    name: clear ? 'renew-cleared' : 'renew-leaked',
+    tables: ['items', 'beats'],
+    setup: (db) => db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, run TEXT, tenant TEXT); CREATE TABLE beats (id INTEGER PRIMARY KEY, instance TEXT, restarts INTEGER, at INTEGER)'),
+    steps: ['write', 'finish'],
+    memory: () => ({ born: Date.now() }), // real-time: allowed (virtual: which process a beat came from)
+    operation: { path: '/items', body: (op) => JSON.stringify({ run: op.runId, title: op.title }) },
+    effects: { of: (db, op) => db.prepare('SELECT id FROM items WHERE run = ? AND tenant = ?').pluck().all(op.runId, op.tenant) as number[] },
+    async handle(req, sim) {
+      await sim.step('write');
+      const id = Number(sim.db.prepare('INSERT INTO items (run, tenant) VALUES (?, ?)').run(JSON.parse(req.body).run, req.headers['x-tenant'] ?? 'default').lastInsertRowid);
+      const born = (sim.memory as { born: number }).born;
+      const renew = setInterval(() => { // real-time: allowed (a virtual interval under test)
+        sim.db.prepare('INSERT INTO beats (instance, restarts, at) VALUES (?, ?, ?)').run(sim.instance, born, Date.now()); // real-time: allowed (virtual)
+      }, 100);
+      await sim.step('finish');
+      await sim.sleep(1_000); // the lease is renewed while the request finishes its work
+      if (clear) clearInterval(renew);
+      return { status: 201, body: JSON.stringify({ id }) };
+    },
+  };
+}
+
+function scenario(def: ServiceDefinition, faults: Record<string, unknown> = {}) {
+  return parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'timers', seed: 3, service: { module: def.name },
+    client: { keySource: 'tool_call', timeoutMs: 5_000 }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], faults, expect: {},
+  }));
+}
+
+async function beats(def: ServiceDefinition, faults: Record<string, unknown> = {}) {
+  let rows: Array<{ instance: string; restarts: number; at: number }> = [];
+  const r = await runScenario(scenario(def, faults), { service: def, keepTrace: true, inspect: (db: ServiceDb) => { rows = db.prepare('SELECT instance, restarts, at FROM beats ORDER BY id').all() as typeof rows; } });
+  return { r, rows };
+}
+
+describe("timers a handler leaves running", () => {
+  it("a killed process's setInterval dies with it: no beat of the dead process after the kill", async () => {
+    const def = renewer(true);
+    const { r, rows } = await beats(def, { kill: { atMs: 500, restartAfterMs: 200 } });
+    const killAt = r.trace.map((l) => /^\s*([\d.]+) ms\s+s0\s+kill\b/.exec(l)).find((m) => m !== null);
+    expect(killAt, r.trace.join('\n')).toBeDefined();
+    const firstBorn = Math.min(...rows.map((x) => x.restarts), Number.POSITIVE_INFINITY);
+    const mine = rows.filter((x) => x.restarts === firstBorn);
+    expect(mine.length).toBeGreaterThanOrEqual(4); // it renewed until the kill (at 500 ms, mid-request)
+    expect(mine.filter((x) => x.at > Number(killAt![1]))).toEqual([]);
+  });
+
+  it('an interval nobody clears ends with the run instead of running virtual time to the limit', async () => {
+    const { r, rows } = await beats(renewer(false));
+    expect(r.violations).toEqual([]);
+    expect(rows.length).toBeGreaterThanOrEqual(9); // it did renew while the request worked
+    expect(r.result.timeMs).toBeLessThan(60_000);
+  });
+
+  it('a cleared interval stops when the request clears it', async () => {
+    const { rows } = await beats(renewer(true));
+    expect(rows.length).toBeGreaterThanOrEqual(9);
+    expect(rows.length).toBeLessThanOrEqual(11);
+  });
+});
