@@ -67,6 +67,20 @@ describe("timers a handler leaves running", () => {
     expect(r.result.timeMs).toBeLessThan(60_000);
   });
 
+  it("what a timer's callback writes is shown on a trace line of its own, not on the step before it (the stepper reads the database per entry)", async () => {
+    const def = renewer(true);
+    const seen: Array<{ event: string; t: number; beats: number }> = [];
+    await runScenario(scenario(def), {
+      service: def,
+      keepTrace: true,
+      observe: { entry: (e, db) => seen.push({ event: e.event, t: e.t, beats: db.prepare('SELECT count(*) FROM beats').pluck().get() as number }) },
+    });
+    // Entry i reads the database as entry i-1's step left it: only a timer writes beats, so each increase must follow a timer's line.
+    const grew = seen.slice(1).map((x, i) => ({ by: seen[i]!, grew: x.beats > seen[i]!.beats })).filter((x) => x.grew).map((x) => `${x.by.event} at ${x.by.t}`);
+    expect(grew.length).toBeGreaterThanOrEqual(9);
+    expect(grew.filter((x) => !x.startsWith('setInterval callback'))).toEqual([]);
+  });
+
   it('a cleared interval stops when the request clears it', async () => {
     const { rows } = await beats(renewer(true));
     expect(rows.length).toBeGreaterThanOrEqual(9);

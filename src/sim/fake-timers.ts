@@ -362,6 +362,10 @@ export class KernelClock {
       this.timers.delete(t.id);
       return;
     }
+    // A line of its own (shown, not hashed: traces and files stay as they
+    // were), so what the callback writes is not shown as the work of the
+    // step logged before it (the stepper reads the database per entry).
+    this.kernel.note(t.owner.name, t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback');
     this.enter(t.owner);
     try {
       this.fire(t);
