@@ -81,6 +81,29 @@ describe("timers a handler leaves running", () => {
     expect(grew.filter((x) => !x.startsWith('setInterval callback'))).toEqual([]);
   });
 
+  it('work deferred past the answer with setTimeout still happens, and a setTimeout that re-arms itself ends with the run', async () => {
+    const deferred: ServiceDefinition = {
+      ...renewer(true),
+      name: 'deferred',
+      async handle(req, sim) {
+        await sim.step('write');
+        const beat = () => {
+          sim.db.prepare('INSERT INTO beats (instance, restarts, at) VALUES (?, 0, ?)').run(sim.instance, Date.now()); // real-time: allowed (virtual)
+          setTimeout(beat, 100); // real-time: allowed (a self-re-arming virtual timer under test)
+        };
+        setTimeout(() => { // real-time: allowed (virtual: the insert deferred past the answer)
+          sim.db.prepare('INSERT INTO items (run, tenant) VALUES (?, ?)').run(JSON.parse(req.body).run, req.headers['x-tenant'] ?? 'default');
+          beat();
+        }, 50);
+        return { status: 202, body: '{}' };
+      },
+    };
+    const { r, rows } = await beats(deferred);
+    expect(r.reports).toEqual({ op1: 1 });
+    expect(rows.length).toBe(1); // the first beat ran in the deferred callback; the run was over for the next
+    expect(r.result.timeMs).toBeLessThan(60_000);
+  });
+
   it('a cleared interval stops when the request clears it', async () => {
     const { rows } = await beats(renewer(true));
     expect(rows.length).toBeGreaterThanOrEqual(9);

@@ -148,6 +148,8 @@ interface VirtualTimer {
   args: unknown[];
   repeatMs: number | undefined;
   owner: ClockScope;
+  /** Armed when every task of the run had ended (by a timer's callback): it will not keep the run going. */
+  late: boolean;
 }
 
 /** What `setTimeout` returns on the kernel's clock: Node's Timeout shape (ref/unref/refresh, a number when coerced). */
@@ -309,7 +311,7 @@ export class KernelClock {
     if (typeof cb !== 'function') throw new TypeError(`The "callback" argument must be of type function. Received ${typeof cb}`);
     let delay = Number(ms);
     if (!(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1; // what Node does
-    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner };
+    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: !this.kernel.hasLiveTasks() };
     this.timers.set(t.id, t);
     this.seq++;
     this.kernel.at(t.callAt, this.event, t.id, t.gen);
@@ -356,9 +358,12 @@ export class KernelClock {
     // An owner parked awaiting its timers fires them itself, in its own task.
     if (this.idle.has(t.owner)) return;
     // Once every task of the run has ended, the run is over: a timer left
-    // behind (a lease-renewal setInterval nobody cleared) is not a reason to
-    // run virtual time on to the kernel's limit. As with `unref`, it dies.
-    if (!this.kernel.hasLiveTasks()) {
+    // behind that would go on for ever (a lease-renewal setInterval nobody
+    // cleared, or a setTimeout its own callback re-arms) is not a reason to
+    // run virtual time on to the kernel's limit, so it dies. A one-shot timer
+    // armed while the run was live still fires (work a handler deferred
+    // past its answer is part of the run's effects).
+    if (!this.kernel.hasLiveTasks() && (t.repeatMs !== undefined || t.late)) {
       this.timers.delete(t.id);
       return;
     }
