@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
 import type { ServiceDb, ServiceDefinition } from './definition.js';
+import { ServiceError } from './errors.js';
 
 /** Books one item, then renews a lease row every 100 ms with setInterval; `clear` says whether it stops the interval before answering. */
 function renewer(clear: boolean): ServiceDefinition {
@@ -102,6 +103,21 @@ describe("timers a handler leaves running", () => {
     expect(r.reports).toEqual({ op1: 1 });
     expect(rows.length).toBe(1); // the first beat ran in the deferred callback; the run was over for the next
     expect(r.result.timeMs).toBeLessThan(60_000);
+  });
+
+  it("a handler that waits past the kernel's hour is named as the service's doing (exit 2), not as inputs too large", async () => {
+    const sleepy: ServiceDefinition = {
+      ...renewer(true),
+      name: 'sleepy',
+      async handle(req, sim) {
+        await sim.step('write');
+        await new Promise((r) => setTimeout(r, 5 * 3_600_000)); // real-time: allowed (a virtual 5 hours: the mistake under test)
+        return { status: 201, body: '{}' };
+      },
+    };
+    const run = runScenario(scenario(sleepy), { service: sleepy });
+    await expect(run).rejects.toBeInstanceOf(ServiceError);
+    await expect(runScenario(scenario(sleepy), { service: sleepy })).rejects.toThrow(/service 'sleepy': a run did not end within the simulation's limit of one virtual hour .*requests s0\/op1\.w0#1, .* still unanswered: a handler waits past it/);
   });
 
   it('a cleared interval stops when the request clears it', async () => {

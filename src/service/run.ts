@@ -2,7 +2,7 @@ import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import { RandomChoice } from '../sim/choice/random.js';
-import { DeadlockError } from '../sim/errors.js';
+import { DeadlockError, SimLimitError } from '../sim/errors.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from '../scenario/workers.js';
 import type { RunOptions, ScenarioRun } from '../scenario/run.js';
@@ -136,6 +136,11 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
         throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
       }
+      // A generated scenario of a prompt service ends well within the
+      // kernel's limits; a user's service that does not (a handler awaiting
+      // a 5-hour timer, work it schedules for ever) is the service's doing,
+      // not "inputs too large": name it and the requests still running.
+      if (e instanceof SimLimitError && s.service.module !== undefined) throw limitError(def.name, e, kernel);
       throw e;
     } finally {
       clock.release();
@@ -181,4 +186,13 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
   } finally {
     releaseDatabase(sdb);
   }
+}
+
+/** One line for a user service's run that the kernel's limit stopped: which limit, and which requests had not answered. */
+function limitError(service: string, e: SimLimitError, kernel: Kernel): ServiceError {
+  const live = kernel.liveTaskNames();
+  const requests = live.filter((n) => n.includes('/'));
+  const who = requests.length > 0 ? `request${requests.length === 1 ? '' : 's'} ${requests.join(', ')} still unanswered` : `still running: ${live.join(', ') || 'nothing but timers'}`;
+  const limit = e.limit === 'timeMsMax' ? `one virtual hour (timeMsMax = ${e.value} ms)` : `${e.value} events (${e.limit})`;
+  return new ServiceError(service, `a run did not end within the simulation's limit of ${limit}, at t=${e.timeMs.toFixed(0)} ms, ${who}: a handler waits past it (a timer or sim.sleep of hours) or schedules work for ever (a timer that re-arms itself while requests run)`);
 }

@@ -242,6 +242,11 @@ export class Kernel {
     return false;
   }
 
+  /** The names of the tasks {@link hasLiveTasks} counts, for messages. */
+  liveTaskNames(): string[] {
+    return this.tasks.filter((t) => !t.daemon && t.state !== 'done' && t.state !== 'dead').map((t) => t.name);
+  }
+
   /** Ends the run after the current event or step. */
   stop(): void {
     this.stopped = true;
