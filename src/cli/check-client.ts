@@ -133,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (v.json) {
       console.log(JSON.stringify({
-        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: expected ?? null, ok, why,
+        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: expected ?? 'holds', ok, why,
         firstFailureRun: r.firstFailureRun ?? null,
         counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
         minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,

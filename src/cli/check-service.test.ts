@@ -42,6 +42,8 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const plain = await cli(['check', '--service', module, '--runs', '2000', '--found', found, '--json']);
     expect(plain.code).toBe(1);
     expect(JSON.parse(plain.out).ok).toBe(false);
+    // What it expected is what its why and exit code say: holds.
+    expect(JSON.parse(plain.out)).toMatchObject({ expected: 'holds', why: ['expected holds, got fails'] });
   });
 
   it('a bad service path or flag is one line and exit 2', async () => {

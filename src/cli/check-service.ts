@@ -150,7 +150,7 @@ export async function run(argv: string[]): Promise<number> {
       console.log(JSON.stringify({
         service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
         ...(r.complete !== undefined ? { complete: r.complete } : {}),
-        verdict: r.verdict, expected: expected ?? null, ok, why,
+        verdict: r.verdict, expected: expected ?? 'holds', ok, why,
         firstFailureRun: r.firstFailureRun ?? null,
         firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
         counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
