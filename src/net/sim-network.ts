@@ -295,36 +295,13 @@ class SimStepEnv implements StepEnv {
     if (this.counting) this.mark = this.server.instance.effectCount();
   }
 
-  step(label: string, footprint?: Footprint): Promise<void> {
-    return this.stepThen(label, footprint, noop, undefined);
-  }
-
-  /** @internal The step being waited for and what its caller runs after it (one at a time: a request waits on one thing). */
-  stepLabel = '';
-  /** @internal */
-  stepAfter: ((self: any) => unknown) | undefined;
-  /** @internal */
-  stepAfterSelf: unknown;
-
-  stepThen<S, T>(label: string, footprint: Footprint | undefined, then: (self: S) => T, self: S): Promise<T> {
+  async step(label: string, footprint?: Footprint): Promise<void> {
     // settleDb and resumed count reports only for the trace: not a read that orders anything.
     this.settleDb();
     this.net.beforeStep(this.server.index, label);
-    this.stepLabel = label;
-    this.stepAfter = then;
-    this.stepAfterSelf = self;
-    return this.k.yieldThen(label, union(footprint, this.net.phaseExtra), stepResumed, this) as Promise<T>;
-  }
-
-  /** @internal The step resumed: its trace line, the effect count, then the caller's own hook. */
-  afterStep(): unknown {
-    this.k.log(this.name, this.stepLabel);
+    await this.k.yield(label, union(footprint, this.net.phaseExtra));
+    this.k.log(this.name, label);
     this.resumed();
-    const then = this.stepAfter!;
-    const self = this.stepAfterSelf;
-    this.stepAfter = undefined;
-    this.stepAfterSelf = undefined;
-    return then(self);
   }
 
   note(event: string): void {
@@ -349,13 +326,6 @@ class SimStepEnv implements StepEnv {
       this.resumed();
     }
   }
-}
-
-function noop(): void {}
-
-/** A request's step resumed (see SimStepEnv.stepThen). */
-function stepResumed(env: SimStepEnv): unknown {
-  return env.afterStep();
 }
 
 /** A kernel {@link Future} seen through the tracker's {@link Deferred} interface. */

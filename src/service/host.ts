@@ -253,11 +253,6 @@ function checkHeader(service: string, what: string, k: string, v: string): void 
   sendable.add(pair);
 }
 
-/** {@link HostSim.resume} as the hook the kernel calls when a request's step resumes (a plain function: no closure per request). */
-function resumeHost(sim: HostSim): void {
-  sim.resume();
-}
-
 /** The {@link ServiceSim} of one request. */
 class HostSim implements ServiceSim<unknown>, ClockScope {
   /** The request's task name (`s0/op1.w0#1`), for the trace and messages. */
@@ -342,10 +337,10 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.env.now();
   }
 
-  step(label: string, footprint?: Footprint): Promise<void> {
+  async step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
-    if (!def.steps.includes(label)) return Promise.reject(new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`));
-    if (this.db.inTransaction) return Promise.reject(new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`));
+    if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
+    if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
     this.lastStep = label;
     this.suspend();
     // While a fault counter of this instance is armed, whichever request
@@ -355,24 +350,6 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     const f = this.host.faults;
     const armed = f.crashMidRequest > 0 || f.loseResponseAfterCommit > 0 || (f.pause !== undefined && f.pause.count > 0);
     this.phase = armed ? undefined : footprint;
-    // No pause or slow processing can follow this step (counters only count
-    // down, and this request's slow time is spent once): resume straight from
-    // the kernel, without an async frame around the step (the common case,
-    // every step of every campaign run). Otherwise the full path below.
-    const p = f.pause;
-    if (this.env.stepThen !== undefined && !(p && p.count > 0 && p.atStep === label) && !(f.slowMs > 0 && label === this.host.slowStep && !this.slowed)) {
-      try {
-        return this.env.stepThen(label, this.phase, resumeHost, this);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    }
-    return this.stepSlowly(label);
-  }
-
-  /** The rest of a step that a pause or the slow fault may follow (checked after the request resumes). */
-  private async stepSlowly(label: string): Promise<void> {
-    const f = this.host.faults;
     await this.env.step(label, this.phase);
     const p = f.pause;
     if (p && p.count > 0 && p.atStep === label) {

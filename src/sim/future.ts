@@ -36,37 +36,20 @@ export class Future<T> {
    * Waits (blocking the current task) until settled; throws if rejected.
    * `footprint` declares what the task does when it resumes (default: anything).
    */
-  wait(footprint?: Footprint): Promise<T> {
-    // Not `async`: the value is read by the kernel's resume hook, which saves
-    // a promise and a microtask hop per wait (see Kernel.yieldThen).
-    if (!this.settled) return this.kernel.block(this, Infinity, 'wait', footprint, read<T>, this);
-    return this.ok ? Promise.resolve(this.value as T) : Promise.reject(this.error);
+  async wait(footprint?: Footprint): Promise<T> {
+    if (!this.settled) await this.kernel.block(this, Infinity, 'wait', footprint);
+    if (!this.ok) throw this.error;
+    return this.value as T;
   }
-
 
   /**
    * Waits at most `timeoutMs` of virtual time. Returns `{ done: false }` on
    * timeout: a timeout is an expected outcome, not an exception.
    */
-  waitFor(timeoutMs: number, footprint?: Footprint): Promise<{ done: true; value: T } | { done: false }> {
-    if (!this.settled) return this.kernel.block(this, timeoutMs, 'wait', footprint, readTimed<T>, this);
-    try {
-      return Promise.resolve(readTimed(this));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async waitFor(timeoutMs: number, footprint?: Footprint): Promise<{ done: true; value: T } | { done: false }> {
+    if (!this.settled) await this.kernel.block(this, timeoutMs, 'wait', footprint);
+    if (!this.settled) return { done: false };
+    if (!this.ok) throw this.error;
+    return { done: true, value: this.value as T };
   }
-}
-
-/** A settled future's outcome: the value, or the rejection thrown (a plain function: see Kernel.yieldThen). */
-function read<T>(f: Future<T>): T {
-  if (!f.ok) throw f.error;
-  return f.value as T;
-}
-
-/** The outcome after a wait with a timeout: not settled is `{ done: false }`. */
-function readTimed<T>(f: Future<T>): { done: true; value: T } | { done: false } {
-  if (!f.settled) return { done: false };
-  if (!f.ok) throw f.error;
-  return { done: true, value: f.value as T };
 }

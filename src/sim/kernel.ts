@@ -66,19 +66,7 @@ export class Task<T = unknown> {
   /** @internal */
   waitingOn: Future<unknown> | undefined;
   /** @internal */
-  resumeFn: ((v?: unknown) => void) | undefined;
-  /** @internal fails the park instead of resuming it (a resume hook threw) */
-  failFn: ((e: unknown) => void) | undefined;
-  /**
-   * @internal Runs when the kernel resumes the task, before its code does;
-   * its value is what the park resolves to, its throw what the park rejects
-   * with. Nothing else runs between the two, so this is the waiter's own
-   * continuation, minus the promise and microtask hop an `async` wrapper
-   * around the wait would cost (see {@link Kernel.yieldThen}).
-   */
-  onResume: ((self: any) => unknown) | undefined;
-  /** @internal what {@link Task.onResume} is called with */
-  onResumeSelf: unknown;
+  resumeFn: (() => void) | undefined;
   /** @internal how the task ended, kept until someone asks for {@link Task.done} */
   outcome: { ok: boolean; value: unknown } | undefined;
   private doneFuture: Future<T> | undefined;
@@ -295,28 +283,8 @@ export class Kernel {
     task.state = 'runnable';
     task.setLabel(label);
     task.footprint = footprint;
-    task.onResume = undefined;
     this.runnable.push(task);
-    return this.park(task) as Promise<void>;
-  }
-
-  /**
-   * {@link Kernel.yield}, then `then()` as soon as the task is resumed: the
-   * promise settles with its value (or its throw). For layers that would
-   * otherwise wrap the yield in an `async` function only to run a little
-   * bookkeeping after it: each such layer costs a promise and a microtask hop
-   * per step, on the hottest path of every campaign. `then` is called with
-   * `self` (a plain function and its subject, not a fresh closure per wait).
-   */
-  yieldThen<S, T>(label: string, footprint: Footprint | undefined, then: (self: S) => T, self: S): Promise<T> {
-    const task = this.currentTask();
-    task.state = 'runnable';
-    task.setLabel(label);
-    task.footprint = footprint;
-    task.onResume = then;
-    task.onResumeSelf = self;
-    this.runnable.push(task);
-    return this.park(task) as Promise<T>;
+    return this.park(task);
   }
 
   /** A new {@link Future} bound to this kernel. */
@@ -333,16 +301,13 @@ export class Kernel {
     if (task.state === 'done' || task.state === 'dead') return;
     task.state = 'dead';
     task.resumeFn = undefined;
-    task.failFn = undefined;
-    task.onResume = undefined;
-    task.onResumeSelf = undefined;
     task.waitingOn = undefined;
     this.runnable = this.runnable.filter((t) => t !== task);
     this.log(task.name, 'killed');
   }
 
-  /** @internal Blocks the current task on a future and/or a timeout; `then` as in {@link Kernel.yieldThen}. */
-  block<T = void, S = undefined>(future: Future<any> | undefined, timeoutMs: number, label: string, footprint?: Footprint, then?: (self: S) => T, self?: S): Promise<T> {
+  /** @internal Blocks the current task on a future and/or a timeout. */
+  block(future: Future<any> | undefined, timeoutMs: number, label: string, footprint?: Footprint): Promise<void> {
     const task = this.currentTask();
     task.state = 'blocked';
     task.setLabel(label);
@@ -351,9 +316,7 @@ export class Kernel {
     task.waitingOn = future;
     if (future !== undefined) future.waiters.push(task);
     if (timeoutMs !== Infinity) this.queue.push(this.now + timeoutMs, WAKE, task.id, task.token);
-    task.onResume = then;
-    task.onResumeSelf = self;
-    return this.park(task) as Promise<T>;
+    return this.park(task);
   }
 
   /** @internal Makes every task still waiting on `future` runnable, in arrival order. */
@@ -365,10 +328,9 @@ export class Kernel {
     }
   }
 
-  private park(task: Task<any>): Promise<unknown> {
-    return new Promise<unknown>((resolve, reject) => {
+  private park(task: Task<any>): Promise<void> {
+    return new Promise<void>((resolve) => {
       task.resumeFn = resolve;
-      task.failFn = reject;
       const signal = this.parkedSignal;
       this.parkedSignal = undefined;
       signal?.();
@@ -517,24 +479,8 @@ export class Kernel {
     const parked = new Promise<void>((resolve) => (this.parkedSignal = resolve));
     const resume = task.resumeFn;
     if (resume !== undefined) {
-      const fail = task.failFn!;
-      const then = task.onResume;
       task.resumeFn = undefined;
-      task.failFn = undefined;
-      if (then === undefined) resume();
-      else {
-        const self = task.onResumeSelf;
-        task.onResume = undefined;
-        task.onResumeSelf = undefined;
-        let v: unknown;
-        try {
-          v = then(self);
-        } catch (e) {
-          fail(e);
-          return parked;
-        }
-        resume(v);
-      }
+      resume();
     } else {
       task.body().then(
         (v) => this.finish(task, true, v),

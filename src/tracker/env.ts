@@ -30,14 +30,6 @@ export interface StepEnv {
    * anything. Real mode ignores it.
    */
   step(label: string, footprint?: Footprint): Promise<void>;
-  /**
-   * {@link StepEnv.step}, then `then()` the moment the request resumes (its
-   * value or throw settles the promise). Optional: a host without it gets
-   * `step` and runs its bookkeeping after the await instead. The simulation
-   * has it because each `async` layer around a step costs a promise and a
-   * microtask hop on every step of every run.
-   */
-  stepThen?<S, T>(label: string, footprint: Footprint | undefined, then: (self: S) => T, self: S): Promise<T>;
   /** Wait `ms` of (virtual) time; `footprint` declares what the request does when it wakes (default: anything). */
   sleep(ms: number, footprint?: Footprint): Promise<void>;
   /** A promise-like the simulator knows about. */
