@@ -72,9 +72,10 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * The floor ratio in instructions (issue #21), a figure this VM's load and
- * drifting speed cannot move: valgrind counts the instructions each piece
- * executes, whatever else runs beside it (so both checkouts are measured at
- * the same time). For the holding claim key_atomic-tool_call-holds, seed 1:
+ * drifting speed move far less than time: valgrind counts the instructions
+ * each piece executes (so both checkouts are measured at the same time).
+ * Not entirely: V8 schedules garbage collections partly by measured speed,
+ * so one may land in a window in one run and not in the next. For the holding claim key_atomic-tool_call-holds, seed 1:
  * instructions per scenario of N campaign scenarios (after N of warm-up, in
  * V8's single-threaded mode so that no background compiler or GC thread is
  * counted in one round and not another), and of the same N scenarios'
@@ -83,7 +84,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * RETRYSIM_BENCH_BEFORE=<another checkout> the same for it and after ÷
  * before. Instructions are not time — JavaScript stalls on memory more than
  * SQLite does, so the time ratio (`npm run bench -- floor`) is the goal's
- * figure — but a change that removes work shows here without noise.
+ * figure — but a change that removes a tenth of the work shows here.
  * Needs valgrind (`apt-get install valgrind`); skipped without it. Sizes:
  * RETRYSIM_INSTR_RUNS (N, default 300), RETRYSIM_INSTR_REPS (rounds, default 2).
  */
@@ -106,7 +107,7 @@ export default async function instructionsBench(): Promise<void> {
   const sides = before ? ([['before', before], ['after', root]] as const) : ([['after', root]] as const);
   const got: Record<string, number[]> = { before: [], after: [] };
   for (let rep = 0; rep < reps; rep++) {
-    // Both checkouts at once: a count does not depend on what runs beside it.
+    // Both checkouts at once: a count depends far less than time on what runs beside it.
     const counts = await Promise.all(sides.map(([, dir]) => counted(['campaign', dir, CLAIM, String(SEED), String(n), String(n)])));
     sides.forEach(([k], i) => got[k]!.push(per(counts[i]!.campaign!)));
   }
