@@ -114,3 +114,48 @@ describe('check --service says what it covered', () => {
     expect(neverReached(r.coverage!).map((x) => x.id)).toContain('service:ttl-expired');
   }, 120_000);
 });
+
+describe('a stored answer replayed, as the service answers it', () => {
+  /** ttlService without the `idempotent-replay` header: a service that replays its stored answer as it first sent it. */
+  const plain: ServiceDefinition = {
+    ...ttlService,
+    name: 'ttl-store-plain',
+    async handle(req, sim) {
+      const r = await ttlService.handle(req, sim);
+      return { status: r.status, body: r.body };
+    },
+  };
+  /** Never replays: every request inserts and answers a new id (the naive service). */
+  const naive: ServiceDefinition = {
+    ...ttlService,
+    name: 'ttl-store-naive',
+    situations: [],
+    async handle(req, sim) {
+      await sim.step('write');
+      const id = Number(sim.db.prepare('INSERT INTO items (run, tenant) VALUES (?, ?)').run(JSON.parse(req.body).run, req.headers['x-tenant'] ?? 'default').lastInsertRowid);
+      return { status: 201, body: JSON.stringify({ id }) };
+    },
+  };
+  const count = async (def: ServiceDefinition, id: string) => {
+    const arb = serviceCaseArbitrary(def, `${def.name}.ts`, 'tool_call', ['loseResponse', 'loseAllAnswers']);
+    registerService(`${def.name}.ts`, def);
+    const counts: CoverageCounts = {};
+    for (let i = 0; i < 40; i++) {
+      const c = caseAt(arb, 3, i).value;
+      const reached = new Reached();
+      await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached, hashTrace: false });
+      countRun(counts, reached);
+    }
+    return counts[id] ?? 0;
+  };
+
+  it("is counted without the idempotent-replay header: a later 2xx under the key equal to the first one is a replay", async () => {
+    const replays = await count(plain, 'replay');
+    expect(replays).toBeGreaterThan(0);
+    expect(replays).toBe(await count(plain, 'service:replayed'));
+  }, 60_000);
+
+  it('is not counted for a service that answers every retry with a new id', async () => {
+    expect(await count(naive, 'replay')).toBe(0);
+  }, 60_000);
+});

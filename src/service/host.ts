@@ -151,6 +151,7 @@ export class ServiceHost implements HostedInstance {
       reached?.add('lose-after-commit');
     }
     if (out.replay) reached?.add('replay');
+    else if (key !== undefined && out.status >= 200 && out.status < 300) reached?.answered(key, out.status, out.body);
     return out;
   }
 

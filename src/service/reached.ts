@@ -16,6 +16,8 @@ export class Reached {
   readonly ids = new Set<string>();
   /** Same-key requests inside the service now, by tenant and key. */
   private readonly inflight = new Map<string, number>();
+  /** The first 2xx answer (status and body) each tenant and key got in this run. */
+  private readonly firstOk = new Map<string, string>();
 
   add(id: string): void {
     this.ids.add(id);
@@ -27,6 +29,19 @@ export class Reached {
     this.inflight.set(key, n);
     if (n >= 2) this.ids.add('overlap:2');
     if (n >= 3) this.ids.add('overlap:3');
+  }
+
+  /**
+   * A 2xx answer under `key`. One equal to the first 2xx under that key is a
+   * stored answer replayed, whether or not the service marks it with an
+   * `idempotent-replay` header (most do not): it is what replay-equals-first
+   * calls a replay.
+   */
+  answered(key: string, status: number, body: string): void {
+    const answer = `${status}\u0000${body}`;
+    const first = this.firstOk.get(key);
+    if (first === undefined) this.firstOk.set(key, answer);
+    else if (first === answer) this.ids.add('replay');
   }
 
   /** The request carrying `key` left its handler (answered, threw, or died with its process). */
