@@ -139,4 +139,14 @@ describe('retrysim check --service and replay --service on the examples', () => 
       process.chdir(cwd);
     }
   });
+
+  it('--html on a holding service: the index says what its runs reached, as the text table and --json do', async () => {
+    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const r = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '60', '--found', found, '--html', html, '--json']);
+    const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: { what: string; runs: number }[] }; neverReached: string[] };
+    expect(j.verdict).toBe('holds');
+    const index = readFileSync(join(html, 'index.html'), 'utf8');
+    for (const row of j.coverage.rows) expect(index).toContain(`<tr><td>${row.what}</td><td>${row.runs}</td></tr>`);
+    expect(index).toContain(j.neverReached.length === 0 ? 'every situation reached' : 'never reached: ');
+  });
 });

@@ -142,7 +142,7 @@ export async function run(argv: string[]): Promise<number> {
     const cx = r.counterexample;
     if (html !== undefined) {
       const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-      const pages = await writeServiceCheckPages(html, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}) }, { service: def });
+      const pages = await writeServiceCheckPages(html, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) }, { service: def });
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
     }

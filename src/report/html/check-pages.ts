@@ -4,7 +4,7 @@ import type { CampaignResult } from '../../campaign/run.js';
 import type { RunOptions } from '../../scenario/run.js';
 import type { Scenario } from '../../scenario/schema.js';
 import { judge } from '../../campaign/judge.js';
-import { neverReached } from '../../campaign/coverage.js';
+import { neverReached, type Coverage } from '../../campaign/coverage.js';
 import { escapeHtml } from './page.js';
 import { BASE_CSS } from './styles.js';
 import { writeStepperPage } from './write.js';
@@ -30,7 +30,7 @@ export async function writeCheckPages(dir: string, results: readonly CampaignRes
     }
     // The same judgement as the text table and --json (an inconclusive row is ?, never ✓).
     const j = judge(r);
-    rows.push(`<tr class="${j.ok ? 'ok' : 'bad'}"><td>${j.ok ? '✓' : j.inconclusive ? '?' : '✗'}</td><td>${escapeHtml(r.claim.variant)} / ${escapeHtml(r.claim.keySource)}</td><td>${escapeHtml(r.claim.title)}</td><td>${r.claim.expected}</td><td>${r.verdict}</td><td>${r.runs}${r.bounded ? ` + ${r.bounded.schedules} schedules${r.bounded.complete ? ' (all)' : ''}` : ''}</td><td>${link}</td><td>${coverageCell(r)}</td></tr>`);
+    rows.push(`<tr class="${j.ok ? 'ok' : 'bad'}"><td>${j.ok ? '✓' : j.inconclusive ? '?' : '✗'}</td><td>${escapeHtml(r.claim.variant)} / ${escapeHtml(r.claim.keySource)}</td><td>${escapeHtml(r.claim.title)}</td><td>${r.claim.expected}</td><td>${r.verdict}</td><td>${r.runs}${r.bounded ? ` + ${r.bounded.schedules} schedules${r.bounded.complete ? ' (all)' : ''}` : ''}</td><td>${link}</td><td>${coverageCell(r.coverage, r.verdict)}</td></tr>`);
   }
   const index = join(dir, 'index.html');
   writeFileSync(index, [
@@ -63,6 +63,8 @@ export interface ServiceCheckRow {
   runs: number;
   ok: boolean;
   counterexample?: { scenario: Scenario; file?: string; replay: string; violations: readonly { invariant: string }[] };
+  /** What the runs reached (a campaign that keeps count): folded into the row, as `check --html` does for a claim. */
+  coverage?: Coverage;
 }
 
 /**
@@ -95,21 +97,20 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; }</style></head><body><div id="app">`,
+    `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; } .wide { overflow-x: auto; max-width: 100%; }</style></head><body><div id="app">`,
     `<p class="crumb">retrysim · check</p><h1>${escapeHtml(row.subject)}</h1>`,
-    '<table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th></tr></thead><tbody>',
-    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td></tr>`,
-    '</tbody></table></div></body></html>',
+    '<div class="wide"><table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
+    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
+    '</tbody></table></div></div></body></html>',
     '',
   ].join('\n'));
   written.push(index);
   return { written, ...(problem !== undefined ? { problem } : {}) };
 }
 
-/** What a claim without a failure reached: the situations never reached, and the whole table folded. */
-function coverageCell(r: CampaignResult): string {
-  const c = r.coverage;
-  if (c === undefined || r.verdict === 'fails') return '—';
+/** What a campaign without a failure reached: the situations never reached, and the whole table folded. */
+function coverageCell(c: Coverage | undefined, verdict: string): string {
+  if (c === undefined || verdict === 'fails') return '—';
   const never = neverReached(c);
   const head = never.length === 0 ? 'every situation reached' : `never reached: ${never.map((x) => escapeHtml(x.what)).join('; ')}`;
   const table = c.rows.map((x) => `<tr><td>${escapeHtml(x.what)}</td><td>${x.runs}</td></tr>`).join('');
