@@ -31,7 +31,7 @@ success under one key the first one's answer (replay-equals-first), and,
 if the service opts in, progress. The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
-minimised and written as a replayable file; what the miniminiser could not
+minimised and written as a replayable file; what the minimiser could not
 show minimal is said.
 
   --service PATH  the service module (required; or --app PATH)
