@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -45,6 +45,18 @@ describe('retrysim check --service and replay --service on the examples', () => 
     // What it expected is what its why and exit code say: holds.
     expect(JSON.parse(plain.out)).toMatchObject({ expected: 'holds', why: ['expected holds, got fails'] });
   });
+
+  it('a service whose state outlives a run (a module-level Map) is named, exit 2, and no counterexample that would not replay is written', async () => {
+    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const r = await cli(['check', '--service', 'src/service/fixtures/module-map.ts', '--runs', '50', '--found', found, '--html', html, '--json']);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      expect.stringMatching(/^retrysim check: service 'module-map': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level.*memory\(\)/),
+    ]);
+    expect(readdirSync(found)).toEqual([]);
+    expect(readdirSync(html)).toEqual([]);
+  }, 60_000);
 
   it('a bad service path or flag is one line and exit 2', async () => {
     const r = await cli(['check', '--service', 'examples/nope/service.ts', '--found', found]);

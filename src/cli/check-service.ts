@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
@@ -7,6 +8,7 @@ import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
+import { freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -57,7 +59,9 @@ Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
 does not load or is not a service, an undeclared step, table or situation, a
 request never answered because the handler awaits something outside the
-simulation, a busy loop on the clock), 4 inconclusive (an exhaustive search
+simulation, a busy loop on the clock, a counterexample that does not
+reproduce in a fresh process: state kept at module level, not in memory()),
+4 inconclusive (an exhaustive search
 stopped by its schedule limit: not every schedule ran; or no request of any
 run was answered 2xx or made an effect: a service that does nothing breaks
 no safety invariant). A handler that throws
@@ -135,6 +139,16 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
       throw e;
+    }
+    const written = r.counterexample?.file;
+    if (written !== undefined) {
+      // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
+      const problem = freshReplayProblem(moduleFlag(def), v.service, written);
+      if (problem !== undefined) {
+        rmSync(written, { force: true });
+        console.error(`retrysim check: ${notReproducedMessage(`${isHostedApp(def) ? 'app' : 'service'} '${def.name}'`, problem, isHostedApp(def) ? 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh' : 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart')}`);
+        return 2;
+      }
     }
     const why = whyOf(r, expected);
     const ok = why.length === 0;

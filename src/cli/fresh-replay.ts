@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** This package's command line (bin/ sits two levels above src/cli and dist/cli alike). */
+const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
+
+/**
+ * Replays a counterexample file just written as its reader will: `retrysim
+ * replay` in a process of its own, which loads the user's module afresh.
+ * A campaign loads the module once for all its runs, so state the module
+ * keeps at module level (a Map of keys, a cache, a counter) outlives each
+ * simulated run, and a later run can fail on what an earlier one left —
+ * a failure no fresh process shows. Resolves to why the file did not
+ * reproduce (expect not met, or a divergence), or undefined when it did or
+ * when the replay could not judge it (its own error is not this file's).
+ */
+export function freshReplayProblem(flag: string, module: string, file: string): string | undefined {
+  const r = spawnSync(process.execPath, [BIN, 'replay', flag, module, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status === 1 || r.status === 3) {
+    try {
+      const j = JSON.parse(r.stdout) as { problems?: string[]; diverged?: { message?: string } };
+      if (j.diverged !== undefined) return `it diverged: ${j.diverged.message ?? 'another schedule'}`;
+      if (j.problems !== undefined && j.problems.length > 0) return `expect not met: ${j.problems.join('; ')}`;
+    } catch {
+      // not JSON: the replay's one line on stderr says it
+    }
+    return r.stderr.trim().split('\n')[0] ?? `exit ${r.status}`;
+  }
+  return undefined;
+}
+
+/** The one line for a module whose counterexample does not reproduce in a fresh process. */
+export function notReproducedMessage(subject: string, why: string, stateHome: string): string {
+  return `${subject}: its counterexample did not reproduce when replayed in a fresh process (${why}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${stateHome}`;
+}
