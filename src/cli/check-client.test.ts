@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -65,6 +65,17 @@ describe('retry client counterexamples are replayable files', () => {
     const builtIn = await cli('replay', 'scenarios/canonical/lost_response/key_atomic--tool_call.json', '--client', CLIENT);
     expect(builtIn.code).toBe(2);
     expect(builtIn.err).toMatch(/runs the built-in harness, not a retry client/);
+  }, 120_000);
+
+  it('a client whose state outlives a run (a module-level breaker) is named, exit 2, and no counterexample that would not replay is written', async () => {
+    const found = tmp('rs-client-module-');
+    const r = await cli('check', '--client', 'src/client/fixtures/module-breaker.ts', '--runs', '300', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      expect.stringMatching(/^retrysim check: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/),
+    ]);
+    expect(readdirSync(found)).toEqual([]);
   }, 120_000);
 
   it('explainClient (retrysim/vitest) writes the shrunk case as a file too; without the module, replay asks for --client and replays with it', async () => {

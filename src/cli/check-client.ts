@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
 import { ClientError, loadClient } from '../client/load.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
@@ -9,6 +10,8 @@ import { textTable } from '../report/table.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
+import { freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
+import { moduleFlag } from '../app/define.js';
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
@@ -111,6 +114,16 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
       throw e;
+    }
+    const written = r.counterexample?.file;
+    if (written !== undefined) {
+      // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
+      const problem = freshReplayProblem(written, ['--client', v.client, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])]);
+      if (problem !== undefined) {
+        rmSync(written, { force: true });
+        console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, 'keep what one call needs inside run(), where each call (and each simulated run) starts afresh')}`);
+        return 2;
+      }
     }
     const cx = r.counterexample;
     const why: string[] = [];

@@ -143,7 +143,7 @@ export async function run(argv: string[]): Promise<number> {
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = freshReplayProblem(moduleFlag(def), v.service, written);
+      const problem = freshReplayProblem(written, [moduleFlag(def), v.service]);
       if (problem !== undefined) {
         rmSync(written, { force: true });
         console.error(`retrysim check: ${notReproducedMessage(`${isHostedApp(def) ? 'app' : 'service'} '${def.name}'`, problem, isHostedApp(def) ? 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh' : 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart')}`);

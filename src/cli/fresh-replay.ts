@@ -10,12 +10,13 @@ const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
  * A campaign loads the module once for all its runs, so state the module
  * keeps at module level (a Map of keys, a cache, a counter) outlives each
  * simulated run, and a later run can fail on what an earlier one left —
- * a failure no fresh process shows. Resolves to why the file did not
+ * a failure no fresh process shows. `modules` are the replay's flags naming
+ * them (`--service PATH`, `--client PATH`), as the printed replay line has them. Resolves to why the file did not
  * reproduce (expect not met, or a divergence), or undefined when it did or
  * when the replay could not judge it (its own error is not this file's).
  */
-export function freshReplayProblem(flag: string, module: string, file: string): string | undefined {
-  const r = spawnSync(process.execPath, [BIN, 'replay', flag, module, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+export function freshReplayProblem(file: string, modules: readonly string[]): string | undefined {
+  const r = spawnSync(process.execPath, [BIN, 'replay', ...modules, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status === 1 || r.status === 3) {
     try {
       const j = JSON.parse(r.stdout) as { problems?: string[]; diverged?: { message?: string } };
