@@ -67,6 +67,23 @@ describe('retry client counterexamples are replayable files', () => {
     expect(builtIn.err).toMatch(/runs the built-in harness, not a retry client/);
   }, 120_000);
 
+  it('a holding client says what its runs reached (DESIGN invariant 9): the table, --json and the --html index', async () => {
+    const pages = tmp('rs-client-cov-html-');
+    const args = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '150', '--found', tmp('rs-client-cov-')];
+    const j = JSON.parse((await cli(...args, '--json', '--html', pages)).out) as { verdict: string; coverage: { runs: number; rows: { id: string; what: string; runs: number }[] } | null; neverReached: string[] };
+    expect(j.verdict).toBe('holds');
+    expect(j.coverage?.runs).toBe(150);
+    const row = (id: string) => j.coverage!.rows.find((x) => x.id === id)!;
+    // What a retry client meets: its own timeouts, a 429 with Retry-After, an answer it must not retry, retries, and the service's faults.
+    for (const id of ['client:aborted', 'client:retry-after', 'client:non-retryable', 'client:retried', 'lose-after-commit', 'answer-lost', 'instance:second']) expect(row(id).runs, id).toBeGreaterThan(0);
+    expect(j.neverReached).toEqual(j.coverage!.rows.filter((x) => x.runs === 0).map((x) => x.id));
+    const text = await cli(...args);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('what the 150 run(s) reached:');
+    expect(text.out).toMatch(/a call that sent its operation again +│ \d+/);
+    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain(`<tr><td>${row('client:retried').what}</td><td>${row('client:retried').runs}</td></tr>`);
+  }, 120_000);
+
   it('a client whose state outlives a run (a module-level breaker) is named, exit 2, and no counterexample that would not replay is written', async () => {
     const found = tmp('rs-client-module-');
     const r = await cli('check', '--client', 'src/client/fixtures/module-breaker.ts', '--runs', '300', '--found', found, '--json');

@@ -7,6 +7,7 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import { coverageText, neverReached } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -55,7 +56,7 @@ reproduces; what the minimiser could not show minimal is said.
   --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
                   own run (its requests, waits, answers, the faults, the check it breaks)
   --json          {client, module, seed, explore, faults, runs, complete (exhaustive), verdict, expected, ok, why, firstFailureRun,
-                   counterexample, shrunkSize, violations, minimised, notMinimal, replay}
+                   counterexample, shrunkSize, violations, minimised, notMinimal, replay, coverage, neverReached}
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
@@ -139,7 +140,7 @@ export async function run(argv: string[]): Promise<number> {
       const svc = service;
       const against = svc !== undefined ? `service ${svc.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
-      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}) },
+      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) },
         (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}) }));
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
@@ -150,6 +151,7 @@ export async function run(argv: string[]): Promise<number> {
         firstFailureRun: r.firstFailureRun ?? null,
         counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
         minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
+        coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
       }));
       return code;
     }
@@ -165,6 +167,13 @@ export async function run(argv: string[]): Promise<number> {
       for (const w of cx.run.workers) for (const q of w.sent) console.log(`  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
       console.log(`  replay: ${cx.replay}`);
+    }
+    if (r.coverage !== undefined) {
+      // A green says what it covered: a situation no run reached is one this verdict says nothing about.
+      const never = neverReached(r.coverage);
+      console.log(`\nwhat the ${r.runs} run(s) reached:`);
+      console.log(coverageText([{ name: r.client, coverage: r.coverage }]));
+      console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
     for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);

@@ -7,7 +7,7 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import type { BuiltinName as Variant } from '../tracker/builtin.js';
+import { builtinService, type BuiltinName as Variant } from '../tracker/builtin.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';
@@ -19,6 +19,9 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { runClientScenario, type ClientRun, type RetryClient } from './run.js';
 import { clientSmallScenarios } from './small.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
+import { countRun, coverageOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
+import { Reached } from '../service/reached.js';
+import { clientSituationsOf } from './coverage.js';
 
 /** The faults a retry client is run under by default. */
 export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer'];
@@ -154,6 +157,24 @@ export interface ClientCampaignResult {
   /** 1-based number of the first failing scenario. */
   firstFailureRun?: number;
   counterexample?: ClientCounterexample;
+  /** Without a failure: how many runs reached each situation of the client's fault space (DESIGN invariant 9). */
+  coverage?: Coverage;
+}
+
+/** Runs one case counting what it reached into `counts`, and the table those counts make. */
+function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], slowAtAnyStep: boolean) {
+  const counts: CoverageCounts = {};
+  const opts = o.service ? { service: o.service } : {};
+  return {
+    run: async (s: Scenario, choices: ChoiceSource) => {
+      // A fresh count per run: a run that throws (a broken client) counts nothing.
+      const reached = new Reached();
+      const r = await runClientScenario(s, o.client, { choices, ...opts, reached });
+      countRun(counts, reached);
+      return r;
+    },
+    coverage: (runs: number): Coverage => coverageOf(clientSituationsOf(o.service ?? builtinService(o.variant ?? 'key_atomic'), faults, slowAtAnyStep, o.client.deadlineMs), counts, runs),
+  };
 }
 
 /**
@@ -178,8 +199,9 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   };
   let done = 0;
   let firstFailureRun: number | undefined;
+  const counted = counter(o, faults, service !== undefined);
   const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
-    const r = await runClientScenario(c.scenario, o.client, { choices: await choicesOf(c), ...opts });
+    const r = await counted.run(c.scenario, await choicesOf(c));
     if (firstFailureRun === undefined) done++;
     if (r.violations.length === 0) return true;
     firstFailureRun ??= done;
@@ -188,8 +210,9 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
   const base = { client: o.client.name, seed: o.seed, explore, faults };
   if (!details.failed) {
-    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive' };
-    return { ...base, runs: details.numRuns, verdict: 'holds' };
+    const coverage = counted.coverage(details.numRuns);
+    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', coverage };
+    return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];
@@ -215,9 +238,10 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
   const fails = (r: ClientRun) => r.violations.length > 0;
   let schedules = 0;
   let complete = true;
+  const counted = counter(o, faults, true);
   for (const s of clientSmallScenarios(service ? { service, module: module! } : { variant: o.variant ?? 'key_atomic' }, faults)) {
     const scenario = { ...s, seed: o.seed };
-    const e = await exploreAll((choices) => runClientScenario(scenario, o.client, { choices, ...opts }), {
+    const e = await exploreAll((choices) => counted.run(scenario, choices), {
       schedulesMax: o.runs,
       reduce: true,
       keep: fails,
@@ -231,6 +255,7 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
       return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, counterexample };
     }
   }
-  if (!complete) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran` };
-  return { ...base, runs: schedules, verdict: 'holds', complete };
+  const coverage = counted.coverage(schedules);
+  if (!complete) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
+  return { ...base, runs: schedules, verdict: 'holds', complete, coverage };
 }

@@ -18,6 +18,8 @@ import { ClientError } from './load.js';
 import { SimLimitError } from '../sim/errors.js';
 import { simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
+import { noteRunEnd, type Reached } from '../service/reached.js';
+import { noteClientRun } from './coverage.js';
 
 /** One logical operation, as a user's client is asked to perform it. */
 export interface ClientOperation {
@@ -87,6 +89,8 @@ export interface ClientRunOptions {
    * The same entries as an unobserved run, so the trace hash is the same.
    */
   observe?: RunObserver;
+  /** Counts what the run reached, the client's side and the service's (a campaign's coverage). */
+  reached?: Reached;
 }
 
 /**
@@ -112,7 +116,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   try {
     const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
     const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
-    const hosts = hostInstances(s, def, sdb);
+    const hosts = hostInstances(s, def, sdb, opts.reached);
     // The service's handlers run on the kernel's clock (the client's code on the bridge's).
     const clock = onKernelClock(kernel, hosts);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
@@ -160,6 +164,17 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       clock.release();
     }
     opts.observe?.end?.(sdb.db);
+    if (opts.reached !== undefined) {
+      noteRunEnd(opts.reached, {
+        // The run's span is the client's: until its last call settled (timers left behind may run the kernel on past it).
+        steps: def.steps, choices: result.choices, timeMs: Math.max(0, ...workers.map((w) => w.endMs)),
+        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}),
+        answersLost: net.answersLost,
+        clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
+        recovery: [],
+      });
+      noteClientRun(opts.reached, workers);
+    }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];

@@ -1,0 +1,59 @@
+import { situationsOf, type Situation } from '../campaign/coverage.js';
+import type { FaultKind } from '../scenario/arbitraries.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { SPANS, type Reached } from '../service/reached.js';
+import type { ClientRun } from './run.js';
+
+/** Answers that say retrying cannot help (SPEC §6), as `non-retryable` judges them. */
+const NON_RETRYABLE = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * What a retry client met in a campaign (DESIGN invariant 9: a green says
+ * what it covered), first in the client's own terms — the answers and
+ * failures its retry logic branches on, and what it did about them — then
+ * the service's situations under the same faults. A client that held while
+ * no run timed it out, or sent it a 429, says so.
+ */
+const CLIENT_SITUATIONS: ReadonlyArray<Situation & { needs?: FaultKind }> = [
+  { id: 'client:aborted', what: 'a request the client gave up on (its own timeout)' },
+  { id: 'client:transport', what: 'a reset or refused connection' },
+  { id: 'client:retryable', what: 'an answer 408, 409, 429 or 5xx' },
+  { id: 'client:retry-after', what: 'an answer with Retry-After', needs: 'throttle' },
+  { id: 'client:non-retryable', what: 'an answer 400, 401, 403, 404 or 422', needs: 'answer' },
+  { id: 'client:retried', what: 'a call that sent its operation again' },
+  { id: 'client:gave-up', what: 'a call that settled without a success' },
+];
+
+/**
+ * Every situation a client campaign over `faults` against `def` can reach.
+ * `slowAtAnyStep`: the slow fault lands after any step (a user's service, or
+ * the exhaustive search's small scenarios), not only at the service's
+ * `slowStep`. `deadlineMs`: the client's.
+ */
+export function clientSituationsOf(def: ServiceDefinition, faults: readonly FaultKind[], slowAtAnyStep: boolean, deadlineMs: number): Situation[] {
+  const own = CLIENT_SITUATIONS.filter((s) => s.needs === undefined || faults.includes(s.needs)).map(({ id, what }) => ({ id, what }));
+  // A client run has no recovery phase (the client itself is what recovers),
+  // and lasts until its calls settle: a span that starts past the client's
+  // deadline is one a correct client never has.
+  const beyond = new Set<string>(SPANS.filter((x, i) => i > 0 && SPANS[i - 1]!.maxMs >= deadlineMs).map((x) => x.id));
+  const service = situationsOf({ def, faults, keySource: 'tool_call', slowAtAnyStep }).filter((s) => !s.id.startsWith('recovery:') && !beyond.has(s.id));
+  return [...own, ...service];
+}
+
+/** Adds what the client's calls met and did in one run. */
+export function noteClientRun(r: Reached, workers: ClientRun['workers']): void {
+  for (const w of workers) {
+    if (w.sent.length > 1) r.add('client:retried');
+    if (w.outcome === 'rejected') r.add('client:gave-up');
+    for (const q of w.sent) {
+      const o = q.outcome;
+      if (o === 'aborted' || o === 'timeout') r.add('client:aborted');
+      else if (o === 'connection_closed' || o === 'connection_refused') r.add('client:transport');
+      else if (typeof o === 'number') {
+        if (NON_RETRYABLE.has(o)) r.add('client:non-retryable');
+        if (o === 408 || o === 409 || o === 429 || o >= 500) r.add('client:retryable');
+      }
+      if (q.retryAfter !== undefined) r.add('client:retry-after');
+    }
+  }
+}
