@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,8 @@ import { runScenario } from './scenario/run.js';
 import { ReplayDivergenceError } from './sim/choice/replay.js';
 import twoTransactions from '../examples/two-transactions/service.js';
 import * as broken from './service/fixtures/broken.js';
+import moduleMap from './service/fixtures/module-map.js';
+import moduleBreaker from './client/fixtures/module-breaker.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 
@@ -44,6 +46,25 @@ describe('retrysim/vitest', () => {
     const r = await cli(cmd.split(' ').slice(1));
     expect(r.code, r.err).toBe(0);
   });
+
+  it('a failing property on a service whose state outlives a run (a module-level Map) names that, and leaves no file that would not replay', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const mapModule = 'src/service/fixtures/module-map.ts';
+    const prop = fc.asyncProperty(serviceCases(moduleMap, { module: mapModule }), async (c) => (await runServiceCase(moduleMap, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(moduleMap, { module: mapModule, foundDir: found }), numRuns: 50, seed: 1 }));
+    expect(msg).toMatch(/retrysim: service 'module-map': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level.*memory\(\)/);
+    expect(msg).not.toContain('written to');
+    expect(readdirSync(found)).toEqual([]);
+  }, 60_000);
+
+  it('explainClient on a client whose state outlives a run (a module-level breaker) names that, and leaves no file that would not replay', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleBreaker, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(moduleBreaker, { module: 'src/client/fixtures/module-breaker.ts', foundDir: found }), numRuns: 300, seed: 1 }));
+    expect(msg).toMatch(/retrysim: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/);
+    expect(msg).not.toContain('written to');
+    expect(readdirSync(found)).toEqual([]);
+  }, 60_000);
 
   it('a property that passes while no request was ever answered 2xx (every request throws) fails as inconclusive; the same property on a working service passes', async () => {
     const prop = (def: typeof broken.fine) => fc.asyncProperty(serviceCases(def, { module: `fixtures/${def.name}.ts`, faults: ['crash'] }), async (c) => (await runServiceCase(def, c)).violations.length === 0);

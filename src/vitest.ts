@@ -24,6 +24,9 @@ import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
 import type { ServiceDefinition } from './service/definition.js';
 import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, type Answers } from './service/campaign.js';
+import { rmSync } from 'node:fs';
+import { moduleFlag } from './app/define.js';
+import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNotReproduced } from './cli/fresh-replay.js';
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
@@ -124,6 +127,12 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       } catch (e) {
         throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nretrysim: (could not minimise the counterexample: ${(e as Error).message})`);
       }
+      // The file must replay as its reader will run it (a fresh process), as `check --service` holds it to.
+      const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module]);
+      if (problem !== undefined) {
+        rmSync(cx.file!, { force: true });
+        throw new Error(`${failedLine(details)}\n\nretrysim: ${serviceNotReproduced(def, problem)}`);
+      }
       const s = cx.size;
       throw new Error(`${failedLine(details)}\n\n` +
         `retrysim: minimised counterexample (${sizeText(s)}):\n` +
@@ -219,10 +228,17 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
       let written: string;
       let r: ClientRun;
+      let notReproduced: string | undefined;
       // The minimised case when minimising and writing worked; else fast-check's, as it failed.
       let shown = c.scenario;
       try {
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}) });
+        // The file must replay as its reader will run it (a fresh process), as `check --client` holds it to.
+        const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module]);
+        if (problem !== undefined) {
+          rmSync(cx.file!, { force: true });
+          notReproduced = notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME);
+        }
         r = cx.run;
         shown = cx.scenario;
         written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
@@ -230,6 +246,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;
       }
+      if (notReproduced !== undefined) throw new Error(`${report}\n\nretrysim: ${notReproduced}`);
       const size = scenarioSize(shown, 0);
       const f = shown.faults;
       const t = shown.network.throttle;

@@ -11,7 +11,7 @@ import { coverageText, neverReached } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
+import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 import { moduleFlag } from '../app/define.js';
 
 const DEFAULT_RUNS = 300;
@@ -122,7 +122,7 @@ export async function run(argv: string[]): Promise<number> {
       const problem = freshReplayProblem(written, ['--client', v.client, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])]);
       if (problem !== undefined) {
         rmSync(written, { force: true });
-        console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, 'keep what one call needs inside run(), where each call (and each simulated run) starts afresh')}`);
+        console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
         return 2;
       }
     }

@@ -8,7 +8,7 @@ import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
-import { freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
+import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -146,7 +146,7 @@ export async function run(argv: string[]): Promise<number> {
       const problem = freshReplayProblem(written, [moduleFlag(def), v.service]);
       if (problem !== undefined) {
         rmSync(written, { force: true });
-        console.error(`retrysim check: ${notReproducedMessage(`${isHostedApp(def) ? 'app' : 'service'} '${def.name}'`, problem, isHostedApp(def) ? 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh' : 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart')}`);
+        console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
         return 2;
       }
     }

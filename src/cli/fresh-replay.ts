@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isHostedApp } from '../app/define.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
 /** This package's command line (bin/ sits two levels above src/cli and dist/cli alike). */
 const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
@@ -34,3 +36,13 @@ export function freshReplayProblem(file: string, modules: readonly string[]): st
 export function notReproducedMessage(subject: string, why: string, stateHome: string): string {
   return `${subject}: its counterexample did not reproduce when replayed in a fresh process (${why}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${stateHome}`;
 }
+
+/** {@link notReproducedMessage} for a service or a hosted app, with where its per-process state belongs. */
+export function serviceNotReproduced(def: ServiceDefinition, why: string): string {
+  return isHostedApp(def)
+    ? notReproducedMessage(`app '${def.name}'`, why, 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh')
+    : notReproducedMessage(`service '${def.name}'`, why, 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart');
+}
+
+/** Where a retry client's state belongs, for {@link notReproducedMessage}. */
+export const CLIENT_STATE_HOME = 'keep what one call needs inside run(), where each call (and each simulated run) starts afresh';
