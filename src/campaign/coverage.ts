@@ -51,6 +51,8 @@ export interface FaultSpace {
    * step (a built-in variant's is fixed at its `slowStep`).
    */
   slowAtAnyStep?: boolean;
+  /** A user's service: kills also land as an answer leaves (`kill.atAnswer`), not only at a step. */
+  killAtAnswer?: boolean;
 }
 
 /**
@@ -75,6 +77,7 @@ export function situationsOf(f: FaultSpace): Situation[] {
   }
   if (has('pause')) for (const s of steps) add(`pause@${s}`, `a pause at ${s}`);
   if (has('kill')) for (const s of steps) add(`kill@${s}`, `a kill at ${s}`);
+  if (has('kill') && f.killAtAnswer) add('kill@answer', 'a kill as an answer leaves (work done, never answered)');
   if (has('clockOffset')) add('clock-offset', 'instances with skewed clocks');
   if (has('instances')) add('instance:second', 'a request served by a second instance');
   if (isStableKeySource(f.keySource)) {

@@ -23,7 +23,9 @@ The property campaign against your own service (a TypeScript or JavaScript
 module whose default export is a ServiceDefinition or an app descriptor; no
 build step). The standard fault space — lost responses after commit and on
 the way back, a crash at each declared crash point, slow steps and pauses at
-each declared step, kill/restart, two instances on one database, clock skew,
+each declared step, kill/restart (at a step, or as an answer leaves: the
+work done, the process back without its memory), two instances on one
+database, clock skew,
 up to three concurrent duplicates, spans of minutes to hours, two tenants
 with the same raw key, the same key with a different body — runs with the
 built-in retrying client, and the service's declared effects are judged:

@@ -31,7 +31,8 @@ held against \`retrysim serve --service PATH\` processes instead: one column
 per scenario built from what it declares — no_fault, lost_response,
 lost_answer, crash_at:<point> per crash point, concurrent_duplicate,
 two_instances, kill_at:<step> per step (a real SIGKILL, restarted on the same
-file), key_reuse — compared on the effects left and the invariants broken
+file), kill_at:answer (the same, once the handler returned, before its answer
+leaves), key_reuse — compared on the effects left and the invariants broken
 (progress aside: real mode runs no recovery phase). Exit 1 on any
 difference, 2 on bad flags or a broken service. --app PATH is --service
 PATH for an unmodified Node app (a module whose default export is an app

@@ -30,6 +30,8 @@ export interface KillPlan {
   instance: number;
   atMs?: number;
   atStep?: string;
+  /** When the instance's n-th handler (1-based) has returned, before its answer leaves (the client sees the connection close). */
+  atAnswer?: number;
   restartAfterMs: number;
 }
 
@@ -65,6 +67,8 @@ export interface HostedInstance {
 export class SimServer {
   up = true;
   kills = 0;
+  /** Handlers of this process that returned an answer (an `atAnswer` kill plan counts them). */
+  answered = 0;
   /** In-flight request tasks and the replies their clients wait for. */
   readonly inflight = new Map<Task<unknown>, (o: WireOutcome) => void>();
   constructor(readonly index: number, readonly instance: HostedInstance) {}
@@ -184,7 +188,9 @@ export class SimNetwork {
       this.envs.set(task, env);
       const res = await server.instance.handle(req, env);
       env.settleDb();
-      server.inflight.delete(task);
+      // An `atAnswer` kill lands now, before the answer leaves: the request stays in
+      // flight, so the kill (due now, before any task resumes) closes its connection.
+      if (!this.killAtAnswer(server)) server.inflight.delete(task);
       const data: Record<string, unknown> = { body: res.body };
       if (res.replay) data.replay = true;
       k.log(name, `answer ${res.status}`, data);
@@ -207,6 +213,16 @@ export class SimNetwork {
       return { kind: 'transport_error', reason: 'timeout' };
     }
     return r.value;
+  }
+
+  /** Whether a pending `atAnswer` kill plan fires on this answer of `server` (then scheduled for now). */
+  private killAtAnswer(server: SimServer): boolean {
+    server.answered++;
+    const plan = this.killPending;
+    if (plan?.atAnswer === undefined || plan.instance !== server.index || plan.atAnswer !== server.answered) return false;
+    this.killPending = undefined;
+    this.kernel.schedule(0, () => this.kill(server.index, plan.restartAfterMs));
+    return true;
   }
 
   /** @internal A step of a request on server `index`: fires a pending `atStep` kill plan. */

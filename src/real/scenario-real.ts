@@ -18,7 +18,8 @@ import { httpTransport, realClientEnv, sleepMs } from './http-transport.js';
  * child process (`--variant`, or `--service` for a scenario that names a
  * user's module) on one SQLite file, faults are armed through the admin
  * route, the kill fault is a real SIGKILL (at a wall-clock time from the
- * parent, or by the child itself when a request reaches the kill step),
+ * parent, or by the child itself when a request reaches the kill step or
+ * its n-th handler returns, before the answer leaves),
  * followed by a restart on the same port and database after
  * `restartAfterMs`. Clients are the same harness and model layer as in the
  * simulation, over node:http with real timeouts, drawing jitter and keys
@@ -133,6 +134,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     // Where the slow fault strikes is per instance, as in the simulation (hostInstances).
     if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep });
     if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep });
+    if (kill?.atAnswer !== undefined) await servers[kill.instance]!.setFaults({ killAtAnswer: kill.atAnswer });
     for (const sup of supervisors) await sup.watch();
     if (kill?.atMs !== undefined) timers.push(setTimeout(() => void servers[kill.instance]!.kill(), kill.atMs));
 

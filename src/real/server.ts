@@ -62,6 +62,8 @@ export interface HttpFaults {
   dropResponses: number;
   /** SIGKILL this process when a request first reaches this step label (then the knob clears). */
   killAtStep: string | undefined;
+  /** SIGKILL this process when the n-th handler from now has returned, before its answer leaves (0: off; counts down). */
+  killAtAnswer: number;
 }
 
 /** A running server. */
@@ -99,6 +101,7 @@ const adminFaultsSchema = z.strictObject({
   slowAtStep: z.string().min(1).nullable().optional(),
   dropResponses: z.number().int().nonnegative().optional(),
   killAtStep: z.string().min(1).nullable().optional(),
+  killAtAnswer: z.number().int().nonnegative().optional(),
 });
 
 function isLoopback(addr: string | undefined): boolean {
@@ -259,7 +262,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (file.open) file.close();
     throw e; // a ServiceError: the service's own problem, named
   }
-  const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined };
+  const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined, killAtAnswer: 0 };
   const base = realEnv();
   const env: StepEnv = {
     ...base,
@@ -299,7 +302,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       const p = adminFaultsSchema.safeParse(data);
       if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const { dropResponses, killAtStep, pause, crashAt, slowAtStep, ...counters } = p.data;
+      const { dropResponses, killAtStep, killAtAnswer, pause, crashAt, slowAtStep, ...counters } = p.data;
       // The lease check ran at start-up against the slowMs given then; a
       // slower processing time armed now must pass it too (nothing is applied otherwise).
       const problem = counters.slowMs === undefined ? null : dep.slowMsProblem(counters.slowMs);
@@ -312,6 +315,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (slowAtStep !== undefined) host.faults.slowAtStep = slowAtStep ?? undefined;
       if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;
       if (killAtStep !== undefined) httpFaults.killAtStep = killAtStep ?? undefined;
+      if (killAtAnswer !== undefined) httpFaults.killAtAnswer = killAtAnswer;
       return jsonResponse(200, { ...host.faults, ...httpFaults });
     }
     if (path === '/_admin/counts' && req.method === 'GET') {
@@ -351,6 +355,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           return;
         }
         const r = await host.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env);
+        // The simulated `kill.atAnswer`: the work is done, and not a byte of the answer leaves.
+        if (httpFaults.killAtAnswer > 0 && --httpFaults.killAtAnswer === 0) process.kill(process.pid, 'SIGKILL');
         if (r.dropConnection || httpFaults.dropResponses > 0) {
           if (!r.dropConnection) httpFaults.dropResponses--;
           req.socket.destroy(); // not a byte of response

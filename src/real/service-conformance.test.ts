@@ -13,9 +13,9 @@ describe('conformance --service: the simulation held against real processes', ()
   it('payments-atomic agrees in every column, the real kill columns included', async () => {
     const module = 'examples/payments-atomic/service.ts';
     const cells = await runServiceConformance({ def: await loadService(module), module });
-    expect(cells.map((c) => c.column)).toEqual(['no_fault', 'lost_response', 'lost_answer', 'crash_at:after-claim', 'concurrent_duplicate', 'two_instances', 'kill_at:claim', 'kill_at:charge', 'kill_at:finish', 'key_reuse']);
+    expect(cells.map((c) => c.column)).toEqual(['no_fault', 'lost_response', 'lost_answer', 'crash_at:after-claim', 'concurrent_duplicate', 'two_instances', 'kill_at:claim', 'kill_at:charge', 'kill_at:finish', 'kill_at:answer', 'key_reuse']);
     for (const c of cells) expect(c, c.column).toMatchObject({ same: true });
-    expect(cells.reduce((n, c) => n + c.real.kills, 0)).toBe(3);
+    expect(cells.reduce((n, c) => n + c.real.kills, 0)).toBe(4);
     expect(cells.find((c) => c.column === 'lost_response')!.real.effects).toBe(1);
   }, 120_000);
 
@@ -33,6 +33,13 @@ describe('conformance --service: the simulation held against real processes', ()
     expect(text.stdout).toMatch(/1 difference\(s\)\./);
   }, 120_000);
 
+  it('kill_at:answer is a real kill -9 after the work: a cache of answers in process memory pays twice in both worlds', async () => {
+    const module = 'src/real/fixtures/memory-answer-cache.ts';
+    const [cell] = await runServiceConformance({ def: await loadService(module), module, columns: ['kill_at:answer'] });
+    expect(cell).toMatchObject({ column: 'kill_at:answer', same: true, sim: { effects: 2 }, real: { effects: 2, kills: 1 } });
+    expect(cell!.real.violations).toContain('exactly-one');
+  }, 120_000);
+
   it('bad flags and a broken service exit 2 with one line', async () => {
     const [rows, column, broken, keySource] = await Promise.all([
       runCli(['conformance', '--service', 'examples/payments-atomic/service.ts', '--rows', 'naive/none']),
@@ -45,7 +52,7 @@ describe('conformance --service: the simulation held against real processes', ()
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     expect(rows.stderr).toMatch(/--rows names matrix rows of the built-in tracker/);
-    expect(column.stderr).toMatch(/unknown --columns entry 'kill_at:nope'; known: no_fault, .*kill_at:claim, kill_at:charge, kill_at:finish, key_reuse/);
+    expect(column.stderr).toMatch(/unknown --columns entry 'kill_at:nope'; known: no_fault, .*kill_at:claim, kill_at:charge, kill_at:finish, kill_at:answer, key_reuse/);
     expect(broken.stderr).toMatch(/cannot load: no such file/);
     expect(keySource.stderr).toMatch(/--key-source goes with --service/);
   });

@@ -49,8 +49,9 @@ const OP = { id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', 
  * The columns for a service, in order: no fault; a lost answer after the
  * commit; an answer lost on the way back; a crash at each declared crash
  * point; a concurrent duplicate (two workers, slow processing); the same on
- * two instances sharing the file; a `kill -9` at each declared step, with a
- * restart on the same file; the same key sent with a different body.
+ * two instances sharing the file; a `kill -9` at each declared step, and
+ * one as the first answer leaves, each with a restart on the same file; the
+ * same key sent with a different body.
  */
 export function serviceColumns(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', seed = 1): ServiceColumn[] {
   type Parts = { client?: Partial<ScenarioInput['client']>; faults?: ScenarioInput['faults']; network?: ScenarioInput['network']; service?: { instances?: number }; operations?: ScenarioInput['operations'] };
@@ -80,6 +81,10 @@ export function serviceColumns(def: ServiceDefinition, module: string, keySource
       client: { maxAttempts: 10 },
       faults: { kill: { instance: 0, atStep: st, restartAfterMs: 500 } },
     })),
+    col('kill_at:answer', 'kill -9 of the process once its handler returned, before the answer leaves (the work done, in-process memory lost); restart on the same file. Ten attempts outlast the restart.', {
+      client: { maxAttempts: 10 },
+      faults: { kill: { instance: 0, atAnswer: 1, restartAfterMs: 500 } },
+    }),
   ];
   if (keySource !== 'none') cols.push(col('key_reuse', 'After a success, the same key is sent once more with a different body: it must be refused without effect.', { client: { keyReuseProbe: true } }));
   return cols;

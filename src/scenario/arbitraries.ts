@@ -205,6 +205,13 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       : fc.constant(undefined),
     // Which operation (index modulo their count) runs three workers; most cases keep the concurrency dimension's one or two.
     three: has('threeWorkers') ? fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.nat({ max: 15 }), weight: 1 }) : fc.constant(undefined),
+    // User services only, when no kill at a step was drawn: a kill as the
+    // instance's n-th answer leaves (the work done, the answer never sent,
+    // the process back without its memory) — the restart that finds an
+    // in-process cache of answers, which a kill at a step never reaches when
+    // the cache's hit path has none. Last, and a constant for the built-in
+    // claims: their cases are drawn exactly as before it existed.
+    killAtAnswer: o.service && has('kill') ? maybe(true, fc.record({ atAnswer: fc.integer({ min: 1, max: 3 }), restartAfterMs: fc.nat({ max: 3000 }) })) : fc.constant(undefined),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     let ops = g.ops;
@@ -295,7 +302,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : { ...pause } } : {}),
         ...(g.crashAt !== undefined && g.crashMidRequest > 0 ? { crashAt: g.crashAt } : {}),
         ...(g.slowAtStep !== undefined && g.slowMs > 0 ? { slowAtStep: g.slowAtStep } : {}),
-        ...(g.kill ? { kill: { instance: 0, atStep: g.kill.atStep, restartAfterMs: g.kill.restartAfterMs } } : {}),
+        ...(g.kill ? { kill: { instance: 0, atStep: g.kill.atStep, restartAfterMs: g.kill.restartAfterMs } } : g.killAtAnswer ? { kill: { instance: 0, ...g.killAtAnswer } } : {}),
       },
       operations: ops,
       schedule: [],

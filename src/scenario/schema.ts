@@ -59,10 +59,16 @@ const kill = z.strictObject({
   instance: count.default(0),
   /** Kill at this virtual time... */
   atMs: duration.optional(),
-  /** ...or when a request of that instance first reaches this step (e.g. `process`). */
+  /** ...or when a request of that instance first reaches this step (e.g. `process`)... */
   atStep: z.string().min(1).optional(),
+  /**
+   * ...or when that instance's n-th handler (1-based) has returned, before
+   * its answer leaves: the work is done, the client sees the connection
+   * close, and the process restarts without its in-process memory.
+   */
+  atAnswer: z.number().int().positive().optional(),
   restartAfterMs: duration.default(500),
-}).refine((k) => (k.atMs === undefined) !== (k.atStep === undefined), { message: 'kill needs exactly one of atMs or atStep' });
+}).refine((k) => [k.atMs, k.atStep, k.atAnswer].filter((x) => x !== undefined).length === 1, { message: 'kill needs exactly one of atMs, atStep or atAnswer' });
 
 /** The scenario file: everything needed to reproduce one run exactly. */
 export const scenarioSchema = z.strictObject({

@@ -193,7 +193,7 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
 
 /** The coverage table of a campaign over `faults` on this service. */
 function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], keySource: KeySource, counts: CoverageCounts, runs: number): Coverage {
-  return coverageOf(situationsOf({ def, faults, keySource, slowAtAnyStep: true }), counts, runs);
+  return coverageOf(situationsOf({ def, faults, keySource, slowAtAnyStep: true, killAtAnswer: true }), counts, runs);
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */

@@ -76,6 +76,8 @@ export interface RunEnd {
   /** Kill plan of the scenario, if any, and whether it fired. */
   killed: boolean;
   killAtStep?: string;
+  /** The kill lands as the instance's n-th answer leaves (`kill.atAnswer`). */
+  killAtAnswer?: boolean;
   /** Answers the network lost on the way back. */
   answersLost: number;
   /** Clock offsets of the instances that ran. */
@@ -89,7 +91,7 @@ const REQUEST_TASK = /^s\d+\//;
 
 /** Adds what can only be read once the run ended. */
 export function noteRunEnd(r: Reached, e: RunEnd): void {
-  if (e.killed) r.add(e.killAtStep === undefined ? 'kill@time' : `kill@${e.killAtStep}`);
+  if (e.killed) r.add(e.killAtStep !== undefined ? `kill@${e.killAtStep}` : e.killAtAnswer ? 'kill@answer' : 'kill@time');
   if (e.answersLost > 0) r.add('answer-lost');
   if (e.clockOffsetsMs.some((x) => x !== 0)) r.add('clock-offset');
   for (const o of e.recovery) {

@@ -153,7 +153,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       if (opts.reached === undefined) return;
       noteRunEnd(opts.reached, {
         steps: def.steps, choices: result.choices, timeMs: result.timeMs,
-        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}),
+        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery,

@@ -11,7 +11,8 @@ import type { ServiceDefinition } from './definition.js';
  * operation (two workers on its key when concurrency is in the space) with
  * at most one fault — a lost answer, a crash at each crash point, a slow or
  * paused request at each step (paused past the client's timeout, so the
- * retry arrives while it is stalled), a kill at each step — or two tenants
+ * retry arrives while it is stalled), a kill at each step or as its answer
+ * leaves — or two tenants
  * whose raw keys coincide, or the same key sent again with another body.
  * Small enough that every schedule of each can be run.
  */
@@ -37,6 +38,8 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`slow after ${s}`, has('slow'), { faults: { slowMs: 2500, slowAtStep: s } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the client's timeout`, has('pause'), { faults: { pause: { atStep: s, ms: 2500, count: 1 } } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`kill at ${s}`, has('kill'), { faults: { kill: { atStep: s, restartAfterMs: 5 } } }]),
+    // The work done, the answer never sent, the process back without its memory (an in-process cache of answers).
+    ['kill as its answer leaves', has('kill'), { faults: { kill: { atAnswer: 1, restartAfterMs: 5 } } }],
     ['two instances, one lost response', has('instances') && has('loseResponse'), { service: { ...base.service, instances: 2 }, faults: { loseResponseAfterCommit: 1 } }],
     ['two tenants, same raw key', has('tenants'), { operations: [
       { ...op, workers: 1 },
