@@ -162,7 +162,7 @@ export interface ClientCampaignResult {
 }
 
 /** Runs one case counting what it reached into `counts`, and the table those counts make. */
-function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], slowAtAnyStep: boolean) {
+function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], space: { slowAtAnyStep: boolean; killAtAnswer: boolean }) {
   const counts: CoverageCounts = {};
   const opts = o.service ? { service: o.service } : {};
   return {
@@ -173,7 +173,7 @@ function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], slowAtA
       countRun(counts, reached);
       return r;
     },
-    coverage: (runs: number): Coverage => coverageOf(clientSituationsOf(o.service ?? builtinService(o.variant ?? 'key_atomic'), faults, slowAtAnyStep, o.client.deadlineMs), counts, runs),
+    coverage: (runs: number): Coverage => coverageOf(clientSituationsOf(o.service ?? builtinService(o.variant ?? 'key_atomic'), faults, space, o.client.deadlineMs), counts, runs),
   };
 }
 
@@ -199,7 +199,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   };
   let done = 0;
   let firstFailureRun: number | undefined;
-  const counted = counter(o, faults, service !== undefined);
+  const counted = counter(o, faults, { slowAtAnyStep: service !== undefined, killAtAnswer: service !== undefined });
   const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
     const r = await counted.run(c.scenario, await choicesOf(c));
     if (firstFailureRun === undefined) done++;
@@ -238,7 +238,7 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
   const fails = (r: ClientRun) => r.violations.length > 0;
   let schedules = 0;
   let complete = true;
-  const counted = counter(o, faults, true);
+  const counted = counter(o, faults, { slowAtAnyStep: true, killAtAnswer: service !== undefined });
   for (const s of clientSmallScenarios(service ? { service, module: module! } : { variant: o.variant ?? 'key_atomic' }, faults)) {
     const scenario = { ...s, seed: o.seed };
     const e = await exploreAll((choices) => counted.run(scenario, choices), {

@@ -26,17 +26,18 @@ const CLIENT_SITUATIONS: ReadonlyArray<Situation & { needs?: FaultKind }> = [
 
 /**
  * Every situation a client campaign over `faults` against `def` can reach.
- * `slowAtAnyStep`: the slow fault lands after any step (a user's service, or
- * the exhaustive search's small scenarios), not only at the service's
- * `slowStep`. `deadlineMs`: the client's.
+ * `space.slowAtAnyStep`: the slow fault lands after any step (a user's
+ * service, or the exhaustive search's small scenarios), not only at the
+ * service's `slowStep`; `space.killAtAnswer`: kills also land as an answer
+ * leaves (generated for a user's service). `deadlineMs`: the client's.
  */
-export function clientSituationsOf(def: ServiceDefinition, faults: readonly FaultKind[], slowAtAnyStep: boolean, deadlineMs: number): Situation[] {
+export function clientSituationsOf(def: ServiceDefinition, faults: readonly FaultKind[], space: { slowAtAnyStep: boolean; killAtAnswer: boolean }, deadlineMs: number): Situation[] {
   const own = CLIENT_SITUATIONS.filter((s) => s.needs === undefined || faults.includes(s.needs)).map(({ id, what }) => ({ id, what }));
   // A client run has no recovery phase (the client itself is what recovers),
   // and lasts until its calls settle: a span that starts past the client's
   // deadline is one a correct client never has.
   const beyond = new Set<string>(SPANS.filter((x, i) => i > 0 && SPANS[i - 1]!.maxMs >= deadlineMs).map((x) => x.id));
-  const service = situationsOf({ def, faults, keySource: 'tool_call', slowAtAnyStep }).filter((s) => !s.id.startsWith('recovery:') && !beyond.has(s.id));
+  const service = situationsOf({ def, faults, keySource: 'tool_call', ...space }).filter((s) => !s.id.startsWith('recovery:') && !beyond.has(s.id));
   return [...own, ...service];
 }
 
