@@ -238,7 +238,7 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
   const fails = (r: ClientRun) => r.violations.length > 0;
   let schedules = 0;
   let complete = true;
-  const counted = counter(o, faults, { slowAtAnyStep: true, killAtAnswer: service !== undefined });
+  const counted = counter(o, faults, { slowAtAnyStep: true, killAtAnswer: true });
   for (const s of clientSmallScenarios(service ? { service, module: module! } : { variant: o.variant ?? 'key_atomic' }, faults)) {
     const scenario = { ...s, seed: o.seed };
     const e = await exploreAll((choices) => counted.run(scenario, choices), {
