@@ -35,7 +35,9 @@ export function flags<O extends Options>(command: string, argv: string[], option
     }
     return r;
   } catch (e) {
-    console.error(`retrysim ${command}: ${(e as Error).message}\n\n${help}`);
+    // One line naming what is wrong (node's parseArgs may say it in two or three), and where the options are: the
+    // whole help page after it buried the line, and for --service its tracker examples said nothing about the user's code.
+    console.error(`retrysim ${command}: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')} (retrysim ${command} --help lists the options)`);
     return 2;
   }
 }

@@ -111,7 +111,8 @@ export async function run(argv: string[]): Promise<number> {
     opts = parse(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    console.error(`retrysim herd: ${e.message}\n\n${HELP}`);
+    // One line, as every command's flag errors are (cli/args.ts flags()).
+    console.error(`retrysim herd: ${e.message.replace(/\s*\n\s*/g, ' ')} (retrysim herd --help lists the options)`);
     return 2;
   }
   if (opts === 'help') {

@@ -9,7 +9,7 @@ import { SimLimitError } from '../sim/errors.js';
 
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
-const commands: Record<string, Command> = {
+export const commands: Record<string, Command> = {
   check: { summary: 'the property campaign: generated faults and interleavings, shrunk counterexamples (the main job)', load: () => import('./check.js') },
   matrix: { summary: 'reports held per canonical scenario × write strategy/key source (SPEC §4)', load: () => import('./matrix.js') },
   replay: { summary: 'run a scenario file exactly and check its expect (exit 0 met, 1 not, 2 bad file)', load: () => import('./replay.js') },

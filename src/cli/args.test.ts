@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { commands } from './main.js';
+import { runMain } from '../testing/cli.js';
+
+// A wrong flag is one line naming it and where the options are (exit 2,
+// nothing on stdout), for every command: the help page printed after it
+// buried the line, and under --service its tracker examples were not the
+// user's words.
+describe('a wrong flag', () => {
+  it.each(Object.keys(commands).map((c) => [c]))('%s --bogus: one line on stderr, exit 2', async (command) => {
+    const r = await runMain([command, '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n')).toEqual([expect.stringMatching(new RegExp(`^retrysim ${command}: Unknown option '--bogus'.* \\(retrysim ${command} --help lists the options\\)$`))]);
+  });
+
+  it('a flag missing its value is one line too (parseArgs says it in three)', async () => {
+    const r = await runMain(['check', '--client', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/^retrysim check: Option '--client' argument is ambiguous\. Did you forget to specify the option argument for '--client'\?/);
+  });
+});
