@@ -86,3 +86,11 @@ describe("replay of a user service's file speaks its words", () => {
     expect(r.out).not.toMatch(/report/);
   });
 });
+
+describe('replay lists each attempt under the worker that sent it', () => {
+  it('two workers of one operation make the same call: their attempts are told apart (op1.w0, op1.w1), not both op1 call-1#1', async () => {
+    const r = await cli(['replay', 'scenarios/found/key_split-exactly-one-b78c4ffb.json']);
+    const attempts = r.out.slice(r.out.indexOf('attempts:')).split('\n').slice(1, 3).map((l) => l.trim().split(' ').slice(0, 2).join(' '));
+    expect(attempts.sort()).toEqual(['op1.w0 call-1#1', 'op1.w1 call-1#1']);
+  });
+});

@@ -131,7 +131,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const op of r.operations) {
     for (const a of [...op.attempts].sort((x, y) => x.startMs - y.startMs)) {
       const o = a.outcome.kind === 'http' ? `HTTP ${a.outcome.status}` : a.outcome.reason;
-      console.log(`  ${op.id} ${a.toolUseId}#${a.attempt} t=${a.startMs.toFixed(1)}→${a.endMs.toFixed(1)} ms key=${a.key ?? '-'} ${o}` +
+      console.log(`  ${a.worker ?? op.id} ${a.toolUseId}#${a.attempt} t=${a.startMs.toFixed(1)}→${a.endMs.toFixed(1)} ms key=${a.key ?? '-'} ${o}` +
         `${a.reportId !== undefined ? ` ${service ? `${service.effects.noun ?? 'effect'}_id` : 'report_id'}=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);
     }
   }

@@ -46,6 +46,8 @@ export interface ReportIntent {
 export interface AttemptRecord {
   /** Which tool call (harness invocation) this attempt belongs to. */
   toolUseId: string;
+  /** The worker that sent it (`op1.w0`): two workers of one operation make the same call, so the call alone does not say whose attempt it was. */
+  worker?: string;
   attempt: number;
   key: string | undefined;
   title: string;

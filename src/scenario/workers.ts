@@ -49,8 +49,9 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
     };
     for (let w = 0; w < op.workers; w++) {
       let round = 0;
+      const name = `${op.id}.w${w}`;
       workers.push({
-        name: `${op.id}.w${w}`,
+        name,
         opIndex: i,
         startMs: op.startMs + w * op.staggerMs,
         rngLabel: `client/${op.id}/${w}`,
@@ -70,7 +71,10 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
             s.client.model,
             log,
           );
-          for (const a of log) end.attempts.push(a);
+          for (const a of log) {
+            a.worker = name;
+            end.attempts.push(a);
+          }
           end.results.push(res.final);
           const key = log[log.length - 1]?.key;
           if (s.client.keyReuseProbe && res.final.kind === 'success' && key !== undefined) {
