@@ -130,7 +130,7 @@ describe.skipIf(chromiumPath === undefined)('every page on a phone and a laptop'
     // The diagram gets the screen's width on a phone (it was 2 px wide), the panel sits under it.
     const diagram = (await page.locator('.st-diagram').boundingBox())!;
     expect(diagram.width).toBeGreaterThan(width * 0.6);
-    expect(await page.locator('.summary').textContent()).toMatch(/^#2 ran check .* had not yet run register when the scheduler preempted it\. #1 was preempted in: check .* added a second report/);
+    expect(await page.locator('.summary').textContent()).toMatch(/^#2 ran check .* had not yet run register when the scheduler preempted it\. #1 ran in its place: check .* added a second report/);
     // The key table fits its panel: nothing clipped on the right.
     await page.keyboard.press('End');
     const clipped = await page.evaluate<boolean>(`[...document.querySelectorAll('.db-table')].some((d) => d.scrollWidth > d.clientWidth + 1 || d.getBoundingClientRect().right > innerWidth)`);

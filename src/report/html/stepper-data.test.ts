@@ -136,7 +136,7 @@ describe('the summary is written from the run', () => {
     const { data } = await observeScenario(loadScenario(join(root, file)), { file });
     expect(data.summary).toEqual([
       '#2 ran check (the key was not registered), process and insert, adding a report, but had not yet run register when the scheduler preempted it.',
-      '#1 was preempted in: check (the key was not registered), process and insert added a second report, so exactly-one breaks (2 reports (ids 1, 2) for one logical operation).',
+      '#1 ran in its place: check (the key was not registered), process and insert added a second report, so exactly-one breaks (2 reports (ids 1, 2) for one logical operation).',
     ]);
   });
 
@@ -146,6 +146,15 @@ describe('the summary is written from the run', () => {
     expect(data.summary).toEqual([
       '#1 ran process and insert, adding a report, and answered 201, but its answer was lost on the way back.',
       'The client retried as #2: process and insert added a second report, so exactly-one breaks (2 reports (ids 1, 2) for one logical operation).',
+    ]);
+  });
+
+  it('says when the second request carried another key: the model resubmitted as a new tool call, so the key check could not match', async () => {
+    const file = join('scenarios', 'found', 'key_atomic-exactly-one-066b86b1.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file });
+    expect(data.summary).toEqual([
+      '#1 ran claim (the key was not registered), process and finish, adding a report, and answered 201, but its answer was lost on the way back.',
+      'The client sent it again as #2 under another key (run-1:call-2, where #1 had run-1:call-1): claim (the key was not registered), process and finish added a second report, so exactly-one breaks (2 reports (ids 1, 2) for one logical operation).',
     ]);
   });
 

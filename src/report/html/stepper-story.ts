@@ -22,7 +22,16 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
     if (a !== b) {
       const did = doings(steps, a, 0, first);
       const sa = `${name(a)} ${did.length > 0 ? `ran ${list(did)}, adding ${an(noun)}` : `added ${an(noun)}`}${fate(steps, a, b, first, second)}.`;
-      const intro = preemptedIn(steps, a, b, first, second) ? `${name(b)} was preempted in` : sameWorker(a, b) ? `The client retried as ${name(b)}` : `${name(b)}, from another worker, went on`;
+      // A retry under another key (a new key per attempt, a resubmission as a new operation) is the
+      // reason the key lookup found nothing: the sentence must say so, or the reader blames the lookup.
+      const ka = keyOf(steps, a);
+      const kb = keyOf(steps, b);
+      const rekeyed = ka !== undefined && kb !== undefined && ka !== kb ? ` under another key (${kb}, where ${name(a)} had ${ka})` : '';
+      const intro = preemptedIn(steps, a, b, first, second)
+        ? `${name(b)} ran in its place`
+        : sameWorker(a, b)
+          ? rekeyed !== '' ? `The client sent it again as ${name(b)}${rekeyed}` : `The client retried as ${name(b)}`
+          : `${name(b)}, from another worker, went on${rekeyed}`;
       const earlier = doings(steps, b, 0, first);
       const later = doings(steps, b, first + 1, second);
       const then = later.length > 0 ? `${list(later)} added a second ${noun}` : `it added a second ${noun}`;
@@ -49,6 +58,11 @@ function name(actor: string): string {
 
 function sameWorker(a: string, b: string): boolean {
   return REQUEST.exec(a)?.[1] === REQUEST.exec(b)?.[1];
+}
+
+/** The key a request's lookup used, when the run records one (the built-in tracker's key-table variants). */
+function keyOf(steps: readonly Step[], actor: string): string | undefined {
+  return steps.find((s) => s.actor === actor && s.check !== undefined)?.check!.key;
 }
 
 /** `a report`, `an effect`. */
