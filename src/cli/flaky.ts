@@ -71,7 +71,7 @@ function print(r: FlakyReport, noun: string): void {
   ]));
   const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;
   console.log(`\nWall clock: ${w.failures}/${w.runs} failed. ${w.failures === 0
-    ? `Passing ${w.runs} times proves little: the failure rate could still be up to ${pct(w.upperBound95)} (1 − 0.05^(1/${w.runs})); "3/n" would claim ${pct(ruleOfThree(w.runs))}.`
+    ? `Passing ${w.runs} times proves little: the failure rate could still be up to ${pct(w.upperBound95)} (1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
   console.log(`Virtual time: the same test code ran ${(v.virtualMs / 1000).toFixed(2)} s of timers in ${(v.wallMs / 1000).toFixed(2)} s; ` +
     `${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same seed, same stagger; ` +
@@ -80,10 +80,13 @@ function print(r: FlakyReport, noun: string): void {
   console.log(`Simulation: ${s.failing} of ${s.schedules}${s.complete ? '' : '+'} schedules fail; a failure is possible at ` +
     `${failingAt.length}/${s.staggers.length} staggers (model-predicted failure rate ${pct(s.predictedRate)} for a uniform stagger):`);
   for (const x of failingAt) console.log(`  stagger ${x.staggerMs} ms: ${x.failing}/${x.schedules}${x.complete ? '' : '+'} schedules fail`);
+  const cut = s.staggers.filter((x) => !x.complete).length;
+  if (cut > 0) console.log(`  +: the enumeration stopped at --schedules-max (${o.schedulesMax}) schedules at ${cut} of ${s.staggers.length} staggers; there are more schedules, so the counts there are lower bounds.`);
   if (s.failingPatterns.length > 0) {
     console.log('Most common decisions at server steps in failing schedules (ties the kernel resolved; wN#R = worker N, request R):');
     for (const p of s.failingPatterns.slice(0, 5)) console.log(`  ${p.schedules}× at stagger ${p.staggerMs.join(', ')} ms: ${p.pattern}`);
-    console.log('Each failing schedule is a list of choices: replay it exactly with ListChoice / a scenario file.');
+    // No file is written here: a CLI user has no ListChoice to hand, so the line points at what they can run.
+    console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `--service ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
   } else {
     console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps exactly one ${noun} on every interleaving explored.`);
   }
@@ -208,12 +211,14 @@ function printClient(r: ClientFlakyReport): void {
     [`simulation: every interleaving, ${s.grid.length} processing times`, `${s.schedules}${s.complete ? '' : '+ (bounded)'}`, s.failing, checksText(s.byCheck), 'n/a: enumerated, not sampled', `${(s.wallMs / 1000).toFixed(2)} s`],
   ]));
   console.log(`\nWall clock: passed ${w.runs - w.failures} of ${w.runs}. ${w.failures === 0
-    ? `Passing ${w.runs} of ${w.runs} proves little: the failure rate could still be up to ${pct(w.upperBound95)} (exact 95 % upper bound 1 − 0.05^(1/${w.runs})); "3/n" would claim ${pct(ruleOfThree(w.runs))}.`
+    ? `Passing ${w.runs} of ${w.runs} proves little: the failure rate could still be up to ${pct(w.upperBound95)} (exact 95 % upper bound 1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
   const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;
   console.log(`Virtual time: ${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same processing time).`);
   const failingAt = s.grid.filter((g) => g.failing > 0);
   console.log(`Simulation: ${s.failing} of ${s.schedules}${s.complete ? '' : '+'} schedules fail; a failure is possible at ${failingAt.length}/${s.grid.length} processing times (model-predicted failure rate ${pct(s.predictedRate)} for a uniform processing time).`);
   for (const g of failingAt) console.log(`  processing ${g.processingMs} ms: ${g.failing}/${g.schedules}${g.complete ? '' : '+'} schedules fail`);
+  const cut = s.grid.filter((g) => !g.complete).length;
+  if (cut > 0) console.log(`  +: the enumeration stopped at --schedules-max (${o.schedulesMax}) schedules at ${cut} of ${s.grid.length} processing times; there are more schedules, so the counts there are lower bounds.`);
   if (failingAt.length === 0) console.log(`No schedule fails: client '${o.client}' keeps every check on every interleaving explored.`);
 }

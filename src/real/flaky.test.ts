@@ -50,6 +50,17 @@ describe('flakiness lab', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('retrysim flaky explains its own marks: a cut enumeration (+), the rule of three, and no API name as the way to replay', async () => {
+    const r = await runCli(['flaky', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200']);
+    expect(r.code, r.stderr).toBe(0);
+    // 200 schedules per stagger cannot hold every interleaving at stagger 0: the count is a lower bound.
+    expect(r.stdout).toMatch(/\d+\+ \(bounded\)/);
+    expect(r.stdout).toMatch(/\+: the enumeration stopped at --schedules-max \(200\) schedules at \d+ of 3 staggers/);
+    // The wall-clock line is the real machine's; when it passes, the 3/n it compares with is named.
+    if (r.stdout.includes('3/n')) expect(r.stdout).toContain('the "rule of three" (3/n)');
+    expect(r.stdout).not.toContain('ListChoice');
+  });
+
   describe('on a user service (--service)', () => {
     const tt = { ...base, service: { def: twoTransactions, module: 'examples/two-transactions/service.ts' } };
     const atomic = { ...base, service: { def: paymentsAtomic, module: 'examples/payments-atomic/service.ts' } };
