@@ -158,6 +158,34 @@ describe('the summary is written from the run', () => {
     ]);
   });
 
+  it("an app's tenant-isolation step names its own noun and the answer that carried the other tenant's id (not the tracker's report_id)", async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-node-idempotency', 'app.ts'));
+    const file = join('examples', 'app-node-idempotency', 'counterexamples', 'node-idempotency-exactly-one-46e11ab4.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    const v = data.violations.find((x) => x.invariant === 'tenant-isolation')!;
+    expect(v.detail).toBe("tenant 'globex' received order 1 of tenant 'default'");
+    expect(v.why).toBe("op1's client is handed order 1 here");
+    const st = data.steps[v.step]!;
+    expect(st.kind).toBe('answer');
+    expect(st.actor).toMatch(/^s\d+\/op1\.w\d+#\d+$/);
+    expect(st.text).toMatch(/[^\d]1[^\d]/);
+    for (const x of data.violations) expect(x.why).not.toMatch(/report|undefined/);
+  });
+
+  it('replay-equals-first is pinned to the answer that differs from the first success, not to the end of the run', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'replay-differs', 'service.ts'));
+    // Found by `retrysim check --service examples/replay-differs/service.ts` (seed 1): a retry answered 200 where the first answer was 201.
+    const file = join('src', 'report', 'html', 'replay-differs.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    const v = data.violations.find((x) => x.invariant === 'replay-equals-first')!;
+    const st = data.steps[v.step]!;
+    expect(st.kind).toBe('answer');
+    expect(st.text).toMatch(/^#\d+ answers 200 /);
+    expect(v.why).toMatch(/^op1's client is answered 200 .* here, where the first success was 201 /);
+  });
+
   it("a user's service: its own path, tables and effect noun, none of the tracker's words", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'payments-check-then-insert', 'service.ts'));

@@ -474,10 +474,23 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       return at(i, `the client is told it succeeded, but no ${noun} for ${v.op} exists`);
     }
     if (v.invariant === 'id-exists' || v.invariant === 'tenant-isolation') {
-      const id = /report(?:_id)? (\d+)/.exec(v.detail)?.[1];
-      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && /report_id (\d+)/.exec(st.text)?.[1] === id);
-      return at(i, `${v.op}'s client is handed report_id ${id} here`);
+      // The checkers name the id with the service's own noun (`received order 1`, `given payment id 3`);
+      // the answer that carried it is the operation's first one whose body holds that number.
+      const id = new RegExp(`\\b${noun.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:_id| id)? (\\d+)`).exec(v.detail)?.[1];
+      const carries = (text: string) => id !== undefined && new RegExp(`(^|[^\\d])${id}([^\\d]|$)`).test(text.replace(/^#\d+ answers \d+/, ''));
+      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && carries(st.text));
+      return at(i, id === undefined ? `${v.op}'s client is handed another's ${noun} here` : `${v.op}'s client is handed ${noun} ${id} here`);
     }
+    if (v.invariant === 'replay-equals-first') {
+      // The first 2xx answer of the operation is the one every later 2xx must repeat; the step is the first that does not.
+      const said = (st: Step) => st.text.replace(/^#\d+ answers /, '').replace(/ \(replay\)$/, '');
+      const ok = steps.map((st, i) => ({ st, i })).filter(({ st }) => st.kind === 'answer' && isOpActor(st.actor) && /^#\d+ answers 2\d\d\b/.test(st.text));
+      const first = ok[0];
+      const other = first === undefined ? undefined : ok.slice(1).find(({ st }) => said(st) !== said(first.st));
+      if (first !== undefined && other !== undefined) return at(other.i, `${v.op}'s client is answered ${said(other.st)} here, where the first success was ${said(first.st)} (${/#\d+$/.exec(first.st.actor)?.[0] ?? first.st.actor})`);
+      return at(-1, '');
+    }
+    if (v.invariant !== 'stable-key') return at(-1, '');
     // stable-key: the first request of the operation whose key differs from an earlier one of its worker.
     const firstKey = new Map<string, string | undefined>();
     const i = steps.findIndex((st) => {
