@@ -47,6 +47,11 @@ describe('checkReplayEqualsFirst', () => {
     expect(tied[0]!.detail).toMatch(/^key 'k': a concurrent worker's attempt toolu_r1_1#1 \(marked as a replay\) was answered HTTP 200/);
   });
 
+  test('the workers are named when known: two workers of one operation make the same call (call-1#1 twice)', () => {
+    const v = checkReplayEqualsFirst(op([ok({ worker: 'op1.w1', endMs: 40, outcome: { kind: 'http', status: 200 } }), ok({ worker: 'op1.w0', endMs: 30 })]), [1]);
+    expect(v[0]!.detail).toBe(`key 'k': op1.w1's attempt toolu_r1_1#1 was answered HTTP 200 {"id":1} at t=40 ms, but the first success (op1.w0's attempt toolu_r1_1#1, t=30 ms) was HTTP 201 {"id":1}`);
+  });
+
   test('different keys are not compared (per-attempt keys, a model resubmission), nor attempts without a key', () => {
     expect(checkReplayEqualsFirst(op([ok({ key: 'a' }), ok({ key: 'b', endMs: 20, reportId: 2, body: '{"id":2}' })]), [1, 2])).toEqual([]);
     expect(checkReplayEqualsFirst(op([ok({ key: undefined }), ok({ key: undefined, endMs: 20, reportId: 2, body: '{"id":2}' })]), [1, 2])).toEqual([]);

@@ -40,11 +40,13 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly numbe
       const duplicate = first.reportId !== undefined && a.reportId !== undefined && first.reportId !== a.reportId && effects.length > 1 && effects.includes(first.reportId) && effects.includes(a.reportId);
       if (duplicate) continue;
       const label = (x: AttemptRecord) => `${x.toolUseId}#${x.attempt}`;
-      const who = label(a) === label(first) ? `a concurrent worker's attempt ${label(a)}` : `attempt ${label(a)}`;
+      // Two workers of one operation make the same call: the worker says whose attempt it was.
+      const named = (x: AttemptRecord) => (x.worker === undefined ? `attempt ${label(x)}` : `${x.worker}'s attempt ${label(x)}`);
+      const who = a.worker === undefined && label(a) === label(first) ? `a concurrent worker's attempt ${label(a)}` : named(a);
       out.push({
         invariant: 'replay-equals-first',
         op: op.id,
-        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (attempt ${label(first)}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
+        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (${named(first)}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
       });
       break; // one sentence per key says it
     }

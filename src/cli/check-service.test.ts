@@ -112,6 +112,27 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(JSON.parse(done.out)).toMatchObject({ verdict: 'holds', complete: true });
   });
 
+  it('--time-budget: a budget that runs out before the count a verdict needs is inconclusive (exit 4), and the reproduce line runs what ran', async () => {
+    const short = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--time-budget', '1ms', '--found', found, '--json']);
+    expect(short.code, short.err).toBe(4);
+    const j = JSON.parse(short.out) as { verdict: string; runs: number; timeBudgetMs: number; why: string[] };
+    expect(j.verdict).toBe('inconclusive');
+    expect(j.timeBudgetMs).toBe(1);
+    expect(j.runs).toBeLessThan(10_000);
+    expect(j.why[0]).toBe(`inconclusive: ${j.runs} of 10000 scenarios ran (the time budget ran out)`);
+    expect(short.err.split('\n')).toContain(`reproduce: retrysim check --service examples/payments-atomic/service.ts --seed 1 --runs ${j.runs}`);
+    // Enough runs within the budget hold; a failure within it fails, shrunk as ever.
+    const enough = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--time-budget', '1h', '--runs', '40', '--found', found]);
+    expect(enough.code, enough.out).toBe(0);
+    expect(enough.out).toMatch(/│ ✓ │ payments-atomic \/ tool_call │ 40 +│ holds/);
+    const failing = await cli(['check', '--service', 'examples/ttl-from-date-now/service.ts', '--time-budget', '1h', '--found', found]);
+    expect(failing.code).toBe(1);
+    expect(failing.out).toMatch(/reproduce: retrysim check --service examples\/ttl-from-date-now\/service.ts --seed 1 --runs 2\n/);
+    const exhaustive = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--time-budget', '1s', '--explore', 'exhaustive']);
+    expect(exhaustive.code).toBe(2);
+    expect(exhaustive.err).toBe('retrysim check: --time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+  });
+
   it('the shrunk size reads as English: one attempt is "1 attempt"', async () => {
     // The fingerprint-less variant fails on the key-reuse probe with a single attempt of its operation.
     const r = await cli(['check', '--service', 'src/tracker/modules/key_atomic_no_fingerprint.ts', '--runs', '300', '--found', found]);

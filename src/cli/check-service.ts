@@ -9,12 +9,13 @@ import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
+import { parseDuration } from './shard-args.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
 const FOUND_DIR = '.retrysim/found';
 
-const HELP = `retrysim check --service PATH [--runs N] [--seed S] [--key-source K] [--faults LIST]
+const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--seed S] [--key-source K] [--faults LIST]
                [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--html DIR] [--json]
 retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
@@ -41,6 +42,9 @@ show minimal is said.
   --service PATH  the service module (required; or --app PATH)
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
                   schedules per small scenario (default ${DEFAULT_SCHEDULES})
+  --time-budget D stop generating after this long (e.g. 90s, 10m, 1h; random and pct); with
+                  --runs N, N scenarios at most; alone, as many as fit; either way a campaign
+                  that ran fewer than N (default ${DEFAULT_RUNS}) is inconclusive (exit 4)
   --seed S        the campaign seed (default 1)
   --key-source K  the client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
   --faults LIST   only these faults, comma-separated (default: the whole space; the
@@ -53,7 +57,7 @@ show minimal is said.
   --expect V      holds or fails: exit 0 only when the verdict is this one
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
-  --json          {service, module, keySource, seed, explore, faults, runs, complete, verdict,
+  --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
 
@@ -96,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
     const a = flags('check', argv, {
       service: { type: 'string' },
       runs: { type: 'string' },
+      'time-budget': { type: 'string' },
       seed: { type: 'string' },
       'key-source': { type: 'string' },
       faults: { type: 'string' },
@@ -114,6 +119,10 @@ export async function run(argv: string[]): Promise<number> {
     const explore = (v.explore ?? 'random') as ServiceExplore;
     if (!['random', 'pct', 'exhaustive'].includes(explore)) throw new UsageError(`--explore must be random, pct or exhaustive, got '${v.explore}'`);
     const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1);
+    const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
+    if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+    // A budget alone runs as many scenarios as fit; the verdict still needs the default count to hold.
+    const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
@@ -124,13 +133,16 @@ export async function run(argv: string[]): Promise<number> {
     try {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
-      const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario` : `${runs} scenarios`;
+      const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
+        : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
       log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
       command = (n) => `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
-      log(`reproduce: ${command(runs)}`);
+      // With a budget the run count is known only at the end (the reproduce line then names it).
+      if (timeBudgetMs === undefined) log(`reproduce: ${command(runs)}`);
       const clock = () => performance.now();
-      r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs, seed, foundDir: found, clockMs: clock });
+      r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock });
+      if (timeBudgetMs !== undefined) log(`reproduce: ${command(r.runs)}`);
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -165,6 +177,7 @@ export async function run(argv: string[]): Promise<number> {
     if (v.json) {
       console.log(JSON.stringify({
         service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
+        ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
         ...(r.complete !== undefined ? { complete: r.complete } : {}),
         verdict: r.verdict, expected: expected ?? 'holds', ok, why,
         firstFailureRun: r.firstFailureRun ?? null,
@@ -205,6 +218,8 @@ export async function run(argv: string[]): Promise<number> {
     for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
     // A search the schedule limit stopped short: the command with a higher one finishes it.
     if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
+    // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.
+    if (r.verdict === 'inconclusive' && timeBudgetMs !== undefined && r.runs < runs) console.log(`to conclude: a longer --time-budget, or ${command(runs)}`);
     return code;
   });
 }

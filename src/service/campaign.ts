@@ -57,9 +57,17 @@ export interface ServiceCampaignOptions {
    * ({@link serviceSmallScenarios}), with sleep-set reduction.
    */
   explore?: ServiceExplore;
-  /** Generated scenarios (random, pct) or schedules per small scenario (exhaustive). */
+  /** Generated scenarios (random, pct) or schedules per small scenario (exhaustive); with a time budget, at most this many. */
   runs: number;
   seed: number;
+  /**
+   * Random and pct only: stop generating after this many ms of the campaign
+   * (fast-check's time limit; a failure found is still shrunk). A holding
+   * campaign that ran fewer than {@link atLeast} scenarios is inconclusive.
+   */
+  timeBudgetMs?: number;
+  /** The scenarios a holding verdict needs (default `runs`): with a budget and no run count, the default count. */
+  atLeast?: number;
   /** Where the shrunk counterexample is written; undefined: not written. */
   foundDir?: string;
   onProgress?: (done: number) => void;
@@ -253,12 +261,14 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     firstFailureRun ??= done;
     return false;
   });
-  const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
+  const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   if (serviceError !== undefined) throw serviceError;
-  if (!details.failed) {
-    // Every generated scenario ran (fast-check skips none here); fewer than asked would be inconclusive, never a ✓.
+  // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
+  if (!details.failed || (details.interrupted && details.counterexample === null)) {
+    // Every generated scenario ran unless the budget stopped it (fast-check skips none here); fewer than asked is inconclusive, never a ✓.
     const coverage = serviceCoverage(o.def, faults, keySource, counts, details.numRuns);
-    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${o.runs} scenarios ran`, coverage };
+    const atLeast = o.atLeast ?? o.runs;
+    if (details.numRuns < atLeast) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}`, coverage };
     if (!answers.succeeded) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: neverSucceeded(o.def, module, details.numRuns, answers), coverage };
     return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
   }

@@ -47,7 +47,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
         violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${a.reportId} belongs to run '${owner.runId}', not '${op.runId}'` });
       } else {
         const why = def.effects.owner === undefined ? `which is not one of this operation's ${noun}s` : 'which does not exist';
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given ${noun} id ${a.reportId}, ${why}` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `${a.worker === undefined ? 'attempt' : `${a.worker}'s attempt`} ${a.toolUseId}#${a.attempt} was given ${noun} id ${a.reportId}, ${why}` });
       }
     }
     // 3. Within one tool call, every attempt carried the same key.
