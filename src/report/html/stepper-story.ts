@@ -39,7 +39,8 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
       return [sa, sb];
     }
   }
-  const v = violations[0];
+  // The break that comes first is the cause a reader looks for; the later ones follow from it.
+  const v = [...violations].sort((x, y) => x.step - y.step)[0];
   if (v !== undefined) {
     const lead = storyOfRequests(steps, noun, v.step);
     return [lead === '' ? `${cap(v.why)}.` : `${lead}.`, `${v.invariant} breaks at step ${v.step + 1}: ${v.why}.`];
@@ -126,7 +127,13 @@ function preemptedIn(steps: readonly Step[], a: string, b: string, from: number,
 
 /** Up to three requests in one sentence, each with what it did and how it ended (for runs without a second effect). */
 function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): string {
-  const actors = [...new Set(steps.slice(0, upTo + 1).filter((s) => s.kind === 'request').map((s) => s.actor))];
+  // In the order the requests first ran on a server (a request sent first may run second).
+  const sent = [...new Set(steps.slice(0, upTo + 1).filter((s) => s.kind === 'request').map((s) => s.actor))];
+  const ranAt = (a: string) => {
+    const i = steps.findIndex((s, j) => j <= upTo && s.actor === a && s.kind !== 'request');
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  const actors = sent.map((a, i) => ({ a, i, at: ranAt(a) })).sort((x, y) => x.at - y.at || x.i - y.i).map((x) => x.a);
   const told = actors.slice(0, 3).map((a) => {
     let end = upTo;
     for (let i = upTo; i >= 0; i--) if (steps[i]!.actor === a) { end = i; break; }
