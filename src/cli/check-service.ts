@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
-import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
@@ -9,7 +9,9 @@ import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
-import { parseDuration } from './shard-args.js';
+import { parseDuration, parseShard, shardFromEnv } from './shard-args.js';
+import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
+import type { ServiceDefinition } from '../service/definition.js';
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
@@ -17,7 +19,7 @@ const FOUND_DIR = '.retrysim/found';
 
 const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--seed S] [--key-source K] [--faults LIST]
                [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
-               [--html DIR] [--json]
+               [--shard I/N|auto --out FILE] [--html DIR] [--json]
 retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
@@ -55,6 +57,12 @@ show minimal is said.
                   operation, at most one fault at each of its steps and crash points),
                   with sleep-set reduction; stopped by the limit it is inconclusive
   --expect V      holds or fails: exit 0 only when the verdict is this one
+  --shard I/N     run only shard I of N of the runs (random, pct; 1 <= I <= N; auto: from
+                  RETRYSIM_SHARD=I/N or a CI's parallel-job variables), for machines or CI jobs;
+                  every shard generates the whole campaign's cases and runs its own, so
+                  'retrysim merge' of all N files gives the unsharded verdict, first failing run,
+                  counterexample and coverage; a shard exits 0 when it ran
+  --out FILE      write this run's result for 'retrysim merge' (with --shard)
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
@@ -109,6 +117,8 @@ export async function run(argv: string[]): Promise<number> {
       found: { type: 'string' },
       html: { type: 'string' },
       json: { type: 'boolean' },
+      shard: { type: 'string' },
+      out: { type: 'string' },
     }, HELP);
     if (typeof a === 'number') return a;
     const v = a.values;
@@ -123,26 +133,35 @@ export async function run(argv: string[]): Promise<number> {
     if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
     // A budget alone runs as many scenarios as fit; the verdict still needs the default count to hold.
     const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
+    const shard = v.shard === undefined ? undefined : v.shard === 'auto' ? shardFromEnv(process.env) : parseShard(v.shard);
+    if (shard !== undefined && explore === 'exhaustive') throw new UsageError('--shard splits generated campaigns (random, pct); --explore exhaustive is not sharded');
+    if (shard !== undefined && v.out === undefined) throw new UsageError('--shard needs --out FILE (merge the shards with retrysim merge)');
+    if (v.out !== undefined && explore === 'exhaustive') throw new UsageError('--out writes a generated campaign (random, pct) for retrysim merge; --explore exhaustive is not sharded');
+    const out = v.out === undefined ? undefined : writableFile('out', v.out);
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
     let r: ServiceCampaignResult;
     let def: Awaited<ReturnType<typeof loadService>>;
-    let command: (runs: number) => string = () => '';
+    let reproduce = { before: '', after: '' };
+    const wall0 = performance.now();
     try {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
-      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}`);
+      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      command = (n) => `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed} --runs ${n}${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}`;
+      reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
-      if (timeBudgetMs === undefined) log(`reproduce: ${command(runs)}`);
+      if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
-      r = await runServiceCampaign({ def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock });
-      if (timeBudgetMs !== undefined) log(`reproduce: ${command(r.runs)}`);
+      r = await runServiceCampaign({
+        def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
+        ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
+      });
+      if (timeBudgetMs !== undefined) log(`reproduce: ${commandOf(reproduce, r.verdict === 'fails' ? r.runs : r.generated ?? r.runs)}`);
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -164,62 +183,106 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
     }
-    const why = whyOf(r, expected);
-    const ok = why.length === 0;
-    const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
-    const cx = r.counterexample;
-    if (html !== undefined) {
-      const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-      const pages = await writeServiceCheckPages(html, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) }, { service: def });
-      if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
-      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
+    if (out !== undefined) {
+      const file: ServiceShardFile = {
+        format: SERVICE_SHARD_FORMAT, flag: moduleFlag(def) as '--service' | '--app', atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
+        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(performance.now() - wall0), reproduce, result: shardResult(r),
+      };
+      writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
+      log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
-    if (v.json) {
-      console.log(JSON.stringify({
-        service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
-        ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
-        ...(r.complete !== undefined ? { complete: r.complete } : {}),
-        verdict: r.verdict, expected: expected ?? 'holds', ok, why,
-        firstFailureRun: r.firstFailureRun ?? null,
-        firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
-        counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
-        violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
-        minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
-        preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
-        coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
-      }));
-      return code;
+    const code = await reportServiceCampaign(r, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def } : {}) });
+    if (shard !== undefined) {
+      // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
+      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
+      return 0;
     }
-    console.log('');
-    console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
-      // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
-      ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
-      `${r.service} / ${r.keySource}`,
-      `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
-      r.verdict,
-      r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
-      cx ? sizeText(cx.size) : '-',
-      cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
-      cx?.file ?? '-',
-    ]]));
-    if (cx) {
-      for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
-      if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
-      console.log(`  replay: ${cx.replay}`);
-    }
-    if (r.coverage !== undefined) {
-      // A green says what it covered: a situation no run reached is one this verdict says nothing about.
-      const never = neverReached(r.coverage);
-      console.log(`\nwhat the ${r.runs} run(s) reached:`);
-      console.log(coverageText([{ name: r.service, coverage: r.coverage }]));
-      console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
-    }
-    // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
-    // A search the schedule limit stopped short: the command with a higher one finishes it.
-    if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${command(Math.max(10 * runs, 1000))}`);
-    // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.
-    if (r.verdict === 'inconclusive' && timeBudgetMs !== undefined && r.runs < runs) console.log(`to conclude: a longer --time-budget, or ${command(runs)}`);
     return code;
   });
+}
+
+/** The reproduce command for `n` runs. */
+function commandOf(c: { before: string; after: string }, n: number): string {
+  return `${c.before} --runs ${n}${c.after}`;
+}
+
+/** What a shard file keeps of a result: the counterexample without its scenario (the file has it). */
+function shardResult(r: ServiceCampaignResult): ServiceCampaignResult {
+  if (r.counterexample === undefined) return r;
+  const { scenario: _s, ...cx } = r.counterexample;
+  return { ...r, counterexample: cx as ServiceCampaignResult['counterexample'] };
+}
+
+/** How {@link report} prints a service campaign: `check --service` after its run, `merge` after merging its shards. */
+export interface ServiceReport {
+  subject: string;
+  expected: 'holds' | 'fails' | undefined;
+  json: boolean;
+  timeBudgetMs: number | undefined;
+  /** The runs asked (a verdict needs them). */
+  runs: number;
+  reproduce: { before: string; after: string };
+  html?: string;
+  def?: ServiceDefinition;
+}
+
+/** Prints a service campaign's table (or `--json`), the counterexample and the coverage; resolves to the exit code. */
+export async function reportServiceCampaign(r: ServiceCampaignResult, o: ServiceReport): Promise<number> {
+  const why = whyOf(r, o.expected);
+  const ok = why.length === 0;
+  const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
+  const cx = r.counterexample;
+  if (o.html !== undefined) {
+    const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+    const pages = await writeServiceCheckPages(o.html, { subject: o.subject, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) }, { ...(o.def ? { service: o.def } : {}) });
+    if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+    console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${o.html}/index.html`);
+  }
+  if (o.json) {
+    console.log(JSON.stringify({
+      service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
+      ...(o.timeBudgetMs !== undefined ? { timeBudgetMs: o.timeBudgetMs } : {}),
+      ...(r.complete !== undefined ? { complete: r.complete } : {}),
+      verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
+      firstFailureRun: r.firstFailureRun ?? null,
+      firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
+      counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
+      violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
+      minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
+      preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
+      coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
+    }));
+    return code;
+  }
+  console.log('');
+  console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
+    // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
+    ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
+    `${r.service} / ${r.keySource}`,
+    `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
+    r.verdict,
+    r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
+    cx ? sizeText(cx.size) : '-',
+    cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
+    cx?.file ?? '-',
+  ]]));
+  if (cx) {
+    for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+    if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
+    console.log(`  replay: ${cx.replay}`);
+  }
+  if (r.coverage !== undefined) {
+    // A green says what it covered: a situation no run reached is one this verdict says nothing about.
+    const never = neverReached(r.coverage);
+    console.log(`\nwhat the ${r.runs} run(s) reached:`);
+    console.log(coverageText([{ name: r.service, coverage: r.coverage }]));
+    console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
+  }
+  // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
+  for (const w of why) if (o.expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+  // A search the schedule limit stopped short: the command with a higher one finishes it.
+  if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${commandOf(o.reproduce, Math.max(10 * o.runs, 1000))}`);
+  // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.
+  if (r.verdict === 'inconclusive' && o.timeBudgetMs !== undefined && r.runs < o.runs) console.log(`to conclude: a longer --time-budget, or ${commandOf(o.reproduce, o.runs)}`);
+  return code;
 }

@@ -13,7 +13,7 @@ import { workerBundle } from '../campaign/worker-bundle.js';
 import { shardFile } from '../campaign/shard.js';
 import { BUILTIN_SERVICES as VARIANTS } from '../tracker/builtin.js';
 import { NIGHTLY_RUNS, printResults } from './check-report.js';
-import { parseDuration, shardFromEnv } from './shard-args.js';
+import { parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 
 /**
  * The main job's random campaign per claim (`npm start`): sized so the whole
@@ -176,14 +176,6 @@ function parse(argv: string[]): Parsed | number {
     unreduced: v.unreduced === true,
     ...(v.html !== undefined ? { html: writableDir('html', v.html) } : {}),
   };
-}
-
-function parseShard(raw: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(raw);
-  const i = m ? Number(m[1]) : NaN;
-  const n = m ? Number(m[2]) : NaN;
-  if (!(Number.isSafeInteger(i) && Number.isSafeInteger(n) && i >= 1 && i <= n)) throw new UsageError(`--shard must be I/N with 1 <= I <= N (or auto), got '${raw}'`);
-  return { index: i - 1, count: n };
 }
 
 /** The worker threads' entry: a bundled file (fast start) or, failing that, the tsx entry. */

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { flags } from './args.js';
 import { mergeShards, parseShardFile, ShardError, type ShardFile } from '../campaign/shard.js';
 import { printResults } from './check-report.js';
+import { mergeServiceShards, parseServiceShard, SERVICE_SHARD_FORMAT } from '../service/shard.js';
+import { reportServiceCampaign } from './check-service.js';
 
 const HELP = `retrysim merge FILE... [--json]
 
@@ -15,7 +17,23 @@ its coverage counts no more runs than ran; a file that says otherwise (edited,
 truncated) is refused, naming the claim and the numbers. A claim whose shards
 ran fewer runs than asked (a time budget) is inconclusive, as in check.
 Exit 0 when every claim is as expected, 1 when one is not, 4 when the only
-problem is an inconclusive claim, 2 for a bad, missing, foreign or inconsistent shard file.`;
+problem is an inconclusive claim, 2 for a bad, missing, foreign or inconsistent shard file.
+
+The shards of a campaign on your service (retrysim check --service PATH --shard I/N
+--out FILE) merge the same way, into what check --service prints: the failure
+at the lowest run number (the one the unsharded campaign stops at, shrunk the
+same way), else holds over every shard's runs with the coverage summed, else
+inconclusive.`;
+
+/** The parsed JSON of a service shard file, or undefined for anything else (parseShardFile then names what is wrong). */
+function serviceShardJson(text: string): unknown {
+  try {
+    const raw = JSON.parse(text) as unknown;
+    return typeof raw === 'object' && raw !== null && (raw as { format?: unknown }).format === SERVICE_SHARD_FORMAT ? raw : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -27,15 +45,28 @@ export async function run(argv: string[]): Promise<number> {
   }
   let merged;
   try {
-    const files: Array<{ source: string; file: ShardFile }> = a.positionals.map((source) => {
+    const texts = a.positionals.map((source) => {
       let text: string;
       try {
         text = readFileSync(source, 'utf8');
       } catch (e) {
         throw new ShardError(`${source}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
-      return { source, file: parseShardFile(text, source) };
+      return { source, text };
     });
+    // A service campaign's shards (check --service --shard) have a format of their own; the two do not mix.
+    const service = texts.map(({ source, text }) => ({ source, raw: serviceShardJson(text) }));
+    if (service.some((x) => x.raw !== undefined)) {
+      const other = service.find((x) => x.raw === undefined);
+      if (other !== undefined) throw new ShardError(`${other.source}: not a ${SERVICE_SHARD_FORMAT} file, unlike ${service.find((x) => x.raw !== undefined)!.source}: shards of one campaign only`);
+      const m = mergeServiceShards(service.map((x) => ({ source: x.source, file: parseServiceShard(x.raw, x.source) })));
+      if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s) of ${m.flag} ${m.result.module}, seed ${m.result.seed}, explore ${m.result.explore}`);
+      return await reportServiceCampaign(m.result, {
+        subject: `${m.flag === '--app' ? 'app' : 'service'} ${m.result.service} (${m.result.module})`, expected: m.expect ?? undefined, json: a.values.json === true,
+        timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, reproduce: m.reproduce,
+      });
+    }
+    const files: Array<{ source: string; file: ShardFile }> = texts.map(({ source, text }) => ({ source, file: parseShardFile(text, source) }));
     merged = mergeShards(files);
   } catch (e) {
     if (e instanceof ShardError) {

@@ -11,6 +11,15 @@ export function parseDuration(flag: string, raw: string): number {
   return ms;
 }
 
+/** `--shard I/N` (1-based, as printed) as a 0-based index and the count; a {@link UsageError} otherwise. */
+export function parseShard(raw: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const i = m ? Number(m[1]) : NaN;
+  const n = m ? Number(m[2]) : NaN;
+  if (!(Number.isSafeInteger(i) && Number.isSafeInteger(n) && i >= 1 && i <= n)) throw new UsageError(`--shard must be I/N with 1 <= I <= N (or auto), got '${raw}'`);
+  return { index: i - 1, count: n };
+}
+
 /** Environment variables that name a shard, 0- or 1-based, in the order they are tried. */
 const ENV_SHARDS: ReadonlyArray<{ index: string; count: string; base: 0 | 1; who: string }> = [
   { index: 'CI_NODE_INDEX', count: 'CI_NODE_TOTAL', base: 1, who: 'GitLab CI parallel' },

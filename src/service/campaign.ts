@@ -23,6 +23,7 @@ import { registerService } from './registry.js';
 import { Reached } from './reached.js';
 import { moduleFlag } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
+import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /**
  * The standard fault space for a user service: lost responses (after a
@@ -68,6 +69,14 @@ export interface ServiceCampaignOptions {
   timeBudgetMs?: number;
   /** The scenarios a holding verdict needs (default `runs`): with a budget and no run count, the default count. */
   atLeast?: number;
+  /**
+   * Random and pct only: run only the run indices this slice owns (blocks of
+   * 64 dealt round-robin over the shards, as for built-in claims). Every
+   * case is still generated, in the same order, so a shard runs exactly the
+   * cases the whole campaign would at its indices, and a failure is found at
+   * the same run number and shrunk the same way.
+   */
+  slice?: Slice;
   /** Where the shrunk counterexample is written; undefined: not written. */
   foundDir?: string;
   onProgress?: (done: number) => void;
@@ -86,8 +95,12 @@ export interface ServiceCampaignResult {
   seed: number;
   explore: ServiceExplore;
   faults: FaultKind[];
-  /** Scenarios run (random, pct) or schedules run (exhaustive). */
+  /** Scenarios run (random, pct) or schedules run (exhaustive); a shard's own (see `slice`). */
   runs: number;
+  /** Random and pct: run indices generated (every slice's, a sharded campaign's too), 0..generated-1. */
+  generated?: number;
+  /** Random and pct: whether any request of the runs made was answered 2xx or made an effect, and the other statuses seen (a shard's part of the vacuity check). */
+  answers?: { succeeded: boolean; others: number[] };
   verdict: ServiceVerdict;
   /** Why the verdict is inconclusive. */
   inconclusive?: string;
@@ -239,9 +252,16 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   let firstFailureRun: number | undefined;
   let serviceError: ServiceError | undefined;
   let done = 0;
+  let index = -1;
   let shrinkRuns = 0;
+  const slice = o.slice;
   const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), async (c) => {
     if (serviceError !== undefined || (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX)) return true;
+    // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
+    if (firstFailureMs === undefined) {
+      index++;
+      if (slice !== undefined && !owns(slice, index)) return true;
+    }
     let r: ScenarioRun;
     try {
       r = await run(c.scenario, await choicesOf(c), false);
@@ -258,7 +278,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     }
     if (!fails(r)) return true;
     firstFailureMs ??= clock() - t0;
-    firstFailureRun ??= done;
+    firstFailureRun ??= index + 1;
     return false;
   });
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
@@ -266,11 +286,13 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {
     // Every generated scenario ran unless the budget stopped it (fast-check skips none here); fewer than asked is inconclusive, never a ✓.
-    const coverage = serviceCoverage(o.def, faults, keySource, counts, details.numRuns);
-    const atLeast = o.atLeast ?? o.runs;
-    if (details.numRuns < atLeast) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: `${details.numRuns} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}`, coverage };
-    if (!answers.succeeded) return { ...base, runs: details.numRuns, verdict: 'inconclusive', inconclusive: neverSucceeded(o.def, module, details.numRuns, answers), coverage };
-    return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
+    const ran = slice === undefined ? details.numRuns : ownedCount(slice, details.numRuns);
+    const coverage = serviceCoverage(o.def, faults, keySource, counts, ran);
+    const atLeast = slice === undefined ? (o.atLeast ?? o.runs) : ownedCount(slice, o.atLeast ?? o.runs);
+    const part = { ...base, runs: ran, generated: details.numRuns, answers: { succeeded: answers.succeeded, others: [...answers.others].sort((a, b) => a - b) }, coverage };
+    if (ran < atLeast) return { ...part, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}` };
+    if (!answers.succeeded) return { ...part, verdict: 'inconclusive', inconclusive: neverSucceeded(o.def, module, ran, answers) };
+    return { ...part, verdict: 'holds' };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
     throw details.errorInstance;

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { mergeCoverage, type Coverage } from '../campaign/coverage.js';
+import { ownedCount, owns } from '../campaign/runs.js';
+import { ShardError } from '../campaign/shard.js';
+import type { ServiceCampaignResult } from './campaign.js';
+
+/** The format of a `check --service --shard I/N --out FILE` result file. */
+export const SERVICE_SHARD_FORMAT = 'retrysim.service-shard/1';
+
+/** What one shard of a service campaign ran and found, and the campaign it belongs to. */
+export interface ServiceShardFile {
+  format: typeof SERVICE_SHARD_FORMAT;
+  /** `--service` or `--app`: how the module is named on a command line. */
+  flag: '--service' | '--app';
+  /** Scenarios a holding verdict needs (`--runs`, or its default under a budget alone). */
+  atLeast: number;
+  /** At most this many run indices (the campaign's `--runs`, or unbounded under a budget alone). */
+  maxRuns: number;
+  timeBudgetMs: number | null;
+  expect: 'holds' | 'fails' | null;
+  shard: { index: number; count: number };
+  wallMs: number;
+  /** The campaign's command around `--runs N` (for the merged table's reproduce and "to conclude" lines). */
+  reproduce: { before: string; after: string };
+  /** The shard's result; `runs` are its own runs, `generated` the run indices generated (every shard's). */
+  result: ServiceCampaignResult;
+}
+
+const nat = z.number().int().nonnegative();
+// The result's fields merge reads are checked; the counterexample is carried through as written (printed, not re-run).
+const resultSchema = z.looseObject({
+  service: z.string(),
+  module: z.string(),
+  keySource: z.string(),
+  seed: z.number().int(),
+  explore: z.enum(['random', 'pct']),
+  faults: z.array(z.string()),
+  runs: nat,
+  generated: nat.optional(),
+  answers: z.strictObject({ succeeded: z.boolean(), others: z.array(nat) }).optional(),
+  verdict: z.enum(['holds', 'fails', 'inconclusive']),
+  inconclusive: z.string().optional(),
+  firstFailureRun: z.number().int().positive().optional(),
+  firstFailureMs: z.number().nonnegative().optional(),
+  counterexample: z.looseObject({ size: z.looseObject({}), violations: z.array(z.looseObject({ invariant: z.string(), op: z.string(), detail: z.string() })), notMinimal: z.array(z.string()), replay: z.string() }).optional(),
+  coverage: z.strictObject({ runs: nat, rows: z.array(z.strictObject({ id: z.string(), what: z.string(), runs: nat })) }).optional(),
+});
+const fileSchema = z.strictObject({
+  format: z.literal(SERVICE_SHARD_FORMAT),
+  flag: z.enum(['--service', '--app']),
+  atLeast: z.number().int().positive(),
+  maxRuns: z.number().int().positive(),
+  timeBudgetMs: z.number().positive().nullable(),
+  expect: z.enum(['holds', 'fails']).nullable(),
+  shard: z.strictObject({ index: nat, count: z.number().int().positive() }),
+  wallMs: z.number().nonnegative(),
+  reproduce: z.strictObject({ before: z.string(), after: z.string() }),
+  result: resultSchema,
+}).refine((f) => f.shard.index < f.shard.count, { message: 'shard.index must be below shard.count', path: ['shard', 'index'] });
+
+/** Parses and validates one service shard file (already known to carry {@link SERVICE_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
+export function parseServiceShard(raw: unknown, source: string): ServiceShardFile {
+  const r = fileSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new ShardError(`${source}: not a ${SERVICE_SHARD_FORMAT} file: at ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data as unknown as ServiceShardFile;
+}
+
+/** The merged campaign: what the unsharded `check --service` would have said, and how to print it. */
+export interface MergedServiceCampaign {
+  result: ServiceCampaignResult;
+  flag: '--service' | '--app';
+  atLeast: number;
+  timeBudgetMs: number | null;
+  expect: 'holds' | 'fails' | null;
+  wallMs: number;
+  reproduce: { before: string; after: string };
+}
+
+/**
+ * Merges every shard of one service campaign. Refused (a {@link ShardError}
+ * naming the file and the numbers): a shard missing or given twice, shards
+ * of other campaigns (service, module, seed, runs, exploration, key source,
+ * faults, budget, expectation), and counts no shard of `check` writes — a
+ * shard without a failure ran exactly the indices it owns among those
+ * generated (no more than the campaign's runs), a failure is at an index of
+ * its own, and coverage counts no more runs than ran. The verdict: the
+ * failure at the lowest run number (the one the unsharded campaign stops
+ * at, shrunk the same way), else holds when the shards ran the runs a
+ * verdict needs and some request succeeded, else inconclusive.
+ */
+export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: ServiceShardFile }>): MergedServiceCampaign {
+  const first = files[0]!;
+  const key = (f: ServiceShardFile) => JSON.stringify([f.reproduce, f.flag, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.service, f.result.module, f.result.seed, f.result.explore, f.result.keySource, f.result.faults]);
+  const seen = new Map<number, string>();
+  for (const { source, file } of files) {
+    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (service, module, seed, runs, exploration, key source, faults, budget and --expect must all match)`);
+    const other = seen.get(file.shard.index);
+    if (other !== undefined) throw new ShardError(`${source}: shard ${file.shard.index + 1}/${file.shard.count} is given twice (also ${other})`);
+    seen.set(file.shard.index, source);
+    consistent(source, file);
+  }
+  const count = first.file.shard.count;
+  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
+  if (missing.length > 0) throw new ShardError(`missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i + 1}/${count}`).join(', ')} of the campaign of ${first.source}`);
+  const results = files.map((f) => f.file.result);
+  const base = { ...first.file.result };
+  for (const k of ['runs', 'generated', 'answers', 'verdict', 'inconclusive', 'firstFailureRun', 'firstFailureMs', 'counterexample', 'coverage', 'complete'] as const) delete base[k];
+  const wallMs = Math.max(...files.map((f) => f.file.wallMs));
+  const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce };
+  const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
+  if (failing.length > 0) {
+    const f = failing[0]!;
+    return { ...ctx, result: { ...base, runs: f.firstFailureRun!, verdict: 'fails', firstFailureRun: f.firstFailureRun!, ...(f.firstFailureMs !== undefined ? { firstFailureMs: f.firstFailureMs } : {}), ...(f.counterexample ? { counterexample: f.counterexample } : {}) } };
+  }
+  const runs = results.reduce((n, r) => n + r.runs, 0);
+  let coverage: Coverage | undefined;
+  for (const r of results) coverage = mergeCoverage(coverage, r.coverage);
+  const succeeded = results.some((r) => r.answers?.succeeded === true);
+  const others = [...new Set(results.flatMap((r) => r.answers?.others ?? []))].sort((a, b) => a - b);
+  const part = { ...base, runs, ...(coverage ? { coverage } : {}) };
+  const budget = first.file.timeBudgetMs !== null && results.some((r) => r.inconclusive?.includes('time budget'));
+  if (runs < first.file.atLeast) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: `${runs} of ${first.file.atLeast} scenarios ran${budget ? ' (the time budget ran out)' : ''}` } };
+  if (!succeeded) {
+    const noun = results.map((r) => r.inconclusive).find((x) => x?.startsWith('no request')) ?? '';
+    // The shards' own sentence, with the campaign's count.
+    return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: noun.replace(/^no request of the \d+ runs/, `no request of the ${runs} runs`).replace(/\(answers: [^)]*\)/, `(answers: ${others.join(', ') || 'none'})`) } };
+  }
+  return { ...ctx, result: { ...part, verdict: 'holds' } };
+}
+
+/** A shard's counts must be ones `check` writes: the numbers its own indices allow. */
+function consistent(source: string, f: ServiceShardFile): void {
+  const r = f.result;
+  const slice = { shard: f.shard.index, shards: f.shard.count, worker: 0, workers: 1 };
+  const where = `${source} (shard ${f.shard.index + 1}/${f.shard.count})`;
+  if (r.verdict === 'fails') {
+    const run = r.firstFailureRun;
+    if (run === undefined || run > f.maxRuns || !owns(slice, run - 1)) throw new ShardError(`${where}: a failure at run ${run ?? '?'} is not one of this shard's runs`);
+    if (r.counterexample === undefined) throw new ShardError(`${where}: a failing shard without its counterexample`);
+    return;
+  }
+  const generated = r.generated ?? 0;
+  if (generated > f.maxRuns) throw new ShardError(`${where}: ${generated} runs generated, more than the campaign's ${f.maxRuns}`);
+  if (f.timeBudgetMs === null && generated !== f.maxRuns) throw new ShardError(`${where}: ${generated} runs generated of the campaign's ${f.maxRuns}, without a time budget to stop it`);
+  const own = ownedCount(slice, generated);
+  if (r.runs !== own) throw new ShardError(`${where}: says it ran ${r.runs} runs, but it owns ${own} of the ${generated} generated`);
+  for (const row of r.coverage?.rows ?? []) {
+    if (row.runs > r.runs) throw new ShardError(`${where}: coverage counts ${row.runs} runs reaching '${row.id}', more than the ${r.runs} it ran`);
+  }
+}
