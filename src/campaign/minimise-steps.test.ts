@@ -264,7 +264,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
 
   it('a spent budget: no search runs; each single step gets one run of the schedule in hand, and one it does not fail on is undecided (pairs are not tried)', async () => {
     const m = model(3, needs);
-    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: 0 });
     // The schedule in hand still fails without op1, with one crash fewer and without slowMs: those go.
     expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
     // Without the crash it cannot fail, but no search ran to show it: undecided, never "necessary".
@@ -278,9 +278,22 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(notShownMinimal(r)).toEqual([expect.stringMatching(/^preemptions 3: not every schedule/), 'not shown necessary (search ran out of runs): crashMidRequest 1 → 0']);
   });
 
+  it('the scenario the rounds end at gets a reserve of its own: what the spent budget left undecided there is searched, and shown necessary', async () => {
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    // Without the crash it cannot fail: the reserve's complete search shows it (finalRunsMax: 0 leaves it undecided, above).
+    expect(r.undecided).toEqual([]);
+    expect(notShownMinimal(r).filter((x) => x.startsWith('not shown necessary'))).toEqual([]);
+    expect(r.runs).toBe(m.calls.length);
+    // A reserve of one run cannot complete that search: undecided again, never "necessary".
+    const short = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: 1 });
+    expect(short.undecided).toEqual(['crashMidRequest 1 → 0']);
+  });
+
   it('the schedule in hand runs on at most transferRunsMax candidates in a pass; its hits keep their own count of decisions', async () => {
     const m = model(3, needs);
-    const r = await minimiseCounterexample(three(), [1, 0, 1], { isHit: m.isHit, run: m.run, runsMax: 1, transferRunsMax: 2 });
+    const r = await minimiseCounterexample(three(), [1, 0, 1], { isHit: m.isHit, run: m.run, runsMax: 1, transferRunsMax: 2, finalRunsMax: 0 });
     // Two runs of the schedule in hand: op1 goes, then one crash; then the limit, and the rest is undecided.
     expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1']);
     expect(r.undecided).toEqual(['crashMidRequest 1 → 0', 'slowMs']);
@@ -299,7 +312,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
       calls.push(r);
       return r;
     };
-    const r = await minimiseCounterexample(original, [1, 1, 1, 0], { isHit: (x: ModelRun) => needs(x.s, x.chosen), run, runsMax: 1 });
+    const r = await minimiseCounterexample(original, [1, 1, 1, 0], { isHit: (x: ModelRun) => needs(x.s, x.chosen), run, runsMax: 1, finalRunsMax: 0 });
     expect(r.removed).toEqual([]);
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
     expect(r.preemptions).toBe(3);
@@ -309,7 +322,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
     // The failing schedule shifts with the scenario (as a real one does when a task goes): only the case itself fails on [1, 1, 1].
     const original = three();
     const m = model(3, (s, c) => needs(s, c) && (s === original ? c[0] === 1 : c[0] === 0));
-    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: 0 });
     expect(r.removed).toEqual([]);
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
     // The case, one run of its schedule on each single step, the own search's one run.

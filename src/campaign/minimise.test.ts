@@ -156,6 +156,7 @@ describe('the minimiser says what it could not show', () => {
       isHit: (x) => x.violations.length > 0,
       run: (s, c) => runScenario(s, { choices: c, service: def }),
       runsMax: 2,
+      finalRunsMax: 0,
     });
     expect(m.undecided.length + m.errored.length).toBeGreaterThan(0);
     expect(notShownMinimal(m).length).toBeGreaterThan(0);

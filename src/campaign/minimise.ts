@@ -15,6 +15,14 @@ export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
   runsMax?: number;
   /** Runs of the schedule in hand on candidates no search decided, in all (they may run after `runsMax` is spent). Default 500. */
   transferRunsMax?: number;
+  /**
+   * Runs kept back for the scenario the simplification ends at, in all:
+   * its one-step simplifications that the spent budget left undecided are
+   * searched once more (each up to `searchRunsMax`), so the last, smallest
+   * scenario — the cheapest to search — is not the one left unjudged.
+   * Default 2,000.
+   */
+  finalRunsMax?: number;
   /** Runs one scenario on a choice source (default {@link runScenario}; a user service's campaign passes its definition). */
   run?: (s: Scenario, choices: ChoiceSource) => Promise<R>;
   /**
@@ -189,6 +197,9 @@ function withoutKeyFrom<O extends { keyFrom?: string }>(op: O): O {
 /** Runs of the schedule in hand on undecided candidates, in one pass: a limit of its own, since they may run after the budget is spent. */
 const TRANSFER_RUNS_MAX = 500;
 
+/** The default of {@link MinimiseOptions.finalRunsMax}. */
+const FINAL_RUNS_MAX = 2_000;
+
 function trimZeros(xs: readonly number[]): number[] {
   let n = xs.length;
   while (n > 0 && xs[n - 1] === 0) n--;
@@ -223,6 +234,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   const searchRunsMax = o.searchRunsMax ?? 1_000;
   const runsMax = o.runsMax ?? 6_000;
   const transferRunsMax = o.transferRunsMax ?? TRANSFER_RUNS_MAX;
+  let finalLeft = o.finalRunsMax ?? FINAL_RUNS_MAX;
   // Without `run`, R is ScenarioRun (the default type argument): the plain scenario runner.
   const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }) as unknown as Promise<R>);
   const userClient = o.userClient ?? false;
@@ -235,7 +247,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
 
   // A run that throws is neither a hit nor a pass: it is remembered, and the
   // search that met it is not complete (it did not show that schedule passes).
-  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<R>) => {
+  const search = async (s: Scenario, preemptionsMax: number, known?: BoundedHit<R>, budget = Math.min(searchRunsMax, Math.max(1, runsMax - runs))) => {
     let thrown: string | undefined;
     const r = await searchBounded(async (c) => {
       try {
@@ -246,7 +258,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
       }
     }, (x) => x !== undefined && o.isHit(x), {
       preemptionsMax,
-      runsMax: Math.min(searchRunsMax, Math.max(1, runsMax - runs)),
+      runsMax: budget,
       ...(known ? { known } : {}),
     });
     runs += r.runs;
@@ -282,12 +294,19 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   const removed: string[] = [];
   let undecided: string[] = [];
   let errored: string[] = [];
+  const take = (what: string, s: Scenario, hit: BoundedHit<R>, minimalHit: boolean) => {
+    cur = { scenario: s, choices: hit.choices, preemptions: hit.preemptions, decisions: hit.decisions, preemptionsMinimal: minimalHit || hit.preemptions === 0 };
+    curRun = hit.result;
+    removed.push(what);
+  };
   for (let improved = true; improved;) {
     improved = false;
     // Every round judges the current scenario afresh: what was left open
     // about an earlier, larger one says nothing about this one.
     const singles = checkedSimplifications(cur.scenario, userClient);
     undecided = [];
+    /** This round's steps the spent budget left unsearched, or searched with less than a search's own cap. */
+    const starved = new Set<string>();
     errored = [...singles.errored];
     // Single steps first; only at a local minimum, pairs of steps: two
     // things can hold each other up (an operation that only consumes a kill
@@ -301,9 +320,13 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
           // unnecessary, unless the schedule in hand still fails on it.
           if (phase === 'single') {
             hit = await transferred(cand.scenario);
-            if (hit === undefined) undecided.push(cand.what);
+            if (hit === undefined) {
+              undecided.push(cand.what);
+              starved.add(cand.what);
+            }
           }
         } else {
+          if (runsMax - runs < searchRunsMax) starved.add(cand.what);
           const r = await search(cand.scenario, cur.preemptions);
           if (r.best) {
             hit = r.best;
@@ -317,14 +340,39 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
           }
         }
         if (hit !== undefined) {
-          cur = { scenario: cand.scenario, choices: hit.choices, preemptions: hit.preemptions, decisions: hit.decisions, preemptionsMinimal: minimalHit || hit.preemptions === 0 };
-          curRun = hit.result;
-          removed.push(cand.what);
+          take(cand.what, cand.scenario, hit, minimalHit);
           improved = true;
           break;
         }
       }
       if (improved) break;
+    }
+    // The scenario the rounds end at is the smallest, so its own schedule
+    // searches are the cheapest, yet the budget the larger ones spent left
+    // its steps undecided: search those once more from a reserve of their
+    // own. A hit simplifies further (and the rounds go on); a complete
+    // search without one shows the step necessary.
+    if (!improved && starved.size > 0 && finalLeft > 0) {
+      const open = undecided;
+      undecided = [];
+      for (const what of open) {
+        const cand = checkedSimplifications(cur.scenario, userClient).valid.find((c) => c.what === what);
+        // Only what the budget cut short: a search its own cap stopped would stop there again.
+        if (cand === undefined || !starved.has(what) || finalLeft <= 0) {
+          undecided.push(what);
+          continue;
+        }
+        const before = runs;
+        const r = await search(cand.scenario, cur.preemptions, undefined, Math.min(searchRunsMax, finalLeft));
+        finalLeft -= runs - before;
+        if (r.best) {
+          take(what, cand.scenario, r.best, r.complete || r.best.preemptions === 0);
+          improved = true;
+          break;
+        }
+        if (r.thrown !== undefined) errored.push(`${what} (${r.thrown})`);
+        else if (!r.complete) undecided.push(what);
+      }
     }
   }
   if (!cur.preemptionsMinimal) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -131,6 +131,25 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const exhaustive = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--time-budget', '1s', '--explore', 'exhaustive']);
     expect(exhaustive.code).toBe(2);
     expect(exhaustive.err).toBe('retrysim check: --time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+  });
+
+  it('a planted one-line bug (keys not scoped by tenant) is minimal, so --expect fails exits 0: the last, smallest scenario is not left unjudged by a budget the larger ones spent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'planted-'));
+    try {
+      const file = join(dir, 'service.ts');
+      const src = readFileSync('examples/payments-atomic/service.ts', 'utf8');
+      expect(src).toContain('const scoped = JSON.stringify([tenant, key]);');
+      writeFileSync(file, src.replace('const scoped = JSON.stringify([tenant, key]);', 'const scoped = key;'));
+      const r = await cli(['check', '--service', file, '--expect', 'fails', '--found', found, '--json']);
+      const j = JSON.parse(r.out) as { verdict: string; notMinimal: string[]; violations: string[]; shrunkSize: { operations: number } };
+      expect(j.verdict).toBe('fails');
+      expect(j.violations).toContain('tenant-isolation');
+      expect(j.notMinimal).toEqual([]);
+      expect(j.shrunkSize.operations).toBe(2);
+      expect(r.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the shrunk size reads as English: one attempt is "1 attempt"', async () => {

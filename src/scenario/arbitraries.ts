@@ -324,7 +324,7 @@ export function count(n: number, word: string): string {
  * attempts, a user's client's requests.
  */
 export function sizeText(s: Pick<ReturnType<typeof scenarioSize>, 'operations' | 'workers' | 'faults' | 'attempts' | 'preemptions' | 'instances'>, unit = 'attempt'): string {
-  return `${s.operations} op, ${count(s.workers, 'worker')}, ${count(s.faults, 'fault')}, ${count(s.attempts, unit)}, ${count(s.preemptions, 'preemption')}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
+  return `${count(s.operations, 'op')}, ${count(s.workers, 'worker')}, ${count(s.faults, 'fault')}, ${count(s.attempts, unit)}, ${count(s.preemptions, 'preemption')}${s.instances > 1 ? `, ${s.instances} instances` : ''}`;
 }
 
 /** How big a scenario is, for asserting that a shrunk counterexample is minimal. */
