@@ -291,6 +291,33 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(short.undecided).toEqual(['crashMidRequest 1 → 0']);
   });
 
+  it('the reserve finds what the schedule in hand could not carry over: the last scenario is simplified further, as with a full budget', async () => {
+    // The failing schedule shifts once anything goes (c[0] flips), so no transfer run hits: only a search does.
+    const original = three();
+    const shifted = (sc: Scenario, c: number[]) => needs(sc, c) && (sc === original ? c[0] === 1 : c[0] === 0);
+    const m = model(3, shifted);
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(r).toMatchObject({ choices: [0, 0, 1], preemptions: 1, undecided: [], errored: [] });
+    expect(r.runs).toBe(m.calls.length);
+    // A budget that cut the first search short (not only none at all) leaves that step to the reserve too.
+    const cut = model(3, shifted);
+    const c = await minimiseCounterexample(original, [1, 1, 1], { isHit: cut.isHit, run: cut.run, runsMax: 3 });
+    expect(c.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(c.undecided).toEqual([]);
+  });
+
+  it('the reserve is a limit: its runs are counted down across the steps it searches, and none run past it', async () => {
+    const original = three();
+    const shifted = (sc: Scenario, c: number[]) => needs(sc, c) && (sc === original ? c[0] === 1 : c[0] === 0);
+    const none = await minimiseCounterexample(original, [1, 1, 1], { ...model(3, shifted), runsMax: 1, finalRunsMax: 0 });
+    const m = model(3, shifted);
+    const two = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: 2 });
+    expect(two.runs - none.runs).toBeGreaterThan(0);
+    expect(two.runs - none.runs).toBeLessThanOrEqual(2);
+    expect(two.undecided.length).toBeGreaterThan(0);
+  });
+
   it('the schedule in hand runs on at most transferRunsMax candidates in a pass; its hits keep their own count of decisions', async () => {
     const m = model(3, needs);
     const r = await minimiseCounterexample(three(), [1, 0, 1], { isHit: m.isHit, run: m.run, runsMax: 1, transferRunsMax: 2, finalRunsMax: 0 });
@@ -341,6 +368,9 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(r.undecided).toEqual(['operation op1', 'operation op2', 'crashMidRequest 2 → 1', 'slowMs']);
     expect(r.errored).toEqual([]);
     expect(r.runs).toBe(m.calls.length);
+    // The budget did not cut these short, a search's own cap did, and it would again: the reserve runs none of them.
+    const m0 = model(4, (s, c) => needs(s, c) && c[0] === 1 && c[1] === 1 && c[3] === (s === original ? 0 : 1));
+    expect((await minimiseCounterexample(original, [1, 1, 1], { isHit: m0.isHit, run: m0.run, searchRunsMax: 2, finalRunsMax: 0 })).runs).toBe(r.runs);
   });
 
   it('a candidate whose runs throw is errored with the first message, never taken as passing; the rest are still judged', async () => {
