@@ -355,8 +355,10 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     if (!improved && starved.size > 0 && finalLeft > 0) {
       const open = undecided;
       undecided = [];
+      // `cur` changes only on a hit, which ends this loop: its candidates once.
+      const valid = checkedSimplifications(cur.scenario, userClient).valid;
       for (const what of open) {
-        const cand = checkedSimplifications(cur.scenario, userClient).valid.find((c) => c.what === what);
+        const cand = valid.find((c) => c.what === what);
         // Only what the budget cut short: a search its own cap stopped would stop there again.
         if (cand === undefined || !starved.has(what) || finalLeft <= 0) {
           undecided.push(what);

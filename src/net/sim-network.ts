@@ -67,7 +67,7 @@ export interface HostedInstance {
 export class SimServer {
   up = true;
   kills = 0;
-  /** Handlers of this process that returned an answer (an `atAnswer` kill plan counts them). */
+  /** Handlers of this process that returned an answer, counted while an `atAnswer` kill plan is pending for it. */
   answered = 0;
   /** In-flight request tasks and the replies their clients wait for. */
   readonly inflight = new Map<Task<unknown>, (o: WireOutcome) => void>();
@@ -217,9 +217,9 @@ export class SimNetwork {
 
   /** Whether a pending `atAnswer` kill plan fires on this answer of `server` (then scheduled for now). */
   private killAtAnswer(server: SimServer): boolean {
-    server.answered++;
+    // Nothing to count on a run without such a plan (every answer passes here).
     const plan = this.killPending;
-    if (plan?.atAnswer === undefined || plan.instance !== server.index || plan.atAnswer !== server.answered) return false;
+    if (plan?.atAnswer === undefined || plan.instance !== server.index || ++server.answered !== plan.atAnswer) return false;
     this.killPending = undefined;
     this.kernel.schedule(0, () => this.kill(server.index, plan.restartAfterMs));
     return true;

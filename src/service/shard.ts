@@ -106,8 +106,9 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
   if (missing.length > 0) throw new ShardError(`missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i + 1}/${count}`).join(', ')} of the campaign of ${first.source}`);
   const results = files.map((f) => f.file.result);
-  const base = { ...first.file.result };
-  for (const k of ['runs', 'generated', 'answers', 'verdict', 'inconclusive', 'firstFailureRun', 'firstFailureMs', 'counterexample', 'coverage', 'complete'] as const) delete base[k];
+  // The campaign's own fields; the rest is the merge's to say.
+  const { service, module, keySource, seed, explore, faults } = first.file.result;
+  const base = { service, module, keySource, seed, explore, faults };
   const wallMs = Math.max(...files.map((f) => f.file.wallMs));
   const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce };
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
