@@ -19,6 +19,7 @@ import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
+import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
 import { moduleFlag } from '../app/define.js';
@@ -36,7 +37,24 @@ import { ownedCount, owns, type Slice } from '../campaign/runs.js';
  */
 export function serviceFaults(def: ServiceDefinition): FaultKind[] {
   const all: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants', 'keyReuseProbe', 'longSpans', 'threeWorkers'];
-  return (def.crashPoints ?? []).length > 0 ? all : all.filter((f) => f !== 'crash');
+  const noProbe = bodyIgnoresTitle(def);
+  return all.filter((f) => !(f === 'crash' && (def.crashPoints ?? []).length === 0) && !(f === 'keyReuseProbe' && noProbe));
+}
+
+/**
+ * Whether the service's request body is the same whatever the operation's
+ * title: the key-reuse probe changes only the title, so for such a body it
+ * would send the very same bytes again — a plain retry, which the service is
+ * right to accept — and report it as "a different body was accepted". The
+ * probe is then left out of the fault space (and said so), not judged.
+ */
+export function bodyIgnoresTitle(def: ServiceDefinition): boolean {
+  const op = { runId: 'run-1', module: 'module', title: 'title', steps: 'steps', tenant: 'default' };
+  try {
+    return def.operation.body(op) === def.operation.body({ ...op, title: editedTitle(op.title) });
+  } catch {
+    return false; // a body that throws is named by the first run that builds it
+  }
 }
 
 /** How a user-service campaign chooses schedules (as `retrysim check --explore`). */
@@ -154,7 +172,7 @@ export function parseServiceFaults(def: ServiceDefinition, list: string): FaultK
   if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${valid.join(', ')}`);
   for (const n of names) {
     if (!(valid as string[]).includes(n)) {
-      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : '';
+      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : n === 'keyReuseProbe' && bodyIgnoresTitle(def) ? ` (service ${def.name}'s operation.body does not use op.title, which is what the probe changes)` : '';
       throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for service ${def.name}: ${valid.join(', ')}`);
     }
   }
