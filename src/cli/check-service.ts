@@ -9,6 +9,7 @@ import { textTable } from '../report/table.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
+import { serviceProgress } from './service-progress.js';
 import { parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -39,7 +40,8 @@ if the service opts in, progress. The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
 minimised and written as a replayable file; what the minimiser could not
-show minimal is said.
+show minimal is said. Progress goes to stderr: a bar on a terminal,
+otherwise a line every 5 s (the runs, then the shrinking of a failure).
 
   --service PATH  the service module (required; or --app PATH)
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
@@ -158,10 +160,16 @@ export async function run(argv: string[]): Promise<number> {
       // With a budget the run count is known only at the end (the reproduce line then names it).
       if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
-      r = await runServiceCampaign({
-        def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
-        ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
-      });
+      const bar = serviceProgress({ what: `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: timeBudgetMs !== undefined && v.runs === undefined ? undefined : shard !== undefined || explore === 'exhaustive' ? undefined : maxRuns, json: v.json === true });
+      try {
+        r = await runServiceCampaign({
+          def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
+          ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
+          onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
+        });
+      } finally {
+        bar.stop();
+      }
       if (timeBudgetMs !== undefined) log(`reproduce: ${commandOf(reproduce, r.verdict === 'fails' ? r.runs : r.generated ?? r.runs)}`);
     } catch (e) {
       if (e instanceof ServiceError) {

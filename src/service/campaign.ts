@@ -98,6 +98,8 @@ export interface ServiceCampaignOptions {
   /** Where the shrunk counterexample is written; undefined: not written. */
   foundDir?: string;
   onProgress?: (done: number) => void;
+  /** After a failure at run `at` (1-based): called after each of the minimiser's runs, `tried` so far (a person's progress). */
+  onShrink?: (tried: number, at: number) => void;
   /** Measures elapsed ms (injected: simulated code never reads real time). */
   clockMs?: () => number;
 }
@@ -316,7 +318,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     throw details.errorInstance;
   }
   const [c] = details.counterexample as [GeneratedCase];
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined);
+  const at = firstFailureRun ?? details.numRuns;
+  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)));
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -354,7 +357,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     const failing = e.results[0];
     if (failing) {
       const firstFailureMs = clock() - t0;
-      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir);
+      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)));
       return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
     }
   }
@@ -371,13 +374,23 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
  * case's own list (a PCT schedule). What the minimiser could not show is
  * said in the file's description too.
  */
-export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource): Promise<ServiceCounterexample> {
+export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void): Promise<ServiceCounterexample> {
   registerService(module, def);
   const run1 = runner(def);
   const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
   const target = first.violations[0]?.invariant;
   const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, run: (s, ch) => run1(s, ch) });
+  let tried = 0;
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), {
+    isHit,
+    run: async (s, ch) => {
+      try {
+        return await run1(s, ch);
+      } finally {
+        onRun?.(++tried);
+      }
+    },
+  });
   const run = await run1(m.scenario, new ListChoice(m.choices));
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const notMinimal = notShownMinimal(m);
