@@ -6,6 +6,16 @@ import type { ChoiceSource } from '../sim/choice/source.js';
 import { searchBounded, type BoundedHit } from '../sim/explore/bounded.js';
 
 /** Options of {@link minimiseCounterexample}. */
+/**
+ * The case given to {@link minimiseCounterexample} did not fail when run
+ * again. With retrysim's own models that is a bug; with a user's code it
+ * says the code depends on more than the run (state kept from one simulated
+ * run to the next), which the callers name in one line.
+ */
+export class CaseDoesNotFailError extends Error {
+  override name = 'CaseDoesNotFailError';
+}
+
 export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
   /** The failure to keep: true when a run still shows it. */
   isHit: (run: R) => boolean;
@@ -241,7 +251,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   let runs = 0;
   const first = await runOne(scenario, new ListChoice(choices));
   runs++;
-  if (!o.isHit(first)) throw new Error('minimiseCounterexample: the given case does not fail');
+  if (!o.isHit(first)) throw new CaseDoesNotFailError('minimiseCounterexample: the given case does not fail');
   let cur = { scenario, choices: trimZeros(choices), preemptions: preemptionsOf(first), decisions: choices.filter((c) => c !== 0).length, preemptionsMinimal: false };
   let curRun: R = first;
 

@@ -95,6 +95,18 @@ describe('retry client counterexamples are replayable files', () => {
     expect(readdirSync(found)).toEqual([]);
   }, 120_000);
 
+  it('a client whose failing case passes when rerun while shrinking (a retry budget shared by its calls) is named in one line, exit 2, not an internal error', async () => {
+    const found = tmp('rs-client-budget-');
+    const r = await cli('check', '--client', 'src/client/fixtures/shared-budget.ts', '--runs', '300', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      expect.stringMatching(/^retrysim check: client module 'src\/client\/fixtures\/shared-budget\.ts': client 'shared-budget' does not fail the same way twice on the same run \(.+\): .*a retry budget.*inside run\(\)/),
+    ]);
+    expect(readdirSync(found)).toEqual([]);
+  }, 120_000);
+
   it('explainClient (retrysim/vitest) writes the shrunk case as a file too; without the module, replay asks for --client and replays with it', async () => {
     const found = tmp('rs-client-vitest-');
     let message = '';

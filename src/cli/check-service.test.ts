@@ -58,6 +58,17 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(readdirSync(html)).toEqual([]);
   }, 60_000);
 
+  it('a service whose failing case passes when rerun while shrinking (a quota at module level) is named in one line, exit 2, not an internal error', async () => {
+    const r = await cli(['check', '--service', 'src/service/fixtures/module-quota.ts', '--runs', '300', '--found', found, '--json']);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      expect.stringMatching(/^retrysim check: service 'module-quota': does not fail the same way twice on the same run \(.+\): .*module level.*memory\(\)/),
+    ]);
+    expect(readdirSync(found)).toEqual([]);
+  }, 60_000);
+
   it('a bad service path or flag is one line and exit 2', async () => {
     const r = await cli(['check', '--service', 'examples/nope/service.ts', '--found', found]);
     expect(r.code).toBe(2);

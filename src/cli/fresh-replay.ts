@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isHostedApp } from '../app/define.js';
 import type { ServiceDefinition } from '../service/definition.js';
+import { APP_STATE_HOME, SERVICE_STATE_HOME } from '../service/errors.js';
 
 /** This package's command line (bin/ sits two levels above src/cli and dist/cli alike). */
 const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
@@ -40,9 +41,8 @@ export function notReproducedMessage(subject: string, why: string, stateHome: st
 /** {@link notReproducedMessage} for a service or a hosted app, with where its per-process state belongs. */
 export function serviceNotReproduced(def: ServiceDefinition, why: string): string {
   return isHostedApp(def)
-    ? notReproducedMessage(`app '${def.name}'`, why, 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh')
-    : notReproducedMessage(`service '${def.name}'`, why, 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart');
+    ? notReproducedMessage(`app '${def.name}'`, why, APP_STATE_HOME)
+    : notReproducedMessage(`service '${def.name}'`, why, SERVICE_STATE_HOME);
 }
 
-/** Where a retry client's state belongs, for {@link notReproducedMessage}. */
-export const CLIENT_STATE_HOME = 'keep what one call needs inside run(), where each call (and each simulated run) starts afresh';
+export { CLIENT_STATE_HOME } from '../client/load.js';

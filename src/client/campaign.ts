@@ -12,7 +12,8 @@ import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
-import { minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { CLIENT_STATE_HOME, ClientError } from './load.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -79,12 +80,17 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
   const target = found.violations[0]?.invariant;
-  const m = await minimiseCounterexample(c.scenario, found.result.choices.map((x) => x.chosen), {
-    isHit: (r) => r.violations.some((v) => v.invariant === target),
-    run: runOn,
-    userClient: true,
-  });
+  if (target === undefined) throw notRerun(client, o.module, 'the failing case passed');
+  const isHit = (r: ClientRun) => r.violations.some((v) => v.invariant === target);
+  let m: Minimised;
+  try {
+    m = await minimiseCounterexample(c.scenario, found.result.choices.map((x) => x.chosen), { isHit, run: runOn, userClient: true });
+  } catch (e) {
+    if (e instanceof CaseDoesNotFailError) throw notRerun(client, o.module, `the failing case broke ${target}, then passed`);
+    throw e;
+  }
   const first = await runOn(m.scenario, new ListChoice(m.choices));
+  if (!isHit(first)) throw notRerun(client, o.module, `the minimised case broke ${target}, then passed`);
   const invariants = [...new Set(first.violations.map((v) => v.invariant))].sort();
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
@@ -99,7 +105,7 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   // The file must reproduce by itself: replay it exactly as `retrysim replay` will.
   const again = await runClientScenario(scenario, client, { strictReplay: true, ...opts });
   const got = [...new Set(again.violations.map((v) => v.invariant))].sort();
-  if (got.join() !== invariants.join()) throw new Error(`the counterexample of client '${client.name}' did not reproduce on replay (first [${invariants.join(', ')}], then [${got.join(', ')}]): the client is not deterministic on virtual time (does it read real time or I/O?)`);
+  if (got.join() !== invariants.join()) throw notRerun(client, o.module, `the counterexample broke [${invariants.join(', ')}], then on replay [${got.join(', ')}]`);
   const size = scenarioSize(scenario, first.workers.reduce((n, w) => n + w.sent.length, 0));
   let file: string | undefined;
   if (o.foundDir !== undefined) {
@@ -117,6 +123,15 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
     notMinimal, replay,
   };
+}
+
+/**
+ * A client whose failing case does not fail again in the same process: not
+ * a bug in retrysim (the minimiser would otherwise stop on it as one) but
+ * a client whose behaviour depends on more than the run — one line, exit 2.
+ */
+function notRerun(client: RetryClient, module: string | undefined, what: string): ClientError {
+  return new ClientError(module ?? client.name, `client '${client.name}' does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept across calls (a retry budget, a circuit breaker, a counter at module level or in the client object), which lives on from one simulated run to the next in a campaign, or real time or I/O; ${CLIENT_STATE_HOME}`);
 }
 
 /** Options of {@link runClientCampaign}. */

@@ -13,6 +13,9 @@ export class ClientError extends Error {
   }
 }
 
+/** Where a retry client's state belongs, for the line naming a client whose failure depends on more than the run. */
+export const CLIENT_STATE_HOME = 'keep what one call needs inside run(), where each call (and each simulated run) starts afresh';
+
 /** Whether a value has the shape of a {@link RetryClient}. */
 export function isRetryClient(v: unknown): v is RetryClient {
   const c = v as Partial<RetryClient> | null;

@@ -8,7 +8,7 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import { minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -18,11 +18,11 @@ import { SHRINK_RUNS_MAX } from '../campaign/run.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
-import { ServiceError } from './errors.js';
+import { APP_STATE_HOME, SERVICE_STATE_HOME, ServiceError } from './errors.js';
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
-import { moduleFlag } from '../app/define.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
@@ -368,6 +368,15 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
 }
 
 /**
+ * A service whose failing case does not fail again in the same process: not
+ * a bug in retrysim (the minimiser would otherwise stop on it as one) but a
+ * module whose behaviour depends on more than the run — one line, exit 2.
+ */
+function notRerun(def: ServiceDefinition, what: string): ServiceError {
+  return new ServiceError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
+}
+
+/**
  * Minimises a failing case and writes it with its schedule and `expect`
  * (the effects and the violated invariants), named by service, invariant
  * and content hash. `choices` replays the failing run when it was not the
@@ -379,19 +388,27 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const run1 = runner(def);
   const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
   const target = first.violations[0]?.invariant;
+  if (target === undefined) throw notRerun(def, 'the failing case passed');
   const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
   let tried = 0;
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), {
-    isHit,
-    run: async (s, ch) => {
-      try {
-        return await run1(s, ch);
-      } finally {
-        onRun?.(++tried);
-      }
-    },
-  });
+  let m: Minimised;
+  try {
+    m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), {
+      isHit,
+      run: async (s, ch) => {
+        try {
+          return await run1(s, ch);
+        } finally {
+          onRun?.(++tried);
+        }
+      },
+    });
+  } catch (e) {
+    if (e instanceof CaseDoesNotFailError) throw notRerun(def, `the failing case broke ${target}, then passed`);
+    throw e;
+  }
   const run = await run1(m.scenario, new ListChoice(m.choices));
+  if (!isHit(run)) throw notRerun(def, `the minimised case broke ${target}, then passed`);
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {

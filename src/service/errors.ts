@@ -19,6 +19,11 @@ export function markApp(name: string): void {
   appNames.add(name);
 }
 
+/** Where a service's per-process state belongs, for the lines naming one whose failure depends on more than the run. */
+export const SERVICE_STATE_HOME = 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart';
+/** The same for a hosted app. */
+export const APP_STATE_HOME = 'keep what must outlive a request in the store (env.redis), and per-process state inside app(), which each instance calls afresh';
+
 /** `app 'NAME'` or `service 'NAME'`: what the user calls the code named `name`. */
 export function serviceWord(name: string): string {
   return `${appNames.has(name) ? 'app' : 'service'} '${name}'`;
