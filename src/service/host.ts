@@ -48,6 +48,8 @@ export class ServiceHost implements HostedInstance {
   private readonly total: (() => number) | undefined;
   /** Keys of the requests inside this instance's handler now (a kill ends them without a word: see restart). */
   private readonly inside: string[] = [];
+  /** Requests of this process inside its handler now: one awaiting a promise of another's waits while any other is at work. */
+  active = 0;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -111,12 +113,16 @@ export class ServiceHost implements HostedInstance {
       }
     }
     let res: ServiceResponse;
+    this.active++;
     try {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
+      // A handler that awaited another request's promise may end inside that request's turn: back on its own task first.
+      await sim.rejoin();
       sim.suspend();
       if (key !== undefined) this.left(key);
     } catch (e) {
+      await sim.rejoin();
       sim.suspend();
       if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
@@ -137,6 +143,8 @@ export class ServiceHost implements HostedInstance {
       // the exception is one line of the trace, where the user's code threw.
       this.clock.kernel.log(sim.name, `threw ${thrown}`);
       return internalError(e, this.name);
+    } finally {
+      this.active--;
     }
     const stopped = this.clock?.stopped;
     if (stopped !== undefined) throw this.stoppedError(stopped, what, sim);
@@ -303,6 +311,38 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.sleep(ms);
   }
 
+  /** Set while this request's task is parked because its code awaits what another request of its process may settle. */
+  private awaitingOthers: { d: Deferred<void>; resumed: Promise<void> } | undefined;
+
+  /**
+   * The handler awaits neither the kernel nor a timer of its own (a plain
+   * promise: an in-process single flight whose first request has it). While
+   * another request of this process is inside the handler, that one may
+   * settle it, as in Node: park this task on a deferred of the scheduler's.
+   * The awaited code then runs on as soon as the promise settles (inside the
+   * other request's turn, as microtasks do); its next step, sleep or answer
+   * first comes back to this request's own task ({@link rejoin}). Nobody at
+   * work: false, and the wait is stuck (a promise nobody resolves).
+   */
+  parkOnOthers(): boolean {
+    if (this.awaitingOthers !== undefined || this.host.active <= 1 || this.host.clock === undefined) return false;
+    const d = this.env.defer<void>();
+    this.suspend();
+    this.awaitingOthers = { d, resumed: d.wait() };
+    this.env.note?.('awaits another request of its process');
+    return true;
+  }
+
+  /** @internal Back on this request's own task after {@link parkOnOthers}, before anything that takes a kernel step. */
+  async rejoin(): Promise<void> {
+    const w = this.awaitingOthers;
+    if (w === undefined) return;
+    this.awaitingOthers = undefined;
+    w.d.resolve();
+    await w.resumed;
+    this.resume();
+  }
+
   get db() {
     return this.host.sdb.db;
   }
@@ -342,6 +382,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
     if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
+    await this.rejoin();
     this.lastStep = label;
     this.suspend();
     // While a fault counter of this instance is armed, whichever request
@@ -372,6 +413,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   async sleep(ms: number): Promise<void> {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
+    await this.rejoin();
     this.suspend();
     await this.env.sleep(ms, this.phase);
     this.resume();

@@ -134,7 +134,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
       if (e instanceof DeadlockError) {
         const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
-        throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on a sim.defer() that nothing resolves`);
+        throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on something nothing in the simulation settles (a sim.defer() nobody resolves, a promise of another request that never settles it, real I/O)`);
       }
       // A generated scenario of a prompt service ends well within the
       // kernel's limits; a user's service that does not (a handler awaiting

@@ -116,6 +116,14 @@ export interface ClockScope {
    * code is idle, awaiting one of its own timers.
    */
   park(ms: number): Promise<void>;
+  /**
+   * The scope's code is idle with no timer of its own: if another scope of
+   * its process is at work and may settle what it awaits (an in-process
+   * single flight: a duplicate awaits the first request's promise), park
+   * its task until that code runs again, and answer true. False: nothing
+   * else could settle it. Optional: without it, such a wait is stuck.
+   */
+  parkOnOthers?(): boolean;
 }
 
 /** The code read the clock many times while virtual time stood still: it spins, waiting for time that never passes. */
@@ -478,6 +486,7 @@ export class KernelClock {
         if (hostTurnPending()) return arm();
         const s = current === this ? currentScope : undefined;
         if (s !== undefined && this.wakeAtNextTimer(s)) return arm();
+        if (s?.parkOnOthers?.() === true) return arm();
         if (s === undefined && foreignOk) return arm();
         reject(stuck(s));
       };
