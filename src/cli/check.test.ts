@@ -60,7 +60,10 @@ describe('retrysim replay and matrix', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/at format/);
     expect(cli('replay').status).toBe(2);
-    expect(cli('replay', 'nope.json').stderr).toMatch(/cannot read file: ENOENT/);
+    // A missing file is one line naming it, not an "invalid scenario" with an issue at its root.
+    const missing = cli('replay', 'nope.json');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe('retrysim replay: nope.json: cannot read file: no such file (ENOENT)\n');
   });
 
   it('an unwritable output path is refused up front, naming the flag', () => {

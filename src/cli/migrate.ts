@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { flags } from './args.js';
-import { ScenarioError, printScenario } from '../scenario/load.js';
+import { ScenarioError, ScenarioReadError, printScenario } from '../scenario/load.js';
 import { migrateScenario } from '../scenario/migrate.js';
 import { SCENARIO_FORMAT } from '../scenario/schema.js';
 
@@ -29,7 +29,7 @@ export async function run(argv: string[]): Promise<number> {
       try {
         text = readFileSync(file, 'utf8');
       } catch (e) {
-        throw new ScenarioError(file, [{ path: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+        throw new ScenarioReadError(file, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
       }
       const r = await migrateScenario(text, file);
       out.push({ file, text: printScenario(r.scenario), migrated: r.migrated });

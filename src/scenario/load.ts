@@ -21,6 +21,18 @@ export class ScenarioError extends Error {
   }
 }
 
+/** Why a file could not be read, in words (the code too, for a search). */
+const READ_PROBLEMS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'a directory, not a file', ENOTDIR: 'a path through something that is not a directory' };
+
+/** A scenario file that cannot be read at all: one line, nothing about its contents (there are none to speak of). */
+export class ScenarioReadError extends ScenarioError {
+  constructor(source: string, code: string) {
+    const why = READ_PROBLEMS[code] === undefined ? code : `${READ_PROBLEMS[code]} (${code})`;
+    super(source, [{ path: '', message: `cannot read file: ${why}` }]);
+    this.message = `${source}: cannot read file: ${why}`;
+  }
+}
+
 function pathOf(p: readonly PropertyKey[]): string {
   return p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${String(s)}`)).join('').replace(/^\./, '');
 }
@@ -128,7 +140,7 @@ export function loadScenario(file: string): Scenario {
       closeSync(fd);
     }
   } catch (e) {
-    throw new ScenarioError(file, [{ path: '', message: `cannot read file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new ScenarioReadError(file, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
   }
   return parseScenario(text, file);
 }
