@@ -84,6 +84,14 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     const f = join(dir, 'svc.mjs');
     writeFileSync(f, "export default { name: 'half', tables: ['t'], setup() {}, handle() {}, operation: { path: '/x', body() {} }, effects: { of() {} } };");
     await expect(loadService(f)).rejects.toThrow(`service 'half': ${f}: steps: `);
+    // A field left out is "missing", not zod's "Invalid input: … received undefined".
+    writeFileSync(join(dir, 'nosteps.mjs'), "export default { name: 'nosteps', tables: ['t'], setup() {}, handle() {}, operation: { path: '/x', body() {} }, effects: { of() {} } , steps: undefined };");
+    await expect(loadService(join(dir, 'nosteps.mjs'))).rejects.toThrow(`service 'nosteps': ${join(dir, 'nosteps.mjs')}: steps: missing (expected array)`);
+    // A CommonJS module.exports of helpers (the factory not called) is named as what it is, its path said once.
+    const cjs = join(dir, 'helpers.cjs');
+    writeFileSync(cjs, 'module.exports = { makeService: (scoped) => ({ scoped }) };');
+    const m = await loadService(cjs).then(() => 'loaded', (e: Error) => e.message);
+    expect(m).toBe(`service '${cjs}': the default export (module.exports in CommonJS) is not a service definition but an object of makeService; export { name, tables, setup, steps, handle, operation, effects } (an app: { name, app, operation, effects })`);
     await expect(loadService(join(dir, 'missing.ts'))).rejects.toThrow(/cannot load: no such file/);
     writeFileSync(join(dir, 'syntax.ts'), 'export default {');
     await expect(loadService(join(dir, 'syntax.ts'))).rejects.toThrow(/cannot load: /);

@@ -26,13 +26,28 @@ const definitionShape = z.object({
  * Checks that `value` (a module's default export) is a service definition,
  * with one clear message naming the first problem and where it is.
  */
+/** Fields of which a service definition has at least one. */
+const SERVICE_FIELDS = ['name', 'tables', 'setup', 'steps', 'handle', 'operation', 'effects'];
+
 export function validateDefinition(value: unknown, source: string): ServiceDefinition {
   const r = definitionShape.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
+    const obj = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    const named = typeof obj?.name === 'string';
+    // Named by its path already: the path is not said twice.
+    const name = named ? (obj!.name as string) : source;
+    const where = named ? `${source}: ` : '';
+    // Nothing of a service at all (a CommonJS module.exports of helpers, a
+    // factory not called): say what the export is, not that `name` is missing.
+    if (obj === undefined || !SERVICE_FIELDS.some((k) => k in obj)) {
+      const what = obj === undefined ? `a ${typeof value}` : Object.keys(obj).length === 0 ? 'an empty object' : `an object of ${Object.keys(obj).slice(0, 5).join(', ')}${Object.keys(obj).length > 5 ? ', …' : ''}`;
+      throw new ServiceError(name, `${where}the default export (module.exports in CommonJS) is not a service definition but ${what}; export { name, tables, setup, steps, handle, operation, effects } (an app: { name, app, operation, effects })`);
+    }
     const at = issue.path.length === 0 ? 'the default export' : issue.path.join('.');
-    const name = typeof (value as { name?: unknown } | undefined)?.name === 'string' ? (value as { name: string }).name : source;
-    throw new ServiceError(name, `${source}: ${at}: ${issue.message}`);
+    // zod's "Invalid input: expected string, received undefined" is a missing field.
+    const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue.message);
+    throw new ServiceError(name, `${where}${at}: ${missing !== null ? `missing (expected ${missing[1]})` : issue.message}`);
   }
   const def = value as ServiceDefinition;
   for (const [what, list] of [['steps', def.steps], ['crashPoints', def.crashPoints ?? []], ['situations', def.situations ?? []], ['tables', def.tables]] as const) {
