@@ -147,6 +147,23 @@ describe('retrysim check --app', () => {
     expect(again.out).toMatch(/expect: met/);
   }, 60_000);
 
+  it('coverage speaks of the store commands the app sends: none at a command it never sends (kv.pTTL, kv.putIf), and a preemption is "before" a command, not "between" two', async () => {
+    const r = await cli(['check', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '100', '--found', tmp('rs-app-cov-'), '--json']);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: Array<{ id: string; what: string; runs: number }> }; neverReached: string[] };
+    expect(j.verdict).toBe('holds');
+    const ids = j.coverage.rows.map((x) => x.id);
+    // The commands it sends are there, with a fault at each.
+    expect(ids).toEqual(expect.arrayContaining(['pause@kv.set', 'kill@kv.incr', 'crash@kv.get: answer lost', 'preempt@kv.set']));
+    // app-claim never sends PEXPIRE, PTTL or a conditional put: nothing is said about faults there.
+    expect(ids.filter((x) => /kv\.(pexpire|pttl|putIf)/.test(x))).toEqual([]);
+    expect(j.neverReached.filter((x) => /kv\.(pexpire|pttl|putIf)/.test(x))).toEqual([]);
+    // The per-run bookkeeping of steps is not a row of its own.
+    expect(ids.filter((x) => x.startsWith('step:'))).toEqual([]);
+    expect(j.coverage.rows.map((x) => x.what).filter((w) => w.includes('between'))).toEqual([]);
+    expect(j.coverage.rows.find((x) => x.id === 'preempt@kv.get')?.what).toBe('a preemption before kv.get');
+  }, 60_000);
+
   it('a descriptor without effects is bad input: one line naming it, exit 2', async () => {
     const dir = tmp('rs-app-bad-');
     const file = join(dir, 'app.mjs');

@@ -105,6 +105,13 @@ describe('counting, the table and its merge', () => {
     expect(mergeCoverage(undefined, undefined)).toBeUndefined();
   });
 
+  it('two tables that each leave out rows of one order (a hosted app\'s commands a shard never sent) merge into that order, not with the missing rows at the end', () => {
+    const row = (id: string) => ({ id, what: id, runs: 1 });
+    const ids = (a: string[], b: string[]) => mergeCoverage({ runs: 1, rows: a.map(row) }, { runs: 1, rows: b.map(row) })!.rows.map((r) => r.id);
+    expect(ids(['a', 'c', 'e'], ['a', 'b', 'c', 'd', 'e', 'f'])).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(ids(['b', 'd'], ['a', 'd', 'e'])).toEqual(['a', 'b', 'd', 'e']);
+  });
+
   it('printed side by side: one column per campaign, · outside its fault space, 0 ✗ where never reached', () => {
     const text = coverageText([
       { name: 'A', coverage: { runs: 10, rows: [{ id: 'x', what: 'thing X', runs: 4 }, { id: 'y', what: 'thing Y', runs: 0 }] } },

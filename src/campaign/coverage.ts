@@ -53,7 +53,15 @@ export interface FaultSpace {
   slowAtAnyStep?: boolean;
   /** A user's service: kills also land as an answer leaves (`kill.atAnswer`), not only at a step. */
   killAtAnswer?: boolean;
+  /**
+   * The steps are not phases in an order but a set (a hosted app's store
+   * commands): a preemption is "before" a step, never "between" two.
+   */
+  stepsUnordered?: boolean;
 }
+
+/** Counted per run but not a situation of its own: a declared step the run reached at all (`step:<label>`). */
+export const STEP_REACHED = 'step:';
 
 /**
  * Every situation a campaign over this fault space can reach: each fault
@@ -85,7 +93,7 @@ export function situationsOf(f: FaultSpace): Situation[] {
     add('overlap:3', '3 same-key requests inside the service at once');
     add('replay', 'a stored answer replayed');
   }
-  steps.forEach((x, i) => add(`preempt@${x}`, i === 0 ? `a preemption before ${x}` : `a preemption between ${steps[i - 1]} and ${x}`));
+  steps.forEach((x, i) => add(`preempt@${x}`, i === 0 || f.stepsUnordered ? `a preemption before ${x}` : `a preemption between ${steps[i - 1]} and ${x}`));
   for (const s of f.def.situations ?? []) add(`service:${s}`, `${s} (declared by the service)`);
   if (f.def.progress !== undefined) {
     add('recovery:found', 'recovery: the query found the effect');
@@ -111,7 +119,7 @@ export function addCounts(a: CoverageCounts, b: CoverageCounts | undefined): Cov
 export function coverageOf(situations: readonly Situation[], counts: CoverageCounts, runs: number): Coverage {
   const known = new Set(situations.map((s) => s.id));
   const rows: CoverageRow[] = situations.map((s) => ({ ...s, runs: counts[s.id] ?? 0 }));
-  for (const id of Object.keys(counts).filter((k) => !known.has(k)).sort()) rows.push({ id, what: wordingOf(id), runs: counts[id]! });
+  for (const id of Object.keys(counts).filter((k) => !known.has(k) && !k.startsWith(STEP_REACHED)).sort()) rows.push({ id, what: wordingOf(id), runs: counts[id]! });
   return { runs, rows };
 }
 
@@ -120,8 +128,23 @@ export function mergeCoverage(a: Coverage | undefined, b: Coverage | undefined):
   if (a === undefined) return b;
   if (b === undefined) return a;
   const counts = addCounts(addCounts({}, Object.fromEntries(a.rows.map((r) => [r.id, r.runs]))), Object.fromEntries(b.rows.map((r) => [r.id, r.runs])));
-  const seen = new Set<string>();
-  const order = [...a.rows, ...b.rows].filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  // Each table is the fault space's order with some rows left out (a hosted
+  // app's commands one shard never sent): a row only b has goes right after
+  // the row b has before it, so the merge keeps the unsharded order.
+  const order: Situation[] = [...a.rows];
+  const at = new Map(order.map((r, i) => [r.id, i]));
+  let after = -1;
+  for (const r of b.rows) {
+    const i = at.get(r.id);
+    if (i !== undefined) {
+      after = i;
+      continue;
+    }
+    order.splice(after + 1, 0, r);
+    after += 1;
+    at.clear();
+    order.forEach((x, j) => at.set(x.id, j));
+  }
   return { runs: a.runs + b.runs, rows: order.map((r) => ({ id: r.id, what: r.what, runs: counts[r.id] ?? 0 })) };
 }
 

@@ -23,7 +23,7 @@ import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { countRun, coverageOf, situationsOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
+import { countRun, coverageOf, situationsOf, STEP_REACHED, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /**
@@ -234,7 +234,17 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
 
 /** The coverage table of a campaign over `faults` on this service. */
 function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], keySource: KeySource, counts: CoverageCounts, runs: number): Coverage {
-  return coverageOf(situationsOf({ def, faults, keySource, slowAtAnyStep: true, killAtAnswer: true }), counts, runs);
+  const app = isHostedApp(def);
+  const all = situationsOf({ def, faults, keySource, slowAtAnyStep: true, killAtAnswer: true, stepsUnordered: app });
+  // A hosted app's steps are every command the store has; a fault at a
+  // command the app never sent is outside its fault space, not a gap in
+  // what the runs covered ("never reached: a pause at kv.pttl" for an app
+  // that never calls pTTL would say the verdict missed something).
+  const situations = app ? all.filter((x) => {
+    const at = /^(?:crash|slow|pause|kill|preempt)@(.+?)(?:: answer lost)?$/.exec(x.id)?.[1];
+    return at === undefined || !def.steps.includes(at) || (counts[`${STEP_REACHED}${at}`] ?? 0) > 0;
+  }) : all;
+  return coverageOf(situations, counts, runs);
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */

@@ -383,6 +383,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
     if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
     await this.rejoin();
+    // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
+    this.host.reached?.add(`step:${label}`);
     this.lastStep = label;
     this.suspend();
     // While a fault counter of this instance is armed, whichever request
