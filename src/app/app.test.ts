@@ -81,6 +81,47 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
     }
   });
 
+  it('a cleanup job the app factory starts (setInterval) fires in a request\'s turn; the trace says its store command is the job\'s, not that request\'s', async () => {
+    const def = appService({
+      name: 'sweeper',
+      app: ({ redis }) => {
+        const claimedAt = new Map<string, number>();
+        // The bug the job carries: a claim held 1 s is taken for a dead request's, and deleted.
+        setInterval(() => {
+          for (const [k, t] of claimedAt) if (Date.now() - t > 1_000) (claimedAt.delete(k), void redis.del(k));
+        }, 500);
+        return async (req, res) => {
+          const key = `idem:${String(req.headers['idempotency-key'])}`;
+          if ((await redis.set(key, 'in_progress', { NX: true })) === null) {
+            res.statusCode = 409;
+            res.end('{"error":"in progress"}');
+            return;
+          }
+          claimedAt.set(key, Date.now());
+          const id = await redis.incr('seq');
+          await redis.set(`order:${id}`, 'op1');
+          claimedAt.delete(key);
+          res.statusCode = 201;
+          res.end(JSON.stringify({ id }));
+        };
+      },
+      operation: { path: '/x', body: (op) => JSON.stringify({ op: op.runId }) },
+      effects: { noun: 'order', of: (kv) => kv.scan('order:').map(([k]) => Number(k.slice(6))) },
+    });
+    // One request, slow for 2.5 s at its INCR (its claim taken): the job's ticks come due while it waits, and fire when it resumes.
+    const s = parseScenario(JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'sweep', seed: 1, service: { module: 'sweeper' },
+      client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { slowMs: 2_500, slowAtStep: 'kv.incr' },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
+    }));
+    const r = await runScenario(s, { service: def, keepTrace: true });
+    const at = r.trace.findIndex((l) => / s0\/op1\.w0#1 +setInterval callback of the app \(not this request\) sends kv\.del$/.test(l));
+    expect(at, r.trace.join('\n')).toBeGreaterThan(0);
+    expect(r.trace[at + 1]).toMatch(/ s0\/op1\.w0#1 +kv\.del$/);
+    // The request's own commands carry no such line.
+    expect(r.trace.filter((l) => /callback of the app/.test(l))).toHaveLength(1);
+  });
+
   it('an app that waits on something outside the simulation is a broken app (a ServiceError naming the request), not a hang', async () => {
     const def = appService({
       name: 'stuck',

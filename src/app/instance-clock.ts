@@ -30,6 +30,33 @@ const keepLogs = process.env.RETRYSIM_APP_LOGS === '1';
 const quiet = () => undefined;
 
 let entered: InstanceClock | undefined;
+
+/** A timer's kind, as in the name of the function that armed it (`set${kind}`). */
+export type TimerKind = 'Timeout' | 'Interval';
+
+/** The kind of timer whose callback runs now (synchronously), if any: what a store command sent from it is attributed to. */
+let firing: TimerKind | undefined;
+
+/** Whether the app code running now is a timer's callback (its synchronous part), and which kind. */
+export function firingTimer(): TimerKind | undefined {
+  return firing;
+}
+
+/** `set` with its callback marked as a timer's while it runs (a cleanup job's store commands are its own, not the request's in whose turn it fires). */
+function marked<F extends (cb: unknown, ...rest: unknown[]) => unknown>(kind: TimerKind, set: F): F {
+  return ((cb: unknown, ...rest: unknown[]) => {
+    if (typeof cb !== 'function') return set(cb, ...rest);
+    return set(function (this: unknown, ...args: unknown[]) {
+      const was = firing;
+      firing = kind;
+      try {
+        return (cb as (...a: unknown[]) => unknown).apply(this, args);
+      } finally {
+        firing = was;
+      }
+    }, ...rest);
+  }) as F;
+}
 /** The entered instance's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const enteredStream = (): Prng | undefined => entered?.rng;
 
@@ -53,9 +80,9 @@ export class InstanceClock {
     const c = this.clock;
     const rng = this.rng;
     this.swaps = [
-      [globalThis, 'setTimeout', c.setTimeout], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'setTimeout', marked('Timeout', c.setTimeout as never)], // real-time: allowed (the instance's fake clock)
       [globalThis, 'clearTimeout', c.clearTimeout],
-      [globalThis, 'setInterval', c.setInterval], // real-time: allowed (the instance's fake clock)
+      [globalThis, 'setInterval', marked('Interval', c.setInterval as never)], // real-time: allowed (the instance's fake clock)
       [globalThis, 'clearInterval', c.clearInterval],
       [globalThis, 'setImmediate', c.setImmediate], // real-time: allowed (the instance's fake clock)
       [globalThis, 'clearImmediate', c.clearImmediate],

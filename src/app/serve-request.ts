@@ -9,7 +9,7 @@ import { ServiceError, describeThrow } from '../service/errors.js';
 import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
-import { InstanceClock } from './instance-clock.js';
+import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
 
 /** Turns in a row with nothing to do before a request counts as settled (a library may hold a real immediate it captured at import). */
 const QUIET_TURNS = 2;
@@ -64,9 +64,10 @@ class Pending implements KvSink {
   unsupported(method: string): void {
     this.missing ??= method;
   }
-  readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void; timer: TimerKind | undefined }> = [];
   submit(c: KvCommand): Promise<unknown> {
-    return new Promise((resolve, reject) => this.queue.push({ c, resolve, reject }));
+    const timer = firingTimer();
+    return new Promise((resolve, reject) => this.queue.push({ c, resolve, reject, timer }));
   }
 }
 
@@ -153,6 +154,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       if (next !== undefined) {
         quiet = 0;
         const label = `kv.${next.c.name}`;
+        // A timer of the process (a cleanup job the app started) fires in whichever request's turn is running: its command is not that request's.
+        if (next.timer !== undefined) sim.note?.(`set${next.timer} callback of the app (not this request) sends ${label}`);
         yieldTo();
         await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
         enter();

@@ -41,6 +41,8 @@ export interface ServiceSim<M = unknown> {
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
+  /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
+  note?(text: string): void;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -378,6 +378,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.env.now();
   }
 
+  /** @internal A trace line on this request (shown, not hashed). */
+  note(text: string): void {
+    this.env.note?.(text);
+  }
+
   async step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
