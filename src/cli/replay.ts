@@ -123,6 +123,7 @@ export async function run(argv: string[]): Promise<number> {
   console.log(`retrysim replay ${file}`);
   console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `service ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
+  for (const l of setupLines(scenario)) console.log(l);
   if (values.trace) {
     console.log('\ntimeline:');
     for (const l of readableTimeline(r.trace)) console.log('  ' + l);
@@ -141,6 +142,30 @@ export async function run(argv: string[]): Promise<number> {
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
+}
+
+/**
+ * What the trace does not say and a reader needs to follow it: instances
+ * whose clocks disagree (a stored answer's TTL judged by a clock 6 h ahead
+ * has expired: the trace shows only that the key was not found), and the
+ * tenant of each operation when they differ (two tenants with one key).
+ */
+export function setupLines(s: Scenario): string[] {
+  const out: string[] = [];
+  const offsets = Array.from({ length: s.service.instances }, (_, i) => s.service.clockOffsetMs[i] ?? 0);
+  if (offsets.some((x) => x !== 0)) out.push(`instances: ${offsets.map((x, i) => `s${i} clock ${offsetText(x)}`).join(', ')}`);
+  const tenants = s.operations.map((o) => o.tenant ?? 'default');
+  if (new Set(tenants).size > 1) out.push(`tenants: ${s.operations.map((o, i) => `${o.id} ${tenants[i]}`).join(', ')}`);
+  return out;
+}
+
+/** A clock offset in the unit a reader thinks in: `+0`, `-250 ms`, `+12 s`, `+6 h`. */
+function offsetText(ms: number): string {
+  if (ms === 0) return '+0';
+  const sign = ms < 0 ? '-' : '+';
+  const a = Math.abs(ms);
+  const [v, unit] = a < 1_000 ? [a, 'ms'] : a < 60_000 ? [a / 1_000, 's'] : a < 3_600_000 ? [a / 60_000, 'min'] : [a / 3_600_000, 'h'];
+  return `${sign}${Number.isInteger(v) ? v : Number(v.toFixed(1))} ${unit}`;
 }
 
 /**
@@ -251,6 +276,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   console.log(`retrysim replay ${file}`);
   console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
+  for (const l of setupLines(scenario)) console.log(l);
   if (o.trace) {
     console.log('\ntimeline:');
     for (const l of readableTimeline(r.trace)) console.log('  ' + l);
