@@ -97,6 +97,8 @@ export class ServiceHost implements HostedInstance {
     this.restarts++;
     // The requests a kill ended never left their handler: they are not inside any more.
     for (const k of this.inside.splice(0)) this.reached?.leave(k);
+    // Nor are they at work: none of them can settle what a request of the new process awaits.
+    this.active = 0;
   }
 
   async handle(req: TrackerRequest, env: StepEnv): Promise<TrackerResponse> {

@@ -2,6 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ServiceDefinition } from './definition.js';
+import { parseScenario } from '../scenario/load.js';
+import { runScenario } from '../scenario/run.js';
 import { runMain } from '../testing/cli.js';
 
 const MODULE = 'src/service/fixtures/promise-single-flight.ts';
@@ -22,4 +25,31 @@ describe('an in-process single flight of plain promises in memory() (a duplicate
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ verdict: 'holds', complete: true });
   }, 60_000);
+
+  it('a request killed mid-handler is no longer "at work": after the restart, a request that awaits a promise nobody has is stuck at once, named as awaiting something outside the simulation', async () => {
+    const def: ServiceDefinition = {
+      name: 'waits-after-restart',
+      tables: ['marks'],
+      setup: (db) => db.exec('CREATE TABLE marks (id INTEGER PRIMARY KEY)'),
+      steps: ['work'],
+      operation: { path: '/x', body: (op) => JSON.stringify({ ref: op.runId }) },
+      effects: { of: () => [] },
+      async handle(_req, sim) {
+        // The first request marks the database and is killed at its step; the retry, in the new process, waits on nothing.
+        if (sim.db.prepare('SELECT count(*) FROM marks').pluck().get() === 0) {
+          sim.db.prepare('INSERT INTO marks DEFAULT VALUES').run();
+          await sim.step('work');
+          return { status: 201, body: '{"id":1}' };
+        }
+        await new Promise(() => undefined);
+        return { status: 500, body: '{}' };
+      },
+    };
+    const s = parseScenario(JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'kill then wait', seed: 1, service: { module: 'waits-after-restart' },
+      client: { keySource: 'tool_call', maxAttempts: 2 }, faults: { kill: { atStep: 'work', restartAfterMs: 10 } },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
+    }));
+    await expect(runScenario(s, { service: def })).rejects.toThrow(/never answered request s0\/op1\.w0#2: the handler awaited something outside the simulation/);
+  });
 });
