@@ -33,7 +33,9 @@ of its declared effects must exist):
   --runs N            wall-clock and virtual-time runs, 1–10000 (default 30)
   --variant V         ${VARIANTS.join(' | ')} (default key_split)
   --service PATH      your own service module instead (served for real by
-                      \`retrysim serve --service PATH\` for the wall-clock runs)
+                      \`retrysim serve --service PATH\` for the wall-clock runs);
+                      --app PATH is taken too (a hosted app: not run here yet,
+                      except as the service of --client)
   --slow-ms N         server processing time, 0–1000 ms (default 2)
   --stagger-max-ms N  second worker's start spread, 1–1000 ms (default 40)
   --schedules-max N   enumeration bound per stagger, 1–100000 (default 3000)
@@ -97,10 +99,18 @@ export async function run(argv: string[]): Promise<number> {
   const parsed = flags('flaky', argv, {
       runs: { type: 'string' }, variant: { type: 'string' }, 'slow-ms': { type: 'string' }, 'stagger-max-ms': { type: 'string' },
       'schedules-max': { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, service: { type: 'string' },
-      client: { type: 'string' }, name: { type: 'string' }, 'spread-ms': { type: 'string' },
+      client: { type: 'string' }, name: { type: 'string' }, 'spread-ms': { type: 'string' }, app: { type: 'string' },
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
+  // `--app PATH` is `--service PATH` wherever that is taken (the README's word): here it reaches the one line saying the lab does not run apps yet.
+  if (values.app !== undefined) {
+    if (values.service !== undefined) {
+      console.error('retrysim flaky: give --service or --app, not both');
+      return 2;
+    }
+    values.service = values.app;
+  }
   if (values.client !== undefined) return runClient(values);
   const onlyClient = values.name !== undefined ? '--name' : values['spread-ms'] !== undefined ? '--spread-ms' : undefined;
   if (onlyClient !== undefined) {
@@ -133,7 +143,7 @@ export async function run(argv: string[]): Promise<number> {
       // them; the lab's virtual-time runs drive the handler directly, where
       // an app waits for a turn that never comes (the process used to end
       // silently with exit 1). Refused in one line instead.
-      if (isHostedApp(def)) throw new ServiceError(values.service, 'flaky does not run hosted apps (--app modules) yet; study this one with retrysim check --app, replay --app and conformance --app');
+      if (isHostedApp(def)) throw new ServiceError(def.name, 'flaky does not run hosted apps (--app modules) yet; study this one with retrysim check --app, replay --app and conformance --app');
       opts = { ...opts, service: { def, module: values.service } };
       noun = def.effects.noun ?? 'effect';
     } catch (e) {

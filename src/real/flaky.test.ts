@@ -61,6 +61,16 @@ describe('flakiness lab', () => {
     expect(r.stdout).not.toContain('ListChoice');
   });
 
+  it('--app is taken as --service is (the README\'s promise): an app gets the one line saying the lab does not run apps yet, in the app\'s name, exit 2 — not "Unknown option"', async () => {
+    const r = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--runs', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^retrysim flaky: app 'orders-check-then-insert': flaky does not run hosted apps \(--app modules\) yet; /)]);
+    const both = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--service', 'examples/payments-atomic/service.ts']);
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim()).toBe('retrysim flaky: give --service or --app, not both');
+  });
+
   describe('on a user service (--service)', () => {
     const tt = { ...base, service: { def: twoTransactions, module: 'examples/two-transactions/service.ts' } };
     const atomic = { ...base, service: { def: paymentsAtomic, module: 'examples/payments-atomic/service.ts' } };
