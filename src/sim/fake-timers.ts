@@ -367,6 +367,18 @@ export class KernelClock {
     this.stoppedWithRun.length = 0;
   }
 
+  /**
+   * How many times the timers {@link carryTo} would resume fire up to
+   * `untilMs` if nothing clears them: the next phase's event budget grows by
+   * it, since a sweeper of 100 ms waiting out a clock skew of hours is a
+   * long, legitimate run, not a runaway.
+   */
+  carriedFirings(untilMs: number): number {
+    let n = 0;
+    for (const t of this.stoppedWithRun) n += t.repeatMs === undefined ? 1 : Math.max(0, Math.ceil((untilMs - t.callAt) / t.repeatMs)) + 1;
+    return n;
+  }
+
   /** @internal The clock a handle from this run acts on now (its timers may have been carried on). */
   latest(): KernelClock {
     let c: KernelClock = this;
