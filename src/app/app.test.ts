@@ -142,9 +142,13 @@ describe('retrysim check --app', () => {
     expect(r.out).not.toContain('--service');
     const replay = /^ {2}replay: retrysim (replay --app \S+ \S+ --trace)$/m.exec(r.out);
     expect(replay, r.out).not.toBeNull();
+    // The file says how it was found in the same words: the command the user ran, --app.
+    const file = loadScenario(replay![1]!.split(' ')[3]!);
+    expect(file.description).toMatch(/^Found by retrysim check --app examples\/app-plain-http\/app\.ts \(seed 1\): exactly-one/);
     const again = await cli(replay![1]!.split(' '));
     expect(again.code, again.err).toBe(0);
     expect(again.out).toMatch(/expect: met/);
+    expect(again.out).not.toContain('--service');
   }, 60_000);
 
   it('a descriptor without effects is bad input: one line naming it, exit 2', async () => {

@@ -366,7 +366,8 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const scenario: Scenario = {
     ...m.scenario,
     name: `${def.name}: shrunk counterexample`,
-    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it.
+    description: `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },
