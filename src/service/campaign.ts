@@ -140,7 +140,7 @@ export interface ServiceCounterexample {
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
 export function serviceCaseArbitrary(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', faults: readonly FaultKind[] = serviceFaults(def)): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [] }, keySource, faults });
+  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [], noun: def.effects.noun ?? 'effect' }, keySource, faults });
 }
 
 /**
