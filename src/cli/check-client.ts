@@ -7,6 +7,7 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import { reasonsBlock } from './reasons.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
@@ -176,7 +177,8 @@ export async function run(argv: string[]): Promise<number> {
       console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+    const block = reasonsBlock(why, expected !== undefined);
+    if (block !== undefined) console.log(`\n${block}`);
     if (r.verdict === 'inconclusive') {
       // Only the schedule limit stops a client campaign short: the same search with a higher one finishes it.
       const against = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';

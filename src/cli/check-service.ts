@@ -3,12 +3,14 @@ import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './
 import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
+import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
+import { reasonsBlock } from './reasons.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
+import { serviceProgress } from './service-progress.js';
 import { parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -39,7 +41,8 @@ if the service opts in, progress. The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
 minimised and written as a replayable file; what the minimiser could not
-show minimal is said.
+show minimal is said. Progress goes to stderr: a bar on a terminal,
+otherwise a line every 5 s (the runs, then the shrinking of a failure).
 
   --service PATH  the service module (required; or --app PATH)
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
@@ -152,15 +155,22 @@ export async function run(argv: string[]): Promise<number> {
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
-      log(`faults: ${faults.join(', ')}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
+      const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
+      log(`faults: ${faults.join(', ')}${probeOff}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
       reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
       if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
-      r = await runServiceCampaign({
-        def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
-        ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
-      });
+      const bar = serviceProgress({ what: `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: timeBudgetMs !== undefined && v.runs === undefined ? undefined : shard !== undefined || explore === 'exhaustive' ? undefined : maxRuns, json: v.json === true });
+      try {
+        r = await runServiceCampaign({
+          def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
+          ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
+          onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
+        });
+      } finally {
+        bar.stop();
+      }
       if (timeBudgetMs !== undefined) log(`reproduce: ${commandOf(reproduce, r.verdict === 'fails' ? r.runs : r.generated ?? r.runs)}`);
     } catch (e) {
       if (e instanceof ServiceError) {
@@ -279,7 +289,8 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
   }
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-  for (const w of why) if (o.expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+  const block = reasonsBlock(why, o.expected !== undefined);
+  if (block !== undefined) console.log(`\n${block}`);
   // A search the schedule limit stopped short: the command with a higher one finishes it.
   if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${commandOf(o.reproduce, Math.max(10 * o.runs, 1000))}`);
   // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.

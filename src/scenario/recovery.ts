@@ -12,6 +12,7 @@ import type { HostFaults } from '../service/host.js';
 import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import type { Scenario } from './schema.js';
+import type { KernelClock } from '../sim/fake-timers.js';
 
 /** What the recovery phase needs from the main run. */
 export interface RecoveryInput {
@@ -26,6 +27,8 @@ export interface RecoveryInput {
   /** Per operation id: the last request it sent (same key, same body, same tenant). */
   lastRequests: ReadonlyMap<string, TrackerRequest>;
   keepTrace: boolean;
+  /** The main run's clock: the timers its end stopped (a sweeper interval) go on in this phase. */
+  mainClock?: KernelClock;
 }
 
 /** The largest disagreement between two instances' clocks (an instance without an offset reads 0). */
@@ -108,7 +111,8 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     choices: new ListChoice([]),
     // Only a kept trace is worth building: nothing reads the recovery phase's hash.
     trace: r.keepTrace ? new Trace(true) : false,
-    eventsMax: 200_000,
+    // Plus what the main run's carried timers fire while the phase lasts (a sweeper waiting out hours of skew).
+    eventsMax: 200_000 + 2 * (r.mainClock?.carriedFirings(startMs + budgetMs) ?? 0),
     timeMsMax: startMs + budgetMs + 3_600_000,
     replayHint: `retrysim replay <file> (scenario '${s.name}', recovery phase, seed ${s.seed})`,
   });
@@ -180,6 +184,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
   }
   // The handlers run on this phase's kernel clock, as in the main run.
   const clock = onKernelClock(kernel, r.instances);
+  r.mainClock?.carryTo(clock);
   try {
     await clock.watch(kernel.run(), (scope) => stuckRequest((r.instances[0] as { def?: { name: string } } | undefined)?.def?.name ?? 'service', scope, kernel));
   } finally {

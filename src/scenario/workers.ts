@@ -78,7 +78,8 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
           end.results.push(res.final);
           const key = log[log.length - 1]?.key;
           if (s.client.keyReuseProbe && res.final.kind === 'success' && key !== undefined) {
-            (end.probes ??= []).push(await probeKeyReuse(transport, key, { ...intent, title: `${intent.title} (edited)` }, endpoint, s.client.timeoutMs));
+            const probe = await probeKeyReuse(transport, key, intent, endpoint, s.client.timeoutMs);
+            if (probe !== undefined) (end.probes ??= []).push(probe);
           }
           return res;
         },
@@ -88,15 +89,25 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
   return { ends, workers };
 }
 
+/** The title the key-reuse probe sends instead of the operation's. */
+export function editedTitle(title: string): string {
+  return `${title} (edited)`;
+}
+
 /**
  * Sends one request with a key that already succeeded and a different body
  * (the title edited), once, without retrying: the service must refuse it
- * (SPEC §3: 422) and create nothing.
+ * (SPEC §3: 422) and create nothing. Undefined, and nothing sent, when the
+ * service's body does not change with the title: the same bytes again are
+ * a plain retry, not a reuse (the campaign leaves the probe out for such a
+ * service; a scenario file may still ask for it).
  */
-async function probeKeyReuse(transport: Transport, key: string, intent: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number) {
+async function probeKeyReuse(transport: Transport, key: string, original: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number) {
+  const intent = { ...original, title: editedTitle(original.title) };
   const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key };
   if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
+  if (endpoint && body === endpoint.body(original)) return undefined;
   const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
   return { key, outcome: wire.kind === 'response' ? wire.status : wire.reason };
 }

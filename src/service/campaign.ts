@@ -19,6 +19,7 @@ import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
+import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
 import { moduleFlag } from '../app/define.js';
@@ -36,7 +37,24 @@ import { ownedCount, owns, type Slice } from '../campaign/runs.js';
  */
 export function serviceFaults(def: ServiceDefinition): FaultKind[] {
   const all: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants', 'keyReuseProbe', 'longSpans', 'threeWorkers'];
-  return (def.crashPoints ?? []).length > 0 ? all : all.filter((f) => f !== 'crash');
+  const noProbe = bodyIgnoresTitle(def);
+  return all.filter((f) => !(f === 'crash' && (def.crashPoints ?? []).length === 0) && !(f === 'keyReuseProbe' && noProbe));
+}
+
+/**
+ * Whether the service's request body is the same whatever the operation's
+ * title: the key-reuse probe changes only the title, so for such a body it
+ * would send the very same bytes again — a plain retry, which the service is
+ * right to accept — and report it as "a different body was accepted". The
+ * probe is then left out of the fault space (and said so), not judged.
+ */
+export function bodyIgnoresTitle(def: ServiceDefinition): boolean {
+  const op = { runId: 'run-1', module: 'module', title: 'title', steps: 'steps', tenant: 'default' };
+  try {
+    return def.operation.body(op) === def.operation.body({ ...op, title: editedTitle(op.title) });
+  } catch {
+    return false; // a body that throws is named by the first run that builds it
+  }
 }
 
 /** How a user-service campaign chooses schedules (as `retrysim check --explore`). */
@@ -80,6 +98,8 @@ export interface ServiceCampaignOptions {
   /** Where the shrunk counterexample is written; undefined: not written. */
   foundDir?: string;
   onProgress?: (done: number) => void;
+  /** After a failure at run `at` (1-based): called after each of the minimiser's runs, `tried` so far (a person's progress). */
+  onShrink?: (tried: number, at: number) => void;
   /** Measures elapsed ms (injected: simulated code never reads real time). */
   clockMs?: () => number;
 }
@@ -140,7 +160,7 @@ export interface ServiceCounterexample {
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
 export function serviceCaseArbitrary(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', faults: readonly FaultKind[] = serviceFaults(def)): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [] }, keySource, faults });
+  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [], noun: def.effects.noun ?? 'effect' }, keySource, faults });
 }
 
 /**
@@ -154,7 +174,7 @@ export function parseServiceFaults(def: ServiceDefinition, list: string): FaultK
   if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${valid.join(', ')}`);
   for (const n of names) {
     if (!(valid as string[]).includes(n)) {
-      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : '';
+      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : n === 'keyReuseProbe' && bodyIgnoresTitle(def) ? ` (service ${def.name}'s operation.body does not use op.title, which is what the probe changes)` : '';
       throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for service ${def.name}: ${valid.join(', ')}`);
     }
   }
@@ -298,7 +318,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     throw details.errorInstance;
   }
   const [c] = details.counterexample as [GeneratedCase];
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined);
+  const at = firstFailureRun ?? details.numRuns;
+  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)));
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -336,7 +357,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     const failing = e.results[0];
     if (failing) {
       const firstFailureMs = clock() - t0;
-      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir);
+      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)));
       return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
     }
   }
@@ -353,20 +374,31 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
  * case's own list (a PCT schedule). What the minimiser could not show is
  * said in the file's description too.
  */
-export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource): Promise<ServiceCounterexample> {
+export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void): Promise<ServiceCounterexample> {
   registerService(module, def);
   const run1 = runner(def);
   const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
   const target = first.violations[0]?.invariant;
   const isHit = (r: ScenarioRun) => r.violations.some((v) => v.invariant === target);
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, run: (s, ch) => run1(s, ch) });
+  let tried = 0;
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), {
+    isHit,
+    run: async (s, ch) => {
+      try {
+        return await run1(s, ch);
+      } finally {
+        onRun?.(++tried);
+      }
+    },
+  });
   const run = await run1(m.scenario, new ListChoice(m.choices));
   const invariants = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
     ...m.scenario,
     name: `${def.name}: shrunk counterexample`,
-    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it.
+    description: `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },

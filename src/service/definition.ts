@@ -85,13 +85,18 @@ export interface ServiceSim<M = unknown> {
   readonly instance: string;
 }
 
-/** The business content of one logical operation, as the built-in client sends it. */
+/**
+ * The business content of one logical operation, as the built-in client sends it.
+ * `check` generates it in the service's own words: `runId` `run-<n>` (numbered per
+ * tenant), `module` the service's `effects.noun` (default `effect`), `title`
+ * `<noun> <n>`, `steps` empty.
+ */
 export interface OperationIntent {
   /** The operation's identity, unique per tenant (an order id, a run id). */
   runId: string;
   /** Free text the body may use (a module, a product). */
   module: string;
-  /** Free text the body may use. The key-reuse probe changes it: the body must depend on it. */
+  /** Free text the body may use. The key-reuse probe changes it: a body without it gets no probe (the campaign says so). */
   title: string;
   steps: string;
   /** Tenant, sent as header `x-tenant` (default `default`). */
@@ -174,7 +179,7 @@ export interface ServiceDefinition<M = unknown> {
     /** Default `POST`. */
     method?: string;
     path: string;
-    /** The request body of one logical operation (must depend on `runId` and `title`). */
+    /** The request body of one logical operation (must depend on `runId`; without `title` the key-reuse probe is left out). */
     body(op: OperationIntent): string;
     /** The id of the effect a 2xx answer acknowledges. Default: the JSON body's `id` field when it is a number. */
     resultId?(body: string): number | undefined;

@@ -126,3 +126,93 @@ describe("timers a handler leaves running", () => {
     expect(rows.length).toBeLessThanOrEqual(11);
   });
 });
+
+/**
+ * Claims a key in one transaction, makes the order in a second; a stale
+ * claim (a crash between the two) is freed by a sweeper interval the first
+ * request of the process starts — not on read. Correct and live: the
+ * process goes on sweeping after the main run, so the recovery phase's
+ * resubmission finds the claim gone and makes the order.
+ */
+function swept(o: { clearOnRead: boolean; claimMs: number; settleMs: number; sweepMs?: number }): ServiceDefinition<{ sweeper: ReturnType<typeof setInterval> | undefined; sweeps: number }> {
+  return {
+    name: 'swept',
+    tables: ['orders', 'claims'],
+    setup: (db) => db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, run TEXT, tenant TEXT); CREATE TABLE claims (key TEXT PRIMARY KEY, done TEXT, expires INTEGER)'),
+    steps: ['claim', 'work'],
+    crashPoints: ['after-claim'],
+    memory: () => ({ sweeper: undefined, sweeps: 0 }),
+    operation: { path: '/orders', body: (op) => JSON.stringify({ run: op.runId, title: op.title }) },
+    effects: { noun: 'order', of: (db, op) => db.prepare('SELECT id FROM orders WHERE run = ? AND tenant = ?').pluck().all(op.runId, op.tenant) as number[] },
+    progress: {
+      settleMs: o.settleMs,
+      leased: true,
+      query: (op) => ({ path: `/orders?run=${op.runId}` }),
+      found: (status, body) => status === 200 && (JSON.parse(body) as number[]).length > 0,
+    },
+    async handle(req, sim) {
+      const db = sim.db;
+      const mem = sim.memory;
+      mem.sweeper ??= setInterval(() => { // real-time: allowed (a virtual interval under test)
+        mem.sweeps++;
+        db.prepare('DELETE FROM claims WHERE done IS NULL AND expires <= ?').run(Date.now()); // real-time: allowed (virtual)
+      }, o.sweepMs ?? 250);
+      const tenant = req.headers['x-tenant'] ?? 'default';
+      if (req.method === 'GET') {
+        // The test's handle on the carried interval: a read stops it (clearInterval with the handle the main run's request kept).
+        if (o.clearOnRead) clearInterval(mem.sweeper);
+        return { status: 200, body: JSON.stringify(db.prepare('SELECT id FROM orders WHERE run = ? AND tenant = ?').pluck().all(new URLSearchParams(req.path.split('?')[1]).get('run'), tenant)) };
+      }
+      const key = `${tenant}/${req.headers['idempotency-key']}`;
+      await sim.step('claim');
+      const row = db.prepare('SELECT done FROM claims WHERE key = ?').get(key) as { done: string | null } | undefined;
+      if (row?.done != null) return { status: 201, body: row.done };
+      if (row !== undefined) return { status: 409, body: '{"error":"in progress"}' };
+      db.prepare('INSERT INTO claims (key, expires) VALUES (?, ?)').run(key, Date.now() + o.claimMs); // real-time: allowed (virtual)
+      await sim.step('work');
+      sim.crashPoint('after-claim');
+      const id = Number(db.prepare('INSERT INTO orders (run, tenant) VALUES (?, ?)').run(JSON.parse(req.body).run, tenant).lastInsertRowid);
+      db.prepare('UPDATE claims SET done = ? WHERE key = ?').run(JSON.stringify({ id }), key);
+      return { status: 201, body: JSON.stringify({ id }) };
+    },
+  } as ServiceDefinition<{ sweeper: ReturnType<typeof setInterval> | undefined; sweeps: number }>;
+}
+
+describe('the recovery phase resumes the timers the main run ended with (the process lives on)', () => {
+  const crashed = (def: ServiceDefinition, service: Record<string, unknown> = {}) => parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'swept', seed: 1, service: { module: def.name, ...service },
+    client: { keySource: 'tool_call', timeoutMs: 1_000, maxAttempts: 1 }, network: { latencyMeanMs: 1, latencySdMs: 0 },
+    faults: { crashMidRequest: 1, crashAt: 'after-claim' },
+    operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
+  }));
+
+  it('a sweeper interval frees the claim a crash left, and the resubmission makes the one order (no false "no progress")', async () => {
+    // A 10 s claim, and the phase starts once it has expired and been swept (10 s + one sweep).
+    const def = swept({ clearOnRead: false, claimMs: 10_000, settleMs: 10_250 }) as ServiceDefinition;
+    let orders = -1;
+    const r = await runScenario(crashed(def), { service: def, keepTrace: true, inspect: (db: ServiceDb) => { orders = db.prepare('SELECT count(*) FROM orders').pluck().get() as number; } });
+    expect(r.trace.join('\n')).toMatch(/answer 500 .*after-claim/);
+    expect(r.reports).toEqual({ op1: 0 }); // the main run ends with the claim left behind and no order
+    expect(r.recovery.get('op1')?.kind).toBe('success');
+    expect(r.violations).toEqual([]);
+    expect(orders).toBe(1);
+  });
+
+  it('a sweeper of 100 ms waiting out six hours of clock skew is a long run, not a runaway: the phase\'s event budget grows with it', async () => {
+    // The phase starts once the slow clock has seen the claim expire: 6 h of sweeps (216,000) before it, more than the phase's own 200,000 events.
+    const def = swept({ clearOnRead: false, claimMs: 10_000, settleMs: 10_100, sweepMs: 100 }) as ServiceDefinition;
+    const r = await runScenario(crashed(def, { instances: 2, clockOffsetMs: [0, -6 * 3_600_000] }), { service: def });
+    expect(r.recovery.get('op1')?.kind).toBe('success');
+  });
+
+  it('the handle the service kept still clears the carried interval there', async () => {
+    // The phase starts (1 s) before the 3 s claim expires: only a sweep inside the phase can free it.
+    const go = async (clearOnRead: boolean) => {
+      const def = swept({ clearOnRead, claimMs: 3_000, settleMs: 1_000 }) as ServiceDefinition;
+      return (await runScenario(crashed(def), { service: def })).recovery.get('op1')?.kind;
+    };
+    expect(await go(false)).toBe('success');
+    // The phase asks first (GET), which clears the sweeper with the handle the main run's request kept: the claim stays, 409 to the end.
+    expect(await go(true)).toBe('gave_up');
+  });
+});

@@ -164,7 +164,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       opts.inspect?.(sdb.db);
       return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
     }
-    const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false });
+    const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false, mainClock: clock });
     const stalled = checkProgress((op) => effectsOf(def, sdb.db, op), ends, rec.outcomes, {
       usesLease: progress.leased,
       leaseMs: progress.settleMs,

@@ -165,11 +165,11 @@ class VirtualTimeout {
     return true;
   }
   refresh(): this {
-    this.clock.refresh(this.id);
+    this.clock.latest().refresh(this.id);
     return this;
   }
   close(): this {
-    this.clock.clear(this.id);
+    this.clock.latest().clear(this.id);
     return this;
   }
   [Symbol.toPrimitive](): number {
@@ -253,6 +253,14 @@ export class KernelClock {
   private onFailure: ((e: Error) => void) | undefined;
   /** Scopes parked by the clock, awaiting their own timers. */
   private readonly idle = new Set<ClockScope>();
+  /**
+   * Timers the run's end stopped (intervals, and timers armed by a callback
+   * after it): the processes that armed them live on, so the next phase on
+   * the same instances (the recovery phase) resumes them ({@link carryTo}).
+   */
+  private readonly stoppedWithRun: VirtualTimer[] = [];
+  /** The clock this one's timers were carried to: handles from this run (`refresh`, `close`) act there. */
+  private successor: KernelClock | undefined;
 
   /** The process's watchdog against code that never returns the thread (when armed; see watchdog.ts). */
   private readonly dog: Watchdog | undefined = watchdog();
@@ -336,6 +344,46 @@ export class KernelClock {
   /** Drops every timer whose owner matches (a killed process's timers never fire). */
   dropTimers(of: (owner: ClockScope) => boolean): void {
     for (const [id, t] of this.timers) if (of(t.owner)) this.timers.delete(id);
+    for (let i = this.stoppedWithRun.length - 1; i >= 0; i--) if (of(this.stoppedWithRun[i]!.owner)) this.stoppedWithRun.splice(i, 1);
+  }
+
+  /**
+   * Resumes on `next` (the following phase's clock, same processes) the
+   * timers this run's end stopped, each due when it was stopped, with its
+   * id: a sweeper `setInterval` a request started goes on sweeping in the
+   * recovery phase as it would in the process, and the handle the service
+   * kept still clears it. Without this, a correct service whose stale claims
+   * only an interval frees was reported as making no progress.
+   */
+  carryTo(next: KernelClock): void {
+    next.nextId = Math.max(next.nextId, this.nextId);
+    this.successor = next;
+    for (const t of this.stoppedWithRun) {
+      // Not "late" there: the phase's tasks are live, so it fires like any timer.
+      const r: VirtualTimer = { ...t, gen: 0, late: false };
+      next.timers.set(r.id, r);
+      next.kernel.at(r.callAt, next.event, r.id, r.gen);
+    }
+    this.stoppedWithRun.length = 0;
+  }
+
+  /**
+   * How many times the timers {@link carryTo} would resume fire up to
+   * `untilMs` if nothing clears them: the next phase's event budget grows by
+   * it, since a sweeper of 100 ms waiting out a clock skew of hours is a
+   * long, legitimate run, not a runaway.
+   */
+  carriedFirings(untilMs: number): number {
+    let n = 0;
+    for (const t of this.stoppedWithRun) n += t.repeatMs === undefined ? 1 : Math.max(0, Math.ceil((untilMs - t.callAt) / t.repeatMs)) + 1;
+    return n;
+  }
+
+  /** @internal The clock a handle from this run acts on now (its timers may have been carried on). */
+  latest(): KernelClock {
+    let c: KernelClock = this;
+    while (c.successor !== undefined) c = c.successor;
+    return c;
   }
 
   /** @internal */
@@ -362,9 +410,11 @@ export class KernelClock {
     // cleared, or a setTimeout its own callback re-arms) is not a reason to
     // run virtual time on to the kernel's limit, so it dies. A one-shot timer
     // armed while the run was live still fires (work a handler deferred
-    // past its answer is part of the run's effects).
+    // past its answer is part of the run's effects). What dies here is kept
+    // for the recovery phase, which resumes it (carryTo).
     if (!this.kernel.hasLiveTasks() && (t.repeatMs !== undefined || t.late)) {
       this.timers.delete(t.id);
+      this.stoppedWithRun.push(t);
       return;
     }
     // A line of its own (shown, not hashed: traces and files stay as they
