@@ -171,7 +171,9 @@ export async function run(argv: string[]): Promise<number> {
       } finally {
         bar.stop();
       }
-      if (timeBudgetMs !== undefined) log(`reproduce: ${commandOf(reproduce, r.verdict === 'fails' ? r.runs : r.generated ?? r.runs)}`);
+      const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
+      // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
+      if (timeBudgetMs !== undefined && ran > 0) log(`reproduce: ${commandOf(reproduce, ran)}`);
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
