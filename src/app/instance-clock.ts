@@ -1,6 +1,7 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
+import '../sim/virtual-node-timers.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,

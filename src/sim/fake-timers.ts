@@ -4,6 +4,7 @@ import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurnPending } from './host-turns.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
+import './virtual-node-timers.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
