@@ -62,6 +62,7 @@ export class InstanceClock {
       [globalThis, 'clearImmediate', c.clearImmediate],
       [globalThis, 'Date', c.Date],
       [performance, 'now', () => c.now - this.epochMs], // real-time: allowed (the instance's fake clock)
+      ...(typeof (c as { hrtime?: unknown }).hrtime === 'function' ? [[process, 'hrtime', (c as unknown as { hrtime: unknown }).hrtime] as Swap] : []), // real-time: allowed (the instance's fake clock)
       [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
       [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),

@@ -63,3 +63,26 @@ describe("node:timers and node:timers/promises in a handler run on the simulatio
     await new Promise((r) => timers.setTimeout(r, 1)); // real-time: allowed (host code: the real timer)
   });
 });
+
+describe('process.hrtime in a handler is virtual too (a timing library reads it)', () => {
+  it('hrtime.bigint() and hrtime(prev) measure the virtual 250 ms a sim.sleep takes', async () => {
+    const seen: Array<bigint | number> = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'hrtime',
+      async handle(req, sim) {
+        const t0 = process.hrtime.bigint(); // real-time: allowed (virtual: under test)
+        const p0 = process.hrtime(); // real-time: allowed (virtual: under test)
+        await sim.sleep(250);
+        seen.push(process.hrtime.bigint() - t0); // real-time: allowed (virtual: under test)
+        const [s, ns] = process.hrtime(p0); // real-time: allowed (virtual: under test)
+        seen.push(s * 1e9 + ns);
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    await runScenario(scenario(def), { service: def });
+    expect(seen).toEqual([250_000_000n, 250_000_000]);
+    expect(typeof process.hrtime.bigint()).toBe('bigint'); // real-time: allowed (host code: the real one, after the run)
+  });
+});

@@ -611,6 +611,31 @@ function dispatchSlots(): Slot[] {
     installed!.countRead(s);
     return installed!.kernel.now; // monotonic: the kernel's time, without the wall clock's skew
   };
+  // process.hrtime (and .bigint): monotonic like performance.now, in ns; a timing library's reads stay on virtual time.
+  const realHrtime = process.hrtime;
+  const hrtime = function (prev?: [number, number]): [number, number] {
+    const s = scopeNow();
+    if (s === undefined) return prev === undefined ? realHrtime() : realHrtime(prev); // real-time: allowed (host code: the real one)
+    installed!.countRead(s);
+    const ns = Math.round(installed!.kernel.now * 1e6);
+    let sec = Math.floor(ns / 1e9);
+    let nsec = ns - sec * 1e9;
+    if (prev !== undefined) {
+      sec -= prev[0];
+      nsec -= prev[1];
+      if (nsec < 0) {
+        sec--;
+        nsec += 1e9;
+      }
+    }
+    return [sec, nsec];
+  };
+  hrtime.bigint = () => {
+    const s = scopeNow();
+    if (s === undefined) return realHrtime.bigint(); // real-time: allowed (host code: the real one)
+    installed!.countRead(s);
+    return BigInt(Math.round(installed!.kernel.now * 1e6));
+  };
   const randomUUID = () => {
     const s = scopeNow();
     return s === undefined ? (prev.randomUUID as () => string).call(crypto) : uuidFrom(s.rng);
@@ -627,6 +652,7 @@ function dispatchSlots(): Slot[] {
     ...Object.entries(fakes).map(([key, fake]) => ({ obj: () => globalThis, key, fake })),
     { obj: () => Math, key: 'random', fake: random },
     { obj: () => performance, key: 'now', fake: perfNow },
+    { obj: () => process, key: 'hrtime', fake: hrtime },
     { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
     { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
   ];
