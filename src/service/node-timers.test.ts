@@ -86,3 +86,27 @@ describe('process.hrtime in a handler is virtual too (a timing library reads it)
     expect(typeof process.hrtime.bigint()).toBe('bigint'); // real-time: allowed (host code: the real one, after the run)
   });
 });
+
+describe('crypto.subtle.digest in a handler answers at once (it hashed on the thread pool, and the run called that "outside the simulation")', () => {
+  it('a service fingerprinting bodies with SHA-256 runs, and gets the same bytes as node:crypto', async () => {
+    const { createHash } = await import('node:crypto');
+    const prints: string[] = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'digest',
+      async handle(req, sim) {
+        prints.push(Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(req.body))).toString('hex'));
+        prints.push(Buffer.from(await crypto.subtle.digest({ name: 'sha-512' }, Buffer.from(req.body))).toString('hex'));
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    const s = scenario(def);
+    const r = await runScenario(s, { service: def });
+    expect(r.violations).toEqual([]);
+    const body = JSON.stringify({ run: 'r1', title: 't' });
+    expect(prints).toEqual([createHash('sha256').update(body).digest('hex'), createHash('sha512').update(body).digest('hex')]);
+    // Outside a run, the real (asynchronous) one.
+    expect(Buffer.from(await crypto.subtle.digest('SHA-1', new Uint8Array([1, 2, 3]))).toString('hex')).toBe(createHash('sha1').update(new Uint8Array([1, 2, 3])).digest('hex'));
+  });
+});

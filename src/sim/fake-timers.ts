@@ -5,6 +5,7 @@ import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurnPending } from './host-turns.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
 import './virtual-node-timers.js';
+import { digestNow } from './sync-digest.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -636,6 +637,10 @@ function dispatchSlots(): Slot[] {
     installed!.countRead(s);
     return BigInt(Math.round(installed!.kernel.now * 1e6));
   };
+  const digest = function (this: unknown, algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
+    const out = scopeNow() === undefined ? undefined : digestNow(algorithm, data);
+    return out === undefined ? (prev.digest as (a: unknown, d: unknown) => Promise<ArrayBuffer>).call(crypto.subtle, algorithm, data) : Promise.resolve(out);
+  };
   const randomUUID = () => {
     const s = scopeNow();
     return s === undefined ? (prev.randomUUID as () => string).call(crypto) : uuidFrom(s.rng);
@@ -653,6 +658,7 @@ function dispatchSlots(): Slot[] {
     { obj: () => Math, key: 'random', fake: random },
     { obj: () => performance, key: 'now', fake: perfNow },
     { obj: () => process, key: 'hrtime', fake: hrtime },
+    { obj: () => crypto.subtle, key: 'digest', fake: digest },
     { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
     { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
   ];
