@@ -30,7 +30,7 @@ export default async function checkBench(): Promise<void> {
   {
     const bin = join(import.meta.dirname, '..', 'bin', 'retrysim.js');
     const t0 = clock();
-    const p = spawnSync(process.execPath, [bin, 'check', '--variant', 'key_atomic', '--runs', '50000', '--workers', '2', '--json', '--found', tmpdir()], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const p = spawnSync(process.execPath, [bin, 'check', '--variant', 'key_atomic', '--runs', '50000', '--workers', '2', '--json', '--found', tmpdir()], { encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, RETRYSIM_DEBUG: '1' } }); // RETRYSIM_DEBUG=1: the memory line
     const s = (clock() - t0) / 1000;
     const out = JSON.parse(p.stdout) as Array<{ claim: string; runs: number; verdict: string }>;
     const holds = out.filter((r) => r.claim.endsWith('-holds'));

@@ -39,7 +39,7 @@ function rssOf(runs: number): { seconds: number; rssEndMb: number | null; rssPea
   const d = mkdtempSync(join(tmpdir(), 'rs-scale-'));
   try {
     const t0 = clock();
-    const p = spawnSync(process.execPath, [bin, 'check', '--claim', 'key_atomic-tool_call-holds', '--runs', String(runs), '--workers', '2', '--json', '--found', d], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const p = spawnSync(process.execPath, [bin, 'check', '--claim', 'key_atomic-tool_call-holds', '--runs', String(runs), '--workers', '2', '--json', '--found', d], { encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, RETRYSIM_DEBUG: '1' } }); // RETRYSIM_DEBUG=1: the memory line
     const m = /rss (\d+) MB at start, (\d+) MB at end, peak (\d+) MB/.exec(p.stderr);
     return { seconds: +((clock() - t0) / 1000).toFixed(1), rssEndMb: m ? Number(m[2]) : null, rssPeakMb: m ? Number(m[3]) : null };
   } finally {

@@ -183,9 +183,24 @@ describe('retrysim check --app', () => {
     expect(r.out).not.toContain('--service');
     const replay = /^ {2}replay: retrysim (replay --app \S+ \S+ --trace)$/m.exec(r.out);
     expect(replay, r.out).not.toBeNull();
+    // The file says how it was found in the same words: the command the user ran, --app.
+    const file = loadScenario(replay![1]!.split(' ')[3]!);
+    expect(file.description).toMatch(/^Found by retrysim check --app examples\/app-plain-http\/app\.ts \(seed 1\): exactly-one/);
     const again = await cli(replay![1]!.split(' '));
     expect(again.code, again.err).toBe(0);
     expect(again.out).toMatch(/expect: met/);
+    expect(again.out).not.toContain('--service');
+    // replay --html: the page's reproduce line is the command that reproduces the run (--app and the module
+    // included), the one the text replay prints first; pasted, it runs.
+    const page = join(tmp('rs-app-replay-page-'), 'run.html');
+    const drawn = await cli([...replay![1]!.split(' '), '--html', page]);
+    expect(drawn.code, drawn.err).toBe(0);
+    const data = JSON.parse(/<script type="application\/json" id="retrysim-data">(.*?)<\/script>/s.exec(readFileSync(page, 'utf8'))![1]!) as { replay: string };
+    expect(data.replay).toBe(`retrysim ${replay![1]!}`);
+    expect(drawn.out.split('\n')[0]).toBe(`retrysim ${replay![1]!.replace(/ --trace$/, '')}`);
+    expect(drawn.out.split('\n')[1]).toMatch(/^scenario: .* — seed \d+, app orders-check-then-insert \(examples\/app-plain-http\/app\.ts\)\/tool_call$/);
+    const pasted = await cli(data.replay.split(' ').slice(1));
+    expect(pasted.code, pasted.err).toBe(0);
   }, 60_000);
 
   it('coverage speaks of the store commands the app sends: none at a command it never sends (kv.pTTL, kv.putIf), and a preemption is "before" a command, not "between" two', async () => {

@@ -1,6 +1,8 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
+import '../sim/virtual-node-timers.js';
+import { digestNow } from '../sim/sync-digest.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -61,6 +63,14 @@ function marked<F extends (cb: unknown, ...rest: unknown[]) => unknown>(kind: Ti
 const enteredStream = (): Prng | undefined => entered?.rng;
 
 
+/** crypto.subtle.digest answered at once (see sync-digest.ts); `real` for what it does not answer. */
+function digestOf(real: (algorithm: never, data: never) => Promise<ArrayBuffer>) {
+  return function (algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
+    const out = digestNow(algorithm, data);
+    return out === undefined ? Reflect.apply(real, globalThis.crypto.subtle, [algorithm, data]) as Promise<ArrayBuffer> : Promise.resolve(out);
+  };
+}
+
 export class InstanceClock {
   readonly clock: FakeTimers.Clock;
   private readonly epochMs: number;
@@ -88,8 +98,10 @@ export class InstanceClock {
       [globalThis, 'clearImmediate', c.clearImmediate],
       [globalThis, 'Date', c.Date],
       [performance, 'now', () => c.now - this.epochMs], // real-time: allowed (the instance's fake clock)
+      ...(typeof (c as { hrtime?: unknown }).hrtime === 'function' ? [[process, 'hrtime', (c as unknown as { hrtime: unknown }).hrtime] as Swap] : []), // real-time: allowed (the instance's fake clock)
       [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
       [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
+      [globalThis.crypto.subtle, 'digest', digestOf(globalThis.crypto.subtle.digest)],
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
     ];
   }

@@ -150,19 +150,21 @@ interface ModelRun extends MinimisableRun {
 
 /**
  * A model with `decisions` two-way decisions, each one where the running
- * task could continue (so any 1 is a preemption). `hit` decides from the
- * scenario and the choices whether the run shows the failure. Every call is
- * counted.
+ * task could continue (so any 1 is a preemption) except those listed in
+ * `free` (the running task cannot continue: a free choice, no preemption).
+ * `hit` decides from the scenario and the choices whether the run shows the
+ * failure. Every call is counted.
  */
-function model(decisions: number, hit: (s: Scenario, chosen: number[]) => boolean, opts: { throws?: (s: Scenario, chosen: number[]) => string | undefined } = {}) {
+function model(decisions: number, hit: (s: Scenario, chosen: number[]) => boolean, opts: { throws?: (s: Scenario, chosen: number[]) => string | undefined; free?: readonly number[] } = {}) {
   const calls: ModelRun[] = [];
   const run = async (s: Scenario, src: ChoiceSource): Promise<ModelRun> => {
     const chosen: number[] = [];
     const choices: ChoiceRecord[] = [];
     for (let i = 0; i < decisions; i++) {
-      const c = src.choose(['a', 'b'], i, i, true);
+      const continuing = !(opts.free ?? []).includes(i);
+      const c = src.choose(['a', 'b'], i, i, continuing);
       chosen.push(c);
-      choices.push({ t: i, chosen: c, of: ['a', 'b'], preempted: c !== 0 });
+      choices.push({ t: i, chosen: c, of: ['a', 'b'], preempted: continuing && c !== 0 });
     }
     const r: ModelRun = { s, chosen, result: { timeMs: 0, events: 0, steps: 0, choices, traceHash: '' } };
     calls.push(r);
@@ -455,5 +457,123 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect((await minimiseCounterexample(s, [0, 0, 1], { isHit: m.isHit, run: m.run })).removed).toEqual(['maxAttempts 3 → 2', 'maxAttempts 2 → 1']);
     const m2 = model(3, needs);
     expect((await minimiseCounterexample(s, [0, 0, 1], { isHit: m2.isHit, run: m2.run, userClient: true })).removed).toEqual([]);
+  });
+});
+
+/**
+ * The reserve (`finalRunsMax`) one decision at a time (issue 21: each of
+ * its guards and counts has a test that goes red when it is changed). The
+ * scenario is one operation (op2) with a crash and a slow step, so its
+ * single steps are "crashMidRequest 1 → 0" (never removable here: every
+ * failure needs the crash) and "slowMs".
+ */
+describe('the reserve of the scenario the rounds end at', () => {
+  const crashAndSlow = () => scenario({
+    client: { keySource: 'tool_call', maxAttempts: 1 },
+    faults: { crashMidRequest: 1, slowMs: 30 },
+    operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }],
+  });
+
+  it('goes to the scenario the rounds end at, not to one they pass through: a reserve of exactly one complete search decides the last step', async () => {
+    // As in "the scenario the rounds end at gets a reserve" above: the schedule in hand takes op1, one
+    // crash and slowMs; "crashMidRequest 1 → 0" is left undecided twice — in the round that
+    // takes slowMs and in the last. Only the last is searched: its complete search (bounds 0–3 over
+    // three decisions: 1 + 4 + 7 + 8 runs) is the whole reserve.
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: 20 });
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs']);
+    expect(r.undecided).toEqual([]);
+    // The case, five runs of the schedule in hand (op1; crash 2 → 1; crash 1 → 0, slowMs; crash 1 → 0),
+    // the reserve's search, and the case's own search (its one run).
+    expect(r.runs).toBe(1 + 5 + 20 + 1);
+    expect(r.runs).toBe(m.calls.length);
+    // One run less and that search cannot finish: the step stays undecided.
+    const less = model(3, needs);
+    expect((await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: less.isHit, run: less.run, runsMax: 1, finalRunsMax: 19 })).undecided).toEqual(['crashMidRequest 1 → 0']);
+  });
+
+  it('searches each open step on its own scenario, and counts down only the runs it made: a reserve exactly enough for every search decides every step', async () => {
+    // The case fails on its own schedule only; without slowMs the failure needs decisions 1 and 2 (two
+    // preemptions) and decision 0 left alone, so the schedule in hand carries over to nothing.
+    const original = crashAndSlow();
+    const m = model(3, (s, c) => needs(s, c) && (s === original ? c[0] === 1 : c[0] === 0 && c[1] === 1));
+    // The reserve: "crashMidRequest 1 → 0" searched completely (bounds 0–3: 1 + 4 + 7 + 8 runs), slowMs
+    // to its hit [0, 1, 1] (bounds 0–2: 1 + 4 + 4), then in the last round, now within 2 preemptions,
+    // "crashMidRequest 1 → 0" again (bounds 0–2: 1 + 4 + 7).
+    const reserve = 20 + 9 + 12;
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1, finalRunsMax: reserve });
+    expect(r).toMatchObject({ removed: ['slowMs'], choices: [0, 1, 1], preemptions: 2, decisions: 2, undecided: [], errored: [] });
+    // Its schedule came from the reserve's complete search: minimal in preemptions, though the spent
+    // budget would not let the end search its own schedules (one run).
+    expect(r.preemptionsMinimal).toBe(true);
+    expect(notShownMinimal(r)).toEqual([]);
+    // The case, two runs of the schedule in hand, the reserve's 29, one more of the schedule in hand, the last 12.
+    expect(r.runs).toBe(1 + 2 + reserve + 1);
+    expect(r.runs).toBe(m.calls.length);
+    // One run less: the last search cannot finish.
+    const less = model(3, (s, c) => needs(s, c) && (s === original ? c[0] === 1 : c[0] === 0 && c[1] === 1));
+    expect((await minimiseCounterexample(original, [1, 1, 1], { isHit: less.isHit, run: less.run, runsMax: 1, finalRunsMax: reserve - 1 })).undecided).toEqual(['crashMidRequest 1 → 0']);
+  });
+
+  it('a step is starved when the budget left could not pay a whole search; one whose search got its full cap is not, and the reserve is kept for the starved', async () => {
+    // Both steps necessary (the failure needs the crash and slowMs): the case's round is the last.
+    // Every search of either, complete, is 5 runs (bounds 0–1 over three decisions).
+    const both = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && s.faults.slowMs > 0 && c[2] === 1;
+    // 5 runs allowed in all: the first search gets the 4 left (less than a search's 5) and is cut
+    // short; the second none. Both starved, both searched from the reserve and shown necessary.
+    const a = model(3, both);
+    const ra = await minimiseCounterexample(crashAndSlow(), [0, 0, 1], { isHit: a.isHit, run: a.run, searchRunsMax: 5, runsMax: 5 });
+    expect(ra).toMatchObject({ removed: [], undecided: [], errored: [], preemptionsMinimal: true });
+    // The case, 4 of the first search, two runs of the schedule in hand, the reserve's 5 + 5, the case's own search's 1.
+    expect(ra.runs).toBe(1 + 4 + 2 + 10 + 1);
+    expect(ra.runs).toBe(a.calls.length);
+
+    // A search's cap of 4 and exactly 4 runs left: the first search is stopped by its own cap, which
+    // would stop it again — not starved. Here slowMs can go (its search finds [0, 0, 1] in 3 runs,
+    // the schedule in hand [0, 1, 1] does not carry over), and the reserve of 3 runs is just enough
+    // for it: spent on the capped search first, nothing would be left.
+    const original = crashAndSlow();
+    const b = model(3, (s, c) => s.faults.crashMidRequest > 0 && c[2] === 1 && (s === original ? c[1] === 1 : c[1] === 0));
+    const rb = await minimiseCounterexample(original, [0, 1, 1], { isHit: b.isHit, run: b.run, searchRunsMax: 4, runsMax: 5, finalRunsMax: 3 });
+    expect(rb.removed).toEqual(['slowMs']);
+    expect(rb.choices).toEqual([0, 0, 1]);
+    // The crash step was never shown necessary: cut short by its cap, then by the spent reserve.
+    expect(rb.undecided).toEqual(['crashMidRequest 1 → 0']);
+    expect(rb.runs).toBe(b.calls.length);
+  });
+
+  it('a reserve search whose runs throw: the step is errored with the first message (not undecided, not taken), and the next step is still searched', async () => {
+    // Both steps necessary; every run without the crash throws.
+    const m = model(3, (s, c) => s.faults.crashMidRequest > 0 && s.faults.slowMs > 0 && c[2] === 1, { throws: (s) => (s.faults.crashMidRequest === 0 ? 'the database is locked\nat line 2' : undefined) });
+    const r = await minimiseCounterexample(crashAndSlow(), [0, 0, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r).toMatchObject({ removed: [], undecided: [], errored: ['crashMidRequest 1 → 0 (the database is locked)'], preemptionsMinimal: true });
+    expect(notShownMinimal(r)).toEqual(['not shown necessary (could not be tried): crashMidRequest 1 → 0 (the database is locked)']);
+    // The case, two runs of the schedule in hand (the first throws: undecided, starved), the reserve's
+    // two searches of 5 runs each (the first throwing at every run), the case's own search's one run.
+    expect(r.runs).toBe(1 + 2 + 5 + 5 + 1);
+    expect(r.runs).toBe(m.calls.length);
+  });
+
+  it('a reserve hit from a search a throw left incomplete is not claimed minimal in preemptions: the end searches it again, and says what threw', async () => {
+    // Without slowMs the failure needs decision 2 alone, but the schedule with no preemption at all throws.
+    const original = crashAndSlow();
+    const zeros = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && s.faults.slowMs === 0 && c.every((x) => x === 0);
+    const m = model(3, (s, c) => needs(s, c) && (s === original ? c[0] === 1 : c[0] === 0), { throws: (s, c) => (zeros(s, c) ? 'no schedule' : undefined) });
+    const r = await minimiseCounterexample(original, [1, 1, 1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r).toMatchObject({ removed: ['slowMs'], choices: [0, 0, 1], preemptions: 1, undecided: [] });
+    expect(r.preemptionsMinimal).toBe(false);
+    expect(r.errored).toEqual(['the schedule search of the scenario itself (no schedule)']);
+    expect(r.runs).toBe(m.calls.length);
+  });
+
+  it('a hit of the schedule in hand with no preemption is minimal as it stands: the end runs nothing more (a throw there would be a false "not shown")', async () => {
+    // Decision 0 is a free choice, and the failure needs it; without slowMs the schedule of all defaults throws.
+    const zeros = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && s.faults.slowMs === 0 && c.every((x) => x === 0);
+    const m = model(3, (s, c) => s.faults.crashMidRequest > 0 && c[0] === 1, { free: [0], throws: (s, c) => (zeros(s, c) ? 'no schedule' : undefined) });
+    const r = await minimiseCounterexample(crashAndSlow(), [1], { isHit: m.isHit, run: m.run, runsMax: 1 });
+    expect(r).toMatchObject({ removed: ['slowMs'], choices: [1], preemptions: 0, decisions: 1, preemptionsMinimal: true, undecided: [], errored: [] });
+    // The case, two runs of the schedule in hand (the crash: no hit; slowMs: the hit), one more (the crash), its reserve search (bound 0: 2 runs).
+    expect(r.runs).toBe(1 + 2 + 1 + 2);
+    expect(r.runs).toBe(m.calls.length);
   });
 });

@@ -155,3 +155,32 @@ describe('retry client counterexamples are replayable files', () => {
     expect(ex.err).toContain("--explore must be random, pct or exhaustive, got 'bfs'");
   }, 120_000);
 });
+
+describe('check --client --time-budget (a long client campaign is a flag away; fewer runs than a verdict needs is inconclusive)', () => {
+  const fixed = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed'];
+
+  it('a budget spent before the first run: 0 runs, inconclusive (exit 4), and no `--runs 0` reproduce line', async () => {
+    const r = await cli(...fixed, '--time-budget', '1ms', '--json');
+    expect(r.code).toBe(4);
+    const j = JSON.parse(r.out) as { verdict: string; runs: number; ok: boolean; why: string[] };
+    expect(j).toMatchObject({ verdict: 'inconclusive', runs: 0, ok: false });
+    expect(j.why).toEqual(['inconclusive: 0 of 300 scenarios ran (the time budget ran out)']);
+    expect(r.err).not.toMatch(/--runs 0/);
+  });
+
+  it('with --runs N the budget only bounds: N runs in time hold, and the reproduce line names them', async () => {
+    const r = await cli(...fixed, '--runs', '20', '--time-budget', '1h');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/reproduce: retrysim check --client examples\/fetch-retry-client\/client\.ts --name fetch-retry-client-fixed --runs 20\n/);
+    expect(r.out).toMatch(/│ ✓ │ fetch-retry-client-fixed │ 20 +│ holds/);
+  });
+
+  it('a bad duration, or a budget on an exhaustive search, is one line and exit 2', async () => {
+    const bad = await cli(...fixed, '--time-budget', 'abc');
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim()).toBe("retrysim check: --time-budget must be a duration such as 90s, 10m or 1h (more than 0, at most a week), got 'abc'");
+    const ex = await cli(...fixed, '--time-budget', '1s', '--explore', 'exhaustive');
+    expect(ex.code).toBe(2);
+    expect(ex.err.trim()).toBe('retrysim check: --time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+  });
+});

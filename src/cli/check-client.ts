@@ -7,18 +7,21 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import { reasonsBlock } from './reasons.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 import { moduleFlag } from '../app/define.js';
+import { serviceProgress } from './service-progress.js';
+import { parseDuration } from './shard-args.js';
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
 const DEFAULT_SCHEDULES = 5000;
 
-const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--seed S]
+const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--time-budget D] [--seed S]
                [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
@@ -43,6 +46,9 @@ reproduces; what the minimiser could not show minimal is said.
   --service PATH  ...or your own service module
   --runs N        generated scenarios (default ${DEFAULT_RUNS}); with --explore exhaustive:
                   schedules per small scenario (default ${DEFAULT_SCHEDULES})
+  --time-budget D stop generating after this long (e.g. 90s, 10m; random and pct); with --runs N,
+                  N scenarios at most; alone, as many as fit; either way a campaign that ran
+                  fewer than N (default ${DEFAULT_RUNS}) is inconclusive (exit 4)
   --seed S        the campaign seed (default 1)
   --faults LIST   only these faults, comma-separated: ${CLIENT_FAULTS.join(', ')} (default all)
   --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3);
@@ -72,6 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       variant: { type: 'string' },
       service: { type: 'string' },
       runs: { type: 'string' },
+      'time-budget': { type: 'string' },
       seed: { type: 'string' },
       faults: { type: 'string' },
       explore: { type: 'string' },
@@ -92,6 +99,10 @@ export async function run(argv: string[]): Promise<number> {
     if (explore !== 'random' && explore !== 'pct' && explore !== 'exhaustive') throw new UsageError(`--explore must be random, pct or exhaustive, got '${explore}'`);
     const faults = v.faults === undefined ? [...CLIENT_FAULTS] : parseClientFaults(v.faults);
     const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1, 1_000_000);
+    const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
+    if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+    // A budget alone: as many runs as fit (a verdict still needs the default count).
+    const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
@@ -103,12 +114,23 @@ export async function run(argv: string[]): Promise<number> {
       client = await loadClient(v.client, v.name);
       service = v.service === undefined ? undefined : await loadService(v.service);
       const against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
-      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)` : `${runs} scenarios`}`);
-      log(`reproduce: retrysim check ${process.argv.slice(3).join(' ')}`);
-      r = await runClientCampaign({
-        client, module: v.client, runs, seed, foundDir: found, faults, explore,
-        ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
-      });
+      const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`
+        : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
+      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}`);
+      // With a budget the run count is known only at the end: the reproduce line then names the runs that ran.
+      if (timeBudgetMs === undefined) log(`reproduce: retrysim check ${argv.join(' ')}`);
+      const bar = serviceProgress({ what: `client ${client.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: explore === 'exhaustive' || maxRuns !== runs ? undefined : runs, json: v.json === true });
+      try {
+        r = await runClientCampaign({
+          client, module: v.client, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, faults, explore,
+          ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
+          onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
+        });
+      } finally {
+        bar.stop();
+      }
+      // No run ran (the budget was spent first): nothing to reproduce; the "to conclude" line gives the command.
+      if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: retrysim check ${withRuns(argv, r.runs).join(' ')}`);
     } catch (e) {
       if (e instanceof ClientError || e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -176,14 +198,32 @@ export async function run(argv: string[]): Promise<number> {
       console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
     }
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    for (const w of why) if (expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
-    if (r.verdict === 'inconclusive') {
-      // Only the schedule limit stops a client campaign short: the same search with a higher one finishes it.
+    const block = reasonsBlock(why, expected !== undefined);
+    if (block !== undefined) console.log(`\n${block}`);
+    if (r.verdict === 'inconclusive' && timeBudgetMs !== undefined && r.explore !== 'exhaustive') {
+      console.log(`to conclude: give it the runs, e.g. retrysim check ${withRuns(argv, runs).join(' ')}`);
+    } else if (r.verdict === 'inconclusive') {
+      // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
       const against = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
       console.log(`to conclude: raise the schedule limit, e.g. retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${against} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`);
     }
     return code;
   });
+}
+
+/** The command line with `--time-budget` and `--runs` replaced by `--runs n` (what ran, so the line reproduces it). */
+function withRuns(args: readonly string[], n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--time-budget' || a === '--runs') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--time-budget=') || a.startsWith('--runs=')) continue;
+    out.push(a);
+  }
+  return [...out, '--runs', String(n)];
 }
 
 /** A `--faults` list for a client: names from {@link CLIENT_FAULTS}, or one line naming them. */

@@ -6,6 +6,7 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
+import { reasonsBlock } from './reasons.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
@@ -170,7 +171,9 @@ export async function run(argv: string[]): Promise<number> {
       } finally {
         bar.stop();
       }
-      if (timeBudgetMs !== undefined) log(`reproduce: ${commandOf(reproduce, r.verdict === 'fails' ? r.runs : r.generated ?? r.runs)}`);
+      const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
+      // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
+      if (timeBudgetMs !== undefined && ran > 0) log(`reproduce: ${commandOf(reproduce, ran)}`);
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -288,7 +291,8 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
   }
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-  for (const w of why) if (o.expected !== undefined || !w.startsWith('expected ')) console.log(`\n${w.startsWith('inconclusive') ? '?' : '✗'} ${w}`);
+  const block = reasonsBlock(why, o.expected !== undefined);
+  if (block !== undefined) console.log(`\n${block}`);
   // A search the schedule limit stopped short: the command with a higher one finishes it.
   if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${commandOf(o.reproduce, Math.max(10 * o.runs, 1000))}`);
   // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.

@@ -22,8 +22,20 @@ describe('retrysim check', () => {
     expect(strip(b.stdout)).toEqual(strip(a.stdout));
     expect(readdirSync(d2).sort()).toEqual(readdirSync(d1).sort());
     expect(readdirSync(d1).length).toBe(CLAIMS.filter((c) => c.expected === 'fails').length);
-    // The banner names the seed, and the memory line goes to stderr.
+    // The banner names the seed (on stderr under --json).
     expect(a.stderr).toMatch(/seed 11/);
+  });
+
+  it('prints its memory use only under RETRYSIM_DEBUG=1, the diagnostics switch', () => {
+    const args = [bin, 'check', '--claim', 'naive-none-fails', '--runs', '20', '--found', tmp('rs-check-')];
+    const { RETRYSIM_DEBUG: _off, ...env } = process.env;
+    const plain = spawnSync(process.execPath, args, { encoding: 'utf8', env });
+    expect(plain.status).toBe(0);
+    expect(plain.stderr + plain.stdout).not.toMatch(/memory|rss/);
+    const debug = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...env, RETRYSIM_DEBUG: '1' } });
+    expect(debug.status).toBe(0);
+    expect(debug.stderr).toMatch(/^memory: rss \d+ MB at start, \d+ MB at end, peak \d+ MB$/m);
+    expect(debug.stdout).not.toMatch(/memory/);
   });
 
   it('rejects bad flags with a message and exit 2, before doing any work', () => {

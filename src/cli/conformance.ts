@@ -122,14 +122,19 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
   return diffs.length === 0 ? 0 : 1;
 }
 
-/** The side-by-side table of a service's columns: effects "sim | real" and the broken invariants; '≠' marks a difference. */
+/**
+ * The side-by-side table of a service's columns: effects "sim | real", the
+ * broken invariants, and whether the two worlds agree ('yes', or '≠ no').
+ * Every column has a header and every cell says something: a blank cell
+ * reads as a column the table forgot to fill.
+ */
 export function serviceConformanceTable(cells: readonly ServiceConformanceCell[], noun: string): string {
   const inv = (v: readonly string[]) => (v.length === 0 ? '-' : v.join(', '));
-  return textTable(['column', `${noun}s (sim | real)`, 'broken (sim | real)', ''], cells.map((c) => [
+  return textTable(['column', `${noun}s (sim | real)`, 'broken (sim | real)', 'sim = real'], cells.map((c) => [
     c.column,
     `${c.sim.effects} | ${c.real.effects}`,
     `${inv(c.sim.violations)} | ${inv(c.real.violations)}`,
-    c.same ? '' : '≠',
+    c.same ? 'yes' : '≠ no',
   ]));
 }
 

@@ -6,7 +6,7 @@ import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
 import { loadService } from '../service/load.js';
-import { moduleFlag } from '../app/define.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
@@ -104,11 +104,14 @@ export async function run(argv: string[]): Promise<number> {
     return replayClient(file, scenario, values.client, modulePath, { trace: values.trace === true, json: values.json === true, html: values.html });
   }
   let r;
+  let command = `retrysim replay ${file}`;
   try {
     if (modulePath !== undefined) service = await loadService(modulePath);
-    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: `retrysim replay ${modulePath !== undefined ? `${moduleFlag(service)} ${modulePath} ` : ''}${file}`, ...(service ? { service } : {}) };
-    // With --html the one run is observed: the page and this output describe the same run.
-    r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file }, opts);
+    command = `retrysim replay ${modulePath !== undefined ? `${moduleFlag(service)} ${modulePath} ` : ''}${file}`;
+    const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: command, ...(service ? { service } : {}) };
+    // With --html the one run is observed: the page and this output describe the same run,
+    // and the page's reproduce line is this very command (the module flag included), as check's pages give it.
+    r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
     const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true });
     if (code === undefined) throw e;
@@ -120,8 +123,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
-  console.log(`retrysim replay ${file}`);
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `service ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
+  console.log(command);
+  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   for (const l of setupLines(scenario)) console.log(l);
   if (values.trace) {

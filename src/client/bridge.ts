@@ -3,6 +3,7 @@ import type { Kernel } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
+import '../sim/virtual-node-timers.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout, Date,

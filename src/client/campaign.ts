@@ -75,16 +75,27 @@ export interface ClientCounterexample {
  * `retrysim replay --client PATH` supplies the module. `choices` replays
  * the failing run when it was not the case's own list (a PCT schedule).
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource } = {}): Promise<ClientCounterexample> {
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void } = {}): Promise<ClientCounterexample> {
   const opts = o.service ? { service: o.service } : {};
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
   const target = found.violations[0]?.invariant;
   if (target === undefined) throw notRerun(client, o.module, 'the failing case passed');
   const isHit = (r: ClientRun) => r.violations.some((v) => v.invariant === target);
+  let tried = 0;
   let m: Minimised;
   try {
-    m = await minimiseCounterexample(c.scenario, found.result.choices.map((x) => x.chosen), { isHit, run: runOn, userClient: true });
+    m = await minimiseCounterexample<ClientRun>(c.scenario, found.result.choices.map((x) => x.chosen), {
+      isHit,
+      run: async (s, choices) => {
+        try {
+          return await runOn(s, choices);
+        } finally {
+          o.onRun?.(++tried);
+        }
+      },
+      userClient: true,
+    });
   } catch (e) {
     if (e instanceof CaseDoesNotFailError) throw notRerun(client, o.module, `the failing case broke ${target}, then passed`);
     throw e;
@@ -151,6 +162,18 @@ export interface ClientCampaignOptions extends ClientTarget {
   seed: number;
   /** Where the counterexample goes; undefined: not written. */
   foundDir?: string;
+  /**
+   * Random and pct only: stop generating after this many ms (fast-check's
+   * time limit; a failure found is still shrunk). A holding campaign that ran
+   * fewer than {@link atLeast} scenarios is inconclusive.
+   */
+  timeBudgetMs?: number;
+  /** The scenarios a holding verdict needs (default `runs`). */
+  atLeast?: number;
+  /** After each run judged before a failure: how many so far (a person's progress). */
+  onProgress?: (done: number) => void;
+  /** After a failure at run `at`: each of the minimiser's runs, `tried` so far. */
+  onShrink?: (tried: number, at: number) => void;
 }
 
 /** How a client campaign picks its runs. */
@@ -217,21 +240,28 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   const counted = counter(o, faults, { slowAtAnyStep: service !== undefined, killAtAnswer: service !== undefined });
   const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
     const r = await counted.run(c.scenario, await choicesOf(c));
-    if (firstFailureRun === undefined) done++;
+    if (firstFailureRun === undefined) {
+      done++;
+      o.onProgress?.(done);
+    }
     if (r.violations.length === 0) return true;
     firstFailureRun ??= done;
     return false;
   });
-  const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed });
+  const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   const base = { client: o.client.name, seed: o.seed, explore, faults };
-  if (!details.failed) {
-    const coverage = counted.coverage(details.numRuns);
-    if (details.numRuns < o.runs) return { ...base, runs: details.numRuns, verdict: 'inconclusive', coverage };
-    return { ...base, runs: details.numRuns, verdict: 'holds', coverage };
+  // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
+  if (!details.failed || (details.interrupted && details.counterexample === null)) {
+    const ran = details.failed ? 0 : details.numRuns;
+    const coverage = counted.coverage(ran);
+    const atLeast = o.atLeast ?? o.runs;
+    if (ran < atLeast) return { ...base, runs: ran, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}`, coverage };
+    return { ...base, runs: ran, verdict: 'holds', coverage };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];
-  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}) });
+  const at = firstFailureRun ?? details.numRuns;
+  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}) });
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -260,13 +290,16 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
       schedulesMax: o.runs,
       reduce: true,
       keep: fails,
-      onSchedule: (x) => !fails(x.result), // stop at the first failing schedule
+      onSchedule: (x) => {
+        o.onProgress?.(schedules + x.index + 1);
+        return !fails(x.result); // stop at the first failing schedule
+      },
     });
     schedules += e.schedules;
     complete &&= e.complete;
     const failing = e.results[0];
     if (failing) {
-      const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts });
+      const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, schedules) } : {}) });
       return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, counterexample };
     }
   }

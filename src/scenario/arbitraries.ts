@@ -56,6 +56,19 @@ export interface GenService {
   module: string;
   steps: readonly string[];
   crashPoints: readonly string[];
+  /**
+   * What one effect of the service is called (`effects.noun`, default
+   * `effect`): its operations are about that, in its own words — module
+   * `<noun>`, title `<noun> <n>` — never the built-in tracker's bug reports.
+   * Not the service's name: one service written two ways (an app and a
+   * ServiceDefinition) gets the same operations.
+   */
+  noun?: string;
+}
+
+/** A user service's operation `n` (per tenant), in its own words: what its body builds its request from. */
+export function serviceIntent(noun: string | undefined, n: number): { module: string; title: string; steps: string } {
+  return { module: noun ?? 'effect', title: `${noun ?? 'effect'} ${n}`, steps: '' };
 }
 
 /** What to generate. */
@@ -150,8 +163,10 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     return xs.map(({ tenant, ...x }, i) => {
       const n = (perTenant.get(tenant) ?? 0) + 1;
       perTenant.set(tenant, n);
-      // Keys in the schema's order (see the map below: no parse on this path).
-      return { id: `op${i + 1}`, runId: `run-${n}`, module: 'checkout', title: `Bug ${n}: pay fails`, steps: 'press Pay', ...(tenant === 'default' ? {} : { tenant }), workers: x.workers, startMs: x.startMs, staggerMs: x.staggerMs };
+      // Keys in the schema's order (see the map below: no parse on this path). A built-in
+      // variant files bug reports; a user's service gets an operation in its own words.
+      const intent = o.service ? serviceIntent(o.service.noun, n) : { module: 'checkout', title: `Bug ${n}: pay fails`, steps: 'press Pay' };
+      return { id: `op${i + 1}`, runId: `run-${n}`, ...intent, ...(tenant === 'default' ? {} : { tenant }), workers: x.workers, startMs: x.startMs, staggerMs: x.staggerMs };
     });
   });
   const sameTitles = has('sameTitles') ? fc.boolean() : fc.constant(false);
@@ -215,7 +230,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     let ops = g.ops;
-    if (same) ops = ops.map((op) => ({ ...op, title: 'Bug: pay fails' }));
+    if (same) ops = ops.map((op) => ({ ...op, title: o.service ? o.service.noun ?? 'effect' : 'Bug: pay fails' }));
     if (reuse && ops.length >= 2) ops = ops.map((op, i) => (i === ops.length - 1 ? withKeyFrom(op, ops[0]!.id) : op));
     let { leaseMs, timeoutMs, slowMs, maxAttempts } = g;
     let pause = g.pause;

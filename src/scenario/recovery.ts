@@ -111,7 +111,8 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     choices: new ListChoice([]),
     // Only a kept trace is worth building: nothing reads the recovery phase's hash.
     trace: r.keepTrace ? new Trace(true) : false,
-    eventsMax: 200_000,
+    // Plus what the main run's carried timers fire while the phase lasts (a sweeper waiting out hours of skew).
+    eventsMax: 200_000 + 2 * (r.mainClock?.carriedFirings(startMs + budgetMs) ?? 0),
     timeMsMax: startMs + budgetMs + 3_600_000,
     replayHint: `retrysim replay <file> (scenario '${s.name}', recovery phase, seed ${s.seed})`,
   });

@@ -160,7 +160,7 @@ export interface ServiceCounterexample {
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
 export function serviceCaseArbitrary(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', faults: readonly FaultKind[] = serviceFaults(def)): fc.Arbitrary<GeneratedCase> {
-  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [] }, keySource, faults });
+  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [], noun: def.effects.noun ?? 'effect' }, keySource, faults });
 }
 
 /**
@@ -424,7 +424,8 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const scenario: Scenario = {
     ...m.scenario,
     name: `${def.name}: shrunk counterexample`,
-    description: `Found by retrysim check --service ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it.
+    description: `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },

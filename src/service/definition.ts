@@ -87,7 +87,12 @@ export interface ServiceSim<M = unknown> {
   readonly instance: string;
 }
 
-/** The business content of one logical operation, as the built-in client sends it. */
+/**
+ * The business content of one logical operation, as the built-in client sends it.
+ * `check` generates it in the service's own words: `runId` `run-<n>` (numbered per
+ * tenant), `module` the service's `effects.noun` (default `effect`), `title`
+ * `<noun> <n>`, `steps` empty.
+ */
 export interface OperationIntent {
   /** The operation's identity, unique per tenant (an order id, a run id). */
   runId: string;

@@ -207,7 +207,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O, a promise nobody resolves, a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call such as zlib.gzip, crypto.scrypt or crypto.subtle.sign, whose Sync form runs in the simulation; a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */

@@ -134,7 +134,7 @@ describe("timers a handler leaves running", () => {
  * process goes on sweeping after the main run, so the recovery phase's
  * resubmission finds the claim gone and makes the order.
  */
-function swept(o: { clearOnRead: boolean; claimMs: number; settleMs: number }): ServiceDefinition<{ sweeper: ReturnType<typeof setInterval> | undefined; sweeps: number }> {
+function swept(o: { clearOnRead: boolean; claimMs: number; settleMs: number; sweepMs?: number }): ServiceDefinition<{ sweeper: ReturnType<typeof setInterval> | undefined; sweeps: number }> {
   return {
     name: 'swept',
     tables: ['orders', 'claims'],
@@ -156,7 +156,7 @@ function swept(o: { clearOnRead: boolean; claimMs: number; settleMs: number }): 
       mem.sweeper ??= setInterval(() => { // real-time: allowed (a virtual interval under test)
         mem.sweeps++;
         db.prepare('DELETE FROM claims WHERE done IS NULL AND expires <= ?').run(Date.now()); // real-time: allowed (virtual)
-      }, 250);
+      }, o.sweepMs ?? 250);
       const tenant = req.headers['x-tenant'] ?? 'default';
       if (req.method === 'GET') {
         // The test's handle on the carried interval: a read stops it (clearInterval with the handle the main run's request kept).
@@ -179,8 +179,8 @@ function swept(o: { clearOnRead: boolean; claimMs: number; settleMs: number }): 
 }
 
 describe('the recovery phase resumes the timers the main run ended with (the process lives on)', () => {
-  const crashed = (def: ServiceDefinition) => parseScenario(JSON.stringify({
-    format: 'retrysim.scenario/2', name: 'swept', seed: 1, service: { module: def.name },
+  const crashed = (def: ServiceDefinition, service: Record<string, unknown> = {}) => parseScenario(JSON.stringify({
+    format: 'retrysim.scenario/2', name: 'swept', seed: 1, service: { module: def.name, ...service },
     client: { keySource: 'tool_call', timeoutMs: 1_000, maxAttempts: 1 }, network: { latencyMeanMs: 1, latencySdMs: 0 },
     faults: { crashMidRequest: 1, crashAt: 'after-claim' },
     operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
@@ -196,6 +196,13 @@ describe('the recovery phase resumes the timers the main run ended with (the pro
     expect(r.recovery.get('op1')?.kind).toBe('success');
     expect(r.violations).toEqual([]);
     expect(orders).toBe(1);
+  });
+
+  it('a sweeper of 100 ms waiting out six hours of clock skew is a long run, not a runaway: the phase\'s event budget grows with it', async () => {
+    // The phase starts once the slow clock has seen the claim expire: 6 h of sweeps (216,000) before it, more than the phase's own 200,000 events.
+    const def = swept({ clearOnRead: false, claimMs: 10_000, settleMs: 10_100, sweepMs: 100 }) as ServiceDefinition;
+    const r = await runScenario(crashed(def, { instances: 2, clockOffsetMs: [0, -6 * 3_600_000] }), { service: def });
+    expect(r.recovery.get('op1')?.kind).toBe('success');
   });
 
   it('the handle the service kept still clears the carried interval there', async () => {

@@ -1,6 +1,6 @@
 import { parseScenario } from '../scenario/load.js';
 import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
-import type { FaultKind } from '../scenario/arbitraries.js';
+import { serviceIntent, type FaultKind } from '../scenario/arbitraries.js';
 import type { KeySource } from '../harness/keys.js';
 import type { ServiceDefinition } from './definition.js';
 
@@ -19,7 +19,8 @@ import type { ServiceDefinition } from './definition.js';
 export function serviceSmallScenarios(def: ServiceDefinition, module: string, faults: readonly FaultKind[], keySource: KeySource = 'tool_call'): Scenario[] {
   const has = (k: FaultKind) => faults.includes(k);
   const workers = has('concurrency') ? 2 : 1;
-  const op = { id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay fails', steps: 'press Pay', workers };
+  // The operation in the service's own words, as the generated campaign sends it.
+  const op = { id: 'op1', runId: 'run-1', ...serviceIntent(def.effects.noun, 1), workers };
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,

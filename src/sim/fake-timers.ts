@@ -4,6 +4,8 @@ import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurnPending } from './host-turns.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
+import './virtual-node-timers.js';
+import { digestNow } from './sync-digest.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -375,6 +377,18 @@ export class KernelClock {
     this.stoppedWithRun.length = 0;
   }
 
+  /**
+   * How many times the timers {@link carryTo} would resume fire up to
+   * `untilMs` if nothing clears them: the next phase's event budget grows by
+   * it, since a sweeper of 100 ms waiting out a clock skew of hours is a
+   * long, legitimate run, not a runaway.
+   */
+  carriedFirings(untilMs: number): number {
+    let n = 0;
+    for (const t of this.stoppedWithRun) n += t.repeatMs === undefined ? 1 : Math.max(0, Math.ceil((untilMs - t.callAt) / t.repeatMs)) + 1;
+    return n;
+  }
+
   /** @internal The clock a handle from this run acts on now (its timers may have been carried on). */
   latest(): KernelClock {
     let c: KernelClock = this;
@@ -607,6 +621,35 @@ function dispatchSlots(): Slot[] {
     installed!.countRead(s);
     return installed!.kernel.now; // monotonic: the kernel's time, without the wall clock's skew
   };
+  // process.hrtime (and .bigint): monotonic like performance.now, in ns; a timing library's reads stay on virtual time.
+  const realHrtime = process.hrtime;
+  const hrtime = function (prev?: [number, number]): [number, number] {
+    const s = scopeNow();
+    if (s === undefined) return prev === undefined ? realHrtime() : realHrtime(prev); // real-time: allowed (host code: the real one)
+    installed!.countRead(s);
+    const ns = Math.round(installed!.kernel.now * 1e6);
+    let sec = Math.floor(ns / 1e9);
+    let nsec = ns - sec * 1e9;
+    if (prev !== undefined) {
+      sec -= prev[0];
+      nsec -= prev[1];
+      if (nsec < 0) {
+        sec--;
+        nsec += 1e9;
+      }
+    }
+    return [sec, nsec];
+  };
+  hrtime.bigint = () => {
+    const s = scopeNow();
+    if (s === undefined) return realHrtime.bigint(); // real-time: allowed (host code: the real one)
+    installed!.countRead(s);
+    return BigInt(Math.round(installed!.kernel.now * 1e6));
+  };
+  const digest = function (this: unknown, algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
+    const out = scopeNow() === undefined ? undefined : digestNow(algorithm, data);
+    return out === undefined ? (prev.digest as (a: unknown, d: unknown) => Promise<ArrayBuffer>).call(crypto.subtle, algorithm, data) : Promise.resolve(out);
+  };
   const randomUUID = () => {
     const s = scopeNow();
     return s === undefined ? (prev.randomUUID as () => string).call(crypto) : uuidFrom(s.rng);
@@ -623,6 +666,8 @@ function dispatchSlots(): Slot[] {
     ...Object.entries(fakes).map(([key, fake]) => ({ obj: () => globalThis, key, fake })),
     { obj: () => Math, key: 'random', fake: random },
     { obj: () => performance, key: 'now', fake: perfNow },
+    { obj: () => process, key: 'hrtime', fake: hrtime },
+    { obj: () => crypto.subtle, key: 'digest', fake: digest },
     { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
     { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
   ];

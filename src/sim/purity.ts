@@ -30,7 +30,7 @@ export interface PurityViolation {
 
 /** True for files that may touch real time: adapters and the CLI. */
 export function isRealModeFile(path: string): boolean {
-  return /(^|\/)(real-[^/]*|fake-timers|purity)\.ts$/.test(path) || /(^|\/)src\/(real|cli)\//.test(path) || /\.test\.ts$/.test(path);
+  return /(^|\/)(real-[^/]*|fake-timers|virtual-node-timers|purity)\.ts$/.test(path) || /(^|\/)src\/(real|cli)\//.test(path) || /\.test\.ts$/.test(path);
 }
 
 /** Blanks comments (keeping line numbers) so the scan only sees code. */

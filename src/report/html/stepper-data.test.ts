@@ -161,7 +161,7 @@ describe('the summary is written from the run', () => {
   it("an app's tenant-isolation step names its own noun and the answer that carried the other tenant's id (not the tracker's report_id)", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-node-idempotency', 'app.ts'));
-    const file = join('examples', 'app-node-idempotency', 'counterexamples', 'node-idempotency-exactly-one-46e11ab4.json');
+    const file = join('examples', 'app-node-idempotency', 'counterexamples', 'node-idempotency-exactly-one-7150c301.json');
     const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
     const v = data.violations.find((x) => x.invariant === 'tenant-isolation')!;
     expect(v.detail).toBe("tenant 'globex' received order 1 of tenant 'default'");

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { serviceConformanceTable } from './conformance.js';
+import type { ServiceConformanceCell } from '../real/service-conformance.js';
+
+/** The table's header and body rows, cell by cell (borders dropped, text trimmed). */
+function grid(table: string): string[][] {
+  return table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+}
+
+describe('conformance --service table', () => {
+  const cell = (column: string, sim: number, real: number, realBroken: string[]): ServiceConformanceCell => ({
+    column,
+    sim: { effects: sim, violations: [] },
+    real: { effects: real, violations: realBroken, kills: 0, wallMs: 1 },
+    same: sim === real && realBroken.length === 0,
+  });
+
+  it('every column has a header and every cell says something; the last one says whether sim and real agree', () => {
+    const rows = grid(serviceConformanceTable([cell('no_fault', 1, 1, []), cell('lost_response', 1, 2, ['exactly-one'])], 'payment'));
+    expect(rows[0]).toEqual(['column', 'payments (sim | real)', 'broken (sim | real)', 'sim = real']);
+    expect(rows.slice(1)).toEqual([
+      ['no_fault', '1 | 1', '- | -', 'yes'],
+      ['lost_response', '1 | 2', '- | exactly-one', '≠ no'],
+    ]);
+    for (const r of rows) for (const c of r) expect(c, r.join(' │ ')).not.toBe('');
+  });
+});

@@ -1,0 +1,112 @@
+// A handler that waits with `node:timers/promises` (the usual way in modern
+// Node) or takes `setTimeout` from `node:timers` read the module, not the
+// global the simulation replaces: it got a real timer, and the run stopped
+// with "the handler awaited something outside the simulation" (exit 2) on a
+// good service. The module functions now follow the simulated clock.
+import { createRequire } from 'node:module';
+import { setTimeout as sleep, scheduler } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../scenario/load.js';
+import { runScenario } from '../scenario/run.js';
+import type { ServiceDefinition } from './definition.js';
+
+const timers = createRequire(import.meta.url)('node:timers') as typeof import('node:timers');
+
+/** Waits `how` before its one step (250 ms of virtual time each way), then writes the item. */
+function waiting(how: 'promises' | 'scheduler' | 'module' | 'aborted'): ServiceDefinition {
+  return {
+    name: `wait-${how}`,
+    tables: ['items'],
+    setup: (db) => db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, run TEXT, tenant TEXT, at INTEGER)'),
+    steps: ['write'],
+    operation: { path: '/items', body: (op) => JSON.stringify({ run: op.runId, title: op.title }) },
+    effects: { of: (db, op) => db.prepare('SELECT id FROM items WHERE run = ? AND tenant = ?').pluck().all(op.runId, op.tenant) as number[] },
+    async handle(req, sim) {
+      if (how === 'promises') await sleep(250);
+      if (how === 'scheduler') await scheduler.wait(250);
+      if (how === 'module') await new Promise((r) => timers.setTimeout(r, 250)); // real-time: allowed (virtual: the module's setTimeout under test)
+      if (how === 'aborted') {
+        const ac = new AbortController();
+        timers.setTimeout(() => ac.abort(), 100); // real-time: allowed (virtual)
+        await sleep(250, undefined, { signal: ac.signal }).catch((e: Error) => {
+          if (e.name !== 'AbortError') throw e;
+        });
+      }
+      await sim.step('write');
+      const id = Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, ?)').run(JSON.parse(req.body).run, req.headers['x-tenant'] ?? 'default', Date.now()).lastInsertRowid); // real-time: allowed (virtual)
+      return { status: 201, body: JSON.stringify({ id }) };
+    },
+  };
+}
+
+const scenario = (def: ServiceDefinition) => parseScenario(JSON.stringify({
+  format: 'retrysim.scenario/2', name: 'waits', seed: 1, service: { module: def.name },
+  client: { keySource: 'tool_call', timeoutMs: 10_000 }, network: { latencyMeanMs: 1, latencySdMs: 0 },
+  operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
+}));
+
+describe("node:timers and node:timers/promises in a handler run on the simulation's clock", () => {
+  it.each([['promises', 250], ['scheduler', 250], ['module', 250], ['aborted', 100]] as const)('%s: waits %i ms of virtual time, none of real time', async (how, ms) => {
+    const def = waiting(how);
+    let at = -1;
+    const wall0 = performance.now(); // real-time: allowed (the test measures that no real time passes)
+    const r = await runScenario(scenario(def), { service: def, inspect: (db) => { at = db.prepare('SELECT at FROM items').pluck().get() as number; } });
+    expect(performance.now() - wall0).toBeLessThan(ms * 20); // real-time: allowed (a loose bound: a real wait of 250 ms would still fit; the virtual time below is the check)
+    expect(r.violations).toEqual([]);
+    expect(r.reports).toEqual({ op1: 1 });
+    // 1 ms on the way there, then the wait: the write happens at its virtual time (a real timer would have stopped the run).
+    expect(at).toBe(1 + ms);
+  });
+
+  it('outside a simulated run they are the real functions', async () => {
+    expect(await sleep(1, 'v')).toBe('v');
+    await new Promise((r) => timers.setTimeout(r, 1)); // real-time: allowed (host code: the real timer)
+  });
+});
+
+describe('process.hrtime in a handler is virtual too (a timing library reads it)', () => {
+  it('hrtime.bigint() and hrtime(prev) measure the virtual 250 ms a sim.sleep takes', async () => {
+    const seen: Array<bigint | number> = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'hrtime',
+      async handle(req, sim) {
+        const t0 = process.hrtime.bigint(); // real-time: allowed (virtual: under test)
+        const p0 = process.hrtime(); // real-time: allowed (virtual: under test)
+        await sim.sleep(250);
+        seen.push(process.hrtime.bigint() - t0); // real-time: allowed (virtual: under test)
+        const [s, ns] = process.hrtime(p0); // real-time: allowed (virtual: under test)
+        seen.push(s * 1e9 + ns);
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    await runScenario(scenario(def), { service: def });
+    expect(seen).toEqual([250_000_000n, 250_000_000]);
+    expect(typeof process.hrtime.bigint()).toBe('bigint'); // real-time: allowed (host code: the real one, after the run)
+  });
+});
+
+describe('crypto.subtle.digest in a handler answers at once (it hashed on the thread pool, and the run called that "outside the simulation")', () => {
+  it('a service fingerprinting bodies with SHA-256 runs, and gets the same bytes as node:crypto', async () => {
+    const { createHash } = await import('node:crypto');
+    const prints: string[] = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'digest',
+      async handle(req, sim) {
+        prints.push(Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(req.body))).toString('hex'));
+        prints.push(Buffer.from(await crypto.subtle.digest({ name: 'sha-512' }, Buffer.from(req.body))).toString('hex'));
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    const s = scenario(def);
+    const r = await runScenario(s, { service: def });
+    expect(r.violations).toEqual([]);
+    const body = JSON.stringify({ run: 'r1', title: 't' });
+    expect(prints).toEqual([createHash('sha256').update(body).digest('hex'), createHash('sha512').update(body).digest('hex')]);
+    // Outside a run, the real (asynchronous) one.
+    expect(Buffer.from(await crypto.subtle.digest('SHA-1', new Uint8Array([1, 2, 3]))).toString('hex')).toBe(createHash('sha1').update(new Uint8Array([1, 2, 3])).digest('hex'));
+  });
+});
