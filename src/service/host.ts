@@ -120,11 +120,11 @@ export class ServiceHost implements HostedInstance {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
       // A handler that awaited another request's promise may end inside that request's turn: back on its own task first.
-      await sim.rejoin();
+      if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
       if (key !== undefined) this.left(key);
     } catch (e) {
-      await sim.rejoin();
+      if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
       if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
@@ -335,6 +335,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return true;
   }
 
+  /** @internal Whether this request's task is parked by {@link parkOnOthers} (then {@link rejoin} before its next kernel step). */
+  get parkedOnOthers(): boolean {
+    return this.awaitingOthers !== undefined;
+  }
+
   /** @internal Back on this request's own task after {@link parkOnOthers}, before anything that takes a kernel step. */
   async rejoin(): Promise<void> {
     const w = this.awaitingOthers;
@@ -389,7 +394,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
     if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
-    await this.rejoin();
+    if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
     this.host.reached?.add(`step:${label}`);
     this.lastStep = label;
@@ -422,7 +427,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   async sleep(ms: number): Promise<void> {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
-    await this.rejoin();
+    if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     this.suspend();
     await this.env.sleep(ms, this.phase);
     this.resume();
