@@ -45,7 +45,7 @@ with fencing and a stable key) or to fail (the known-wrong variants: their
 canaries prove the faults fire). A failure is shrunk to a minimal scenario
 and written as a replayable file.
 
-Without flags this is the main job (npm start; 7–10 s on two quiet cores, docs/main-job.md):
+Without flags this is the main job (npm start; 7–14 s on two quiet cores, docs/main-job.md):
 ${DEFAULT_RUNS} generated scenarios per claim, and for every claim expected to
 hold, first every schedule of its small scenarios (bounded-exhaustive,
 sleep-set reduced). Each holding row then says both searches and the bound
