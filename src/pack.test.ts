@@ -29,6 +29,9 @@ describe('the npm package', () => {
     const tarball = join(dir, packed[0]!.filename);
     const files = packed[0]!.files.map((f) => f.path);
     expect(files).toContain('dist/index.js');
+    // The README's links to docs/*.md and examples/ resolve in node_modules/retrysim too.
+    expect(files).toContain('docs/services.md');
+    expect(files).toContain('examples/payments-atomic/service.ts');
     expect(files.some((f) => f.startsWith('src/'))).toBe(false);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-payments', private: true, type: 'module' }));
     const i = run(npm, ['install', tarball, 'vitest@4.1.12', '@fast-check/vitest@0.5.0', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund']);
