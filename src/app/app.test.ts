@@ -181,6 +181,7 @@ describe('retrysim check --app', () => {
     expect(r.out).toMatch(/^retrysim check --app examples\/app-plain-http\/app\.ts — app orders-check-then-insert, seed 1/m);
     expect(r.out).toMatch(/^reproduce: retrysim check --app examples\/app-plain-http\/app\.ts --seed 1 --runs 50$/m);
     expect(r.out).not.toContain('--service');
+    expect(r.out).toContain('│   │ app / key source'); // the table's column names what was checked
     const replay = /^ {2}replay: retrysim (replay --app \S+ \S+ --trace)$/m.exec(r.out);
     expect(replay, r.out).not.toBeNull();
     // The file says how it was found in the same words: the command the user ran, --app.

@@ -267,7 +267,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     return code;
   }
   console.log('');
-  console.log(textTable(['', 'service / key source', 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
+  console.log(textTable(['', `${o.subject.startsWith('app ') ? 'app' : 'service'} / key source`, 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
     // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
     ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
     `${r.service} / ${r.keySource}`,
