@@ -159,13 +159,16 @@ describe('retry client counterexamples are replayable files', () => {
 describe('check --client --time-budget (a long client campaign is a flag away; fewer runs than a verdict needs is inconclusive)', () => {
   const fixed = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed'];
 
-  it('a budget spent before the first run: 0 runs, inconclusive (exit 4), and no `--runs 0` reproduce line', async () => {
+  it('a budget spent before the runs a verdict needs: inconclusive (exit 4); the reproduce line runs what ran, and there is none for 0 runs', async () => {
     const r = await cli(...fixed, '--time-budget', '1ms', '--json');
     expect(r.code).toBe(4);
     const j = JSON.parse(r.out) as { verdict: string; runs: number; ok: boolean; why: string[] };
-    expect(j).toMatchObject({ verdict: 'inconclusive', runs: 0, ok: false });
-    expect(j.why).toEqual(['inconclusive: 0 of 300 scenarios ran (the time budget ran out)']);
-    expect(r.err).not.toMatch(/--runs 0/);
+    expect(j).toMatchObject({ verdict: 'inconclusive', ok: false });
+    expect(j.runs).toBeLessThan(300);
+    expect(j.why).toEqual([`inconclusive: ${j.runs} of 300 scenarios ran (the time budget ran out)`]);
+    // How many runs fit in 1 ms depends on the machine: 0 on this one, where setting up takes longer.
+    if (j.runs > 0) expect(r.err).toMatch(new RegExp(`^reproduce: retrysim check .* --runs ${j.runs}$`, 'm'));
+    else expect(r.err).not.toMatch(/^reproduce:/m);
   });
 
   it('with --runs N the budget only bounds: N runs in time hold, and the reproduce line names them', async () => {
