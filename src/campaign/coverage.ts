@@ -184,3 +184,18 @@ export function coverageText(columns: ReadonlyArray<{ name: string; coverage: Co
   })]);
   return textTable(['situation', ...columns.map((c) => `${c.name} (of ${c.coverage.runs})`)], rows);
 }
+
+/**
+ * What a user campaign's `runs` reached, as `check --service/--app/--client`
+ * print it under their table: the coverage table, then what was never
+ * reached (a green says what it covered: a situation no run reached is one
+ * the verdict says nothing about).
+ */
+export function reachedText(name: string, runs: number, coverage: Coverage): string {
+  const never = neverReached(coverage);
+  return [
+    `what the ${runs} run(s) reached:`,
+    coverageText([{ name, coverage }]),
+    never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`,
+  ].join('\n');
+}

@@ -8,7 +8,7 @@ import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
 import { reasonsBlock } from './reasons.js';
-import { coverageText, neverReached } from '../campaign/coverage.js';
+import { neverReached, reachedText } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -190,13 +190,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
       console.log(`  replay: ${cx.replay}`);
     }
-    if (r.coverage !== undefined) {
-      // A green says what it covered: a situation no run reached is one this verdict says nothing about.
-      const never = neverReached(r.coverage);
-      console.log(`\nwhat the ${r.runs} run(s) reached:`);
-      console.log(coverageText([{ name: r.client, coverage: r.coverage }]));
-      console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
-    }
+    if (r.coverage !== undefined) console.log(`\n${reachedText(r.client, r.runs, r.coverage)}`);
     // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
     const block = reasonsBlock(why, expected !== undefined);
     if (block !== undefined) console.log(`\n${block}`);

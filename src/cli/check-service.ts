@@ -7,7 +7,7 @@ import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
 import { reasonsBlock } from './reasons.js';
-import { coverageText, neverReached } from '../campaign/coverage.js';
+import { neverReached, reachedText } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
@@ -283,13 +283,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
     console.log(`  replay: ${cx.replay}`);
   }
-  if (r.coverage !== undefined) {
-    // A green says what it covered: a situation no run reached is one this verdict says nothing about.
-    const never = neverReached(r.coverage);
-    console.log(`\nwhat the ${r.runs} run(s) reached:`);
-    console.log(coverageText([{ name: r.service, coverage: r.coverage }]));
-    console.log(never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`);
-  }
+  if (r.coverage !== undefined) console.log(`\n${reachedText(r.service, r.runs, r.coverage)}`);
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
   const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
