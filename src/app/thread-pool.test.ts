@@ -28,7 +28,7 @@ function app(seen: string[], slowMs: number): AppDescriptor {
       seen.push(`${slow} after ${Date.now() - t0} ms`); // real-time: allowed (virtual: under test)
       const id = await redis.incr('seq');
       await redis.set(`order:${id}`, order);
-      const key = await crypto.subtle.importKey('raw', await promisify(scrypt)('secret', 'salt', 32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const key = await crypto.subtle.importKey('raw', (await promisify(scrypt)('secret', 'salt', 32)) as Buffer, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
       const sig = Buffer.from(await crypto.subtle.sign('HMAC', key, Buffer.from(order))).toString('hex');
       const packed = await gzip(JSON.stringify({ id, sig }));
       seen.push(zlib.gunzipSync(packed).toString());
