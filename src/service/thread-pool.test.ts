@@ -166,6 +166,33 @@ describe("crypto.subtle's deterministic calls in a handler answer within the sim
     expect(inside).toMatchObject({ macOk: true, macBad: false, opened: '{"amount":100}', rejected: 'OperationError: The operation failed for an operation-specific reason', edOk: true });
   });
 
+  it('RSASSA-PKCS1-v1_5 sign/verify, RSA-PSS and ECDSA verify (a JWT\'s RS256, PS256, ES256): the same answers', async () => {
+    const s = crypto.subtle;
+    const der = (k: nodeCrypto.KeyObject, type: 'pkcs8' | 'spki') => k.export({ format: 'der', type });
+    const rsa = nodeCrypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const ec = nodeCrypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const data = new TextEncoder().encode('header.payload');
+    // Signed outside the run: PSS and ECDSA draw a salt or nonce, so their signatures are made on the real thread pool.
+    const pssKey = await s.importKey('pkcs8', der(rsa.privateKey, 'pkcs8'), { name: 'RSA-PSS', hash: 'SHA-256' }, false, ['sign']);
+    const pssSig = await s.sign({ name: 'RSA-PSS', saltLength: 32 }, pssKey, data);
+    const ecKey = await s.importKey('pkcs8', der(ec.privateKey, 'pkcs8'), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+    const ecSig = await s.sign({ name: 'ECDSA', hash: 'SHA-256' }, ecKey, data);
+    const { inside, outside } = await insideAndOut('subtle-rsa-ec', async () => {
+      const rsPriv = await s.importKey('pkcs8', der(rsa.privateKey, 'pkcs8'), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+      const rsPub = await s.importKey('spki', der(rsa.publicKey, 'spki'), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+      const rs = await s.sign('RSASSA-PKCS1-v1_5', rsPriv, data);
+      const psPub = await s.importKey('spki', der(rsa.publicKey, 'spki'), { name: 'RSA-PSS', hash: 'SHA-256' }, false, ['verify']);
+      const ecPub = await s.importKey('spki', der(ec.publicKey, 'spki'), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+      return {
+        rs: hex(rs), rsOk: await s.verify('RSASSA-PKCS1-v1_5', rsPub, rs, data), rsBad: await s.verify('RSASSA-PKCS1-v1_5', rsPub, rs, new Uint8Array(3)),
+        psOk: await s.verify({ name: 'RSA-PSS', saltLength: 32 }, psPub, pssSig, data), psBad: await s.verify({ name: 'RSA-PSS', saltLength: 32 }, psPub, pssSig, new Uint8Array(3)),
+        ecOk: await s.verify({ name: 'ECDSA', hash: 'SHA-256' }, ecPub, ecSig, data), ecBad: await s.verify({ name: 'ECDSA', hash: 'SHA-256' }, ecPub, ecSig, new Uint8Array(3)),
+      };
+    });
+    expect(inside).toEqual(outside);
+    expect(inside).toMatchObject({ rsOk: true, rsBad: false, psOk: true, psBad: false, ecOk: true, ecBad: false });
+  });
+
   it('a wrong key or usage is still rejected, in WebCrypto\'s words', async () => {
     const { inside, outside } = await insideAndOut('subtle-errors', async () => {
       const s = crypto.subtle;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, KeyObject, pbkdf2Sync, sign as signNow, timingSafeEqual, verify as verifyNow, type webcrypto } from 'node:crypto';
+import { constants, createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, KeyObject, pbkdf2Sync, sign as signNow, timingSafeEqual, verify as verifyNow, type webcrypto } from 'node:crypto';
 
 type CryptoKey = webcrypto.CryptoKey;
 type KeyUsage = webcrypto.KeyUsage;
@@ -17,13 +17,14 @@ const CryptoKeyClass = (globalThis as unknown as { CryptoKey: abstract new () =>
  * (exit 2). The bytes are the same; only the wait is gone (the work takes
  * no virtual time).
  *
- * Answered: `digest` (SHA-1/256/384/512); `sign`/`verify` with HMAC and
- * Ed25519 (both deterministic); `encrypt`/`decrypt` with AES-GCM, AES-CBC
+ * Answered: `digest` (SHA-1/256/384/512); `sign`/`verify` with HMAC,
+ * Ed25519 and RSASSA-PKCS1-v1_5 (all deterministic), and `verify` with
+ * RSA-PSS and ECDSA (checking a JWT or a webhook's signature); `encrypt`/`decrypt` with AES-GCM, AES-CBC
  * and AES-CTR (the caller gives the IV or counter, usually from
  * `crypto.getRandomValues`, which is seeded in a simulation); `deriveBits`
  * and `deriveKey` with PBKDF2 and HKDF. `importKey` and `exportKey` of
  * secret keys already answer without the thread pool. Whatever needs real
- * randomness (generateKey, an ECDSA or RSA-PSS signature, RSA-OAEP) is left
+ * randomness (generateKey, signing with ECDSA or RSA-PSS, RSA-OAEP) is left
  * to the real function, and so is every call this does not fully recognise
  * (a wrong key, usage or parameter): the real one rejects it as it would.
  */
@@ -86,11 +87,29 @@ function sign(method: 'sign' | 'verify', [alg, key, a, b]: unknown[]): Answer | 
     const mac = createHmac(hash.node, KeyObject.from(key)).update(data).digest();
     return { value: method === 'sign' ? arrayBuffer(mac) : sig!.length === mac.length && timingSafeEqual(sig!, mac) };
   }
-  if (name === 'ED25519' && key.type === (method === 'sign' ? 'private' : 'public')) {
+  if (key.type !== (method === 'sign' ? 'private' : 'public')) return undefined;
+  if (name === 'ED25519') {
     return { value: method === 'sign' ? arrayBuffer(signNow(null, data, KeyObject.from(key))) : verifyNow(null, data, KeyObject.from(key), sig!) };
+  }
+  // RSASSA-PKCS1-v1_5 signs deterministically; RSA-PSS and ECDSA draw a salt or nonce to sign, so only their verify is answered.
+  const keyHash = hashOf((key.algorithm as { hash?: unknown }).hash);
+  if (name === 'RSASSA-PKCS1-V1_5' && keyHash !== undefined) {
+    return { value: method === 'sign' ? arrayBuffer(signNow(keyHash.node, data, KeyObject.from(key))) : verifyNow(keyHash.node, data, KeyObject.from(key), sig!) };
+  }
+  if (method === 'verify' && name === 'RSA-PSS' && keyHash !== undefined) {
+    const saltLength = (alg as { saltLength?: unknown }).saltLength;
+    if (typeof saltLength !== 'number' || !Number.isInteger(saltLength) || saltLength < 0) return undefined;
+    return { value: verifyNow(keyHash.node, data, { key: KeyObject.from(key), padding: RSA_PKCS1_PSS_PADDING, saltLength }, sig!) };
+  }
+  const hash = hashOf((alg as { hash?: unknown }).hash);
+  if (method === 'verify' && name === 'ECDSA' && hash !== undefined) {
+    // WebCrypto's ECDSA signatures are r || s (IEEE P1363), not DER.
+    return { value: verifyNow(hash.node, data, { key: KeyObject.from(key), dsaEncoding: 'ieee-p1363' }, sig!) };
   }
   return undefined;
 }
+
+const { RSA_PKCS1_PSS_PADDING } = constants;
 
 const GCM_TAGS = [32, 64, 96, 104, 112, 120, 128];
 
