@@ -220,7 +220,7 @@ function answerNow(method: PromptSubtleMethod, args: unknown[]): Answer | undefi
 }
 
 /** The digest of `data` as an ArrayBuffer, or undefined when `algorithm` or `data` is not one this answers (the real function then answers, or rejects, as it would). */
-export function digestNow(algorithm: unknown, data: unknown): ArrayBuffer | undefined {
+function digestNow(algorithm: unknown, data: unknown): ArrayBuffer | undefined {
   const hash = hashOf(algorithm);
   const bytes = bytesOf(data);
   if (hash === undefined || bytes === undefined) return undefined;
