@@ -201,8 +201,8 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): Ke
  * A run stopped because a request awaited something outside the simulation:
  * name it. The thread-pool calls it lists are the ones a simulated handler
  * still cannot make; the deterministic ones (zlib's one-shot functions,
- * scrypt/pbkdf2/hkdf, crypto.subtle's digest, AES, key derivation and every
- * signature but an ECDSA or RSA-PSS one) are answered at once
+ * scrypt/pbkdf2/hkdf, crypto.subtle's digest, AES, key derivation, and
+ * signatures but for signing with ECDSA or RSA-PSS) are answered at once
  * (src/sim/sync-thread-pool.ts, src/sim/sync-subtle.ts).
  */
 export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
