@@ -199,7 +199,14 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): Ke
   return clock;
 }
 
-/** A run stopped because a request awaited something outside the simulation: name it. */
+/**
+ * A run stopped because a request awaited something outside the simulation:
+ * name it. The thread-pool calls it lists are the ones a simulated handler
+ * still cannot make; the deterministic ones (zlib's one-shot functions,
+ * scrypt/pbkdf2/hkdf, crypto.subtle's digest, AES, key derivation, and
+ * signatures but for signing with ECDSA or RSA-PSS) are answered at once
+ * (src/sim/sync-thread-pool.ts, src/sim/sync-subtle.ts).
+ */
 export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
   let who = scope?.name;
   if (who === undefined) {
@@ -209,7 +216,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call such as zlib.gzip, crypto.scrypt or crypto.subtle.sign, whose Sync form runs in the simulation; a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
