@@ -36,6 +36,12 @@ describe('retry client counterexamples are replayable files', () => {
     expect(JSON.parse((await cli('replay', j.counterexample, '--json')).out).traceHash).toBe(rj.traceHash);
     const text = await cli('replay', j.counterexample, '--trace');
     expect(text.code).toBe(0);
+    // The first line is a command that reproduces it from anywhere: the client module named, as check's replay line names it.
+    const first = text.out.split('\n')[0]!;
+    expect(first).toBe(`retrysim replay --client ${CLIENT} ${j.counterexample}`);
+    const pasted = await cli(...first.split(' ').slice(1));
+    expect(pasted.code, pasted.err).toBe(0);
+    expect(pasted.out.split('\n')[0]).toBe(first);
     expect(text.out).toMatch(/retry client 'fetch-retry-client' \(examples\/fetch-retry-client\/client\.ts\) against key_atomic/);
     expect(text.out).toMatch(/expect: met/);
 
@@ -50,6 +56,10 @@ describe('retry client counterexamples are replayable files', () => {
     const dv = await cli('replay', diverged);
     expect(dv.code, dv.err).toBe(3);
     expect(dv.err).toMatch(/diverged|never reache|differ/i);
+    // With --trace the timeline up to the divergence is headed by the command that reproduces it, too.
+    const dt = await cli('replay', diverged, '--trace');
+    expect(dt.code).toBe(3);
+    expect(dt.out.split('\n')[0]).toBe(`retrysim replay --client ${CLIENT} ${diverged}`);
   }, 120_000);
 
   it('--name picks the fixed client from the same module: it holds; a wrong name, a missing module or a built-in file with --client exit 2', async () => {
@@ -133,6 +143,8 @@ describe('retry client counterexamples are replayable files', () => {
     const j = JSON.parse(r.out) as { counterexample: string };
     const text = await cli('replay', j.counterexample);
     expect(text.code, text.err).toBe(0);
+    // Both modules on the first line (each taken from the file here): the line runs from any directory.
+    expect(text.out.split('\n')[0]).toBe(`retrysim replay --client ${CLIENT} --service examples/correct-with-progress/service.ts ${j.counterexample}`);
     expect(text.out).toMatch(/^orders held: op1=\d+$/m);
     expect(text.out).not.toMatch(/effects held|reports held/);
   }, 120_000);
