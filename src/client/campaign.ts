@@ -38,14 +38,14 @@ export interface ClientTarget {
   serviceModule?: string;
 }
 
-/** The arbitrary of scenarios for a retry client (at most one operation on a built-in variant). */
+/** The arbitrary of scenarios for a retry client: up to two operations (what one call does to the next — a key, a budget, a breaker shared across calls — is the client's too). */
 export function clientCaseArbitrary(t: ClientTarget = {}, faults: readonly FaultKind[] = CLIENT_FAULTS): fc.Arbitrary<GeneratedCase> {
   if (t.service !== undefined) {
     const module = t.serviceModule ?? t.service.name;
     registerService(module, t.service);
     return serviceCaseArbitrary(t.service, module, 'tool_call', faults);
   }
-  return scenarioArbitrary({ variant: t.variant ?? 'key_atomic', keySource: 'tool_call', faults, opsMax: 1 });
+  return scenarioArbitrary({ variant: t.variant ?? 'key_atomic', keySource: 'tool_call', faults });
 }
 
 /** A client counterexample, written (or not) as a replayable scenario file. */

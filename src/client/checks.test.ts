@@ -245,3 +245,33 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
     expect(r.violations[0]!.detail).toMatch(/^key 'shared': attempt op1\.w0#1 was answered HTTP 200 .* at t=50\d ms, but the first success \(attempt op1\.w1#1, t=10\d ms\)/);
   });
 });
+
+describe('key-reuse: two operations of one tenant never send the same Idempotency-Key', () => {
+  it('a key another operation sent first is named, once per operation, with both calls and times', () => {
+    const v = judge([worker([post(0, { key: 'k-0' })]), worker([post(5, { key: 'k-0' }), post(9, { key: 'k-0' })], { name: 'op2.w0', operation: 'op2' })]);
+    expect(v).toEqual([{ invariant: 'key-reuse', op: 'op2', detail: 'op2.w0 sent Idempotency-Key k-0 at t=5 ms, the key op1.w0 sent for another operation (op1) at t=0 ms: a service keyed on it cannot tell the two apart' }]);
+  });
+
+  it('the workers of one operation share its key (its concurrent duplicates), tenants scope keys, no key is no key', () => {
+    expect(judge([worker([post(0)]), worker([post(1)], { name: 'op1.w1' })])).toEqual([]);
+    expect(judge([worker([post(0)], { tenant: 'default' }), worker([post(1)], { name: 'op2.w0', operation: 'op2', tenant: 'globex' })])).toEqual([]);
+    expect(judge([worker([post(0, { key: undefined })]), worker([post(1, { key: undefined })], { name: 'op2.w0', operation: 'op2' })])).toEqual([]);
+  });
+
+  it('a client deriving its key from the second it starts in: the campaign against the built-in service finds it (two operations at once)', async () => {
+    const { runClientCampaign } = await import('./campaign.js');
+    const client: RetryClient = {
+      name: 'second-key',
+      deadlineMs: 30_000,
+      async run(fetch, op) {
+        const key = `k-${Math.floor(Date.now() / 1000)}`;
+        const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        return res.json();
+      },
+    };
+    const r = await runClientCampaign({ client, runs: 200, seed: 1, faults: [] });
+    expect(r.verdict).toBe('fails');
+    expect(r.counterexample!.violations.map((x) => x.invariant)).toContain('key-reuse');
+  }, 60_000);
+});

@@ -64,7 +64,7 @@ export interface ClientRun {
   reports: Record<string, number>;
   violations: Violation[];
   /** Per worker (`op1.w0`): the requests it sent, and how its run settled. */
-  workers: Array<{ name: string; operation: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected'; error?: string }>;
+  workers: Array<{ name: string; operation: string; tenant?: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected'; error?: string }>;
   result: RunResult;
   trace: string[];
 }
@@ -131,7 +131,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         body: endpoint.body({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant }),
         headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
       };
-      const record: ClientRun['workers'][number] = { name, operation: op.id, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
+      const record: ClientRun['workers'][number] = { name, operation: op.id, tenant, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
       workers.push(record);
       return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
         if (record.startMs > 0) await new Promise((r) => setTimeout(r, record.startMs)); // real-time: allowed (the bridge's fake clock)
@@ -201,7 +201,34 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
  * call's requests with their send and answer times.
  */
 export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
-  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers)];
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
+}
+
+/**
+ * `key-reuse` for a retry client: two different logical operations of one
+ * tenant never send the same Idempotency-Key (the other half of
+ * `stable-key`). A key made from what two operations share — the time to
+ * the second, a counter per process, a hash of a body that does not name
+ * the operation — gets the second operation refused (422) by a service that
+ * fingerprints bodies, or answered with the first one's result by one that
+ * does not: either way an operation is lost. Workers of one operation (its
+ * concurrent duplicates) share its key by design; tenants scope keys.
+ */
+function sharedKeyViolations(workers: ClientRun['workers']): Violation[] {
+  const out: Violation[] = [];
+  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number }>();
+  const sends = workers.flatMap((w) => w.sent.filter((r) => r.key !== undefined).map((r) => ({ w, r }))).sort((a, b) => a.r.atMs - b.r.atMs);
+  const reported = new Set<string>();
+  for (const { w, r } of sends) {
+    const k = JSON.stringify([w.tenant ?? 'default', r.key]);
+    const seen = first.get(k);
+    if (seen === undefined) first.set(k, { w, atMs: r.atMs });
+    else if (seen.w.operation !== w.operation && !reported.has(w.operation)) {
+      reported.add(w.operation);
+      out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms, the key ${seen.w.name} sent for another operation (${seen.w.operation}) at t=${seen.atMs} ms: a service keyed on it cannot tell the two apart` });
+    }
+  }
+  return out;
 }
 
 function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {

@@ -95,6 +95,10 @@ export function pinClientViolations(violations: readonly Violation[], steps: rea
         return at(sentAt(lastT()), `${worker.name} sends again here, before the wait Retry-After asked for is over`);
       case 'non-retryable':
         return at(sentAt(lastT()), `${worker.name} sends the operation again here, after an answer that says retrying cannot help`);
+      case 'key-reuse': {
+        const t = /at t=([\d.]+) ms, the key/.exec(v.detail);
+        return t ? at(sentAt(Number(t[1])), `${worker.name} sends here the key another operation already used: the service cannot tell the two operations apart`) : others([v])[0]!;
+      }
       default:
         return others([v])[0]!;
     }
