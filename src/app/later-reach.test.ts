@@ -124,3 +124,13 @@ function lostAnswerAtWith(faults: object): void {
   }));
   void s;
 }
+
+describe('bounded-exhaustive small scenarios of a hosted app', () => {
+  it('include the answer lost at a store command\'s 2nd reach: --explore exhaustive finds the freed key', async () => {
+    const r = await runServiceCampaign({ def: appService(freesKeyOnError()), module: 'frees-key-on-error', runs: 2000, seed: 1, faults: ['crash'], explore: 'exhaustive' });
+    expect(r.verdict).toBe('fails');
+    expect(r.counterexample!.scenario.faults.crashAtNth).toBe(2);
+    const kept = await runServiceCampaign({ def: appService(freesKeyOnError(false)), module: 'frees-key-on-error', runs: 2000, seed: 1, faults: ['crash'], explore: 'exhaustive' });
+    expect(kept.verdict).toBe('holds');
+  }, 120_000);
+});

@@ -3,6 +3,7 @@ import { SCENARIO_FORMAT, type Scenario } from '../scenario/schema.js';
 import { serviceIntent, type FaultKind } from '../scenario/arbitraries.js';
 import type { KeySource } from '../harness/keys.js';
 import type { ServiceDefinition } from './definition.js';
+import { isHostedApp } from '../app/define.js';
 
 /**
  * Small scenarios of a user service for bounded exhaustive exploration
@@ -36,6 +37,11 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
     ['one lost response after the commit', has('loseResponse'), { faults: { loseResponseAfterCommit: 1 } }],
     ['one answer lost on the way back', has('loseAllAnswers'), { network: { loseResponses: 1 } }],
     ...crashPoints.map((p): [string, boolean, Record<string, unknown>] => [`one crash at ${p}`, has('crash'), { faults: { crashMidRequest: 1, crashAt: p } }]),
+    // A hosted app uses one store command several times per request (the
+    // claim's SET, the order's, the stored answer's): the answer lost at its
+    // second use, after the effect, is where a library that frees the key on
+    // an error makes a second order.
+    ...(isHostedApp(def) ? crashPoints : []).map((p): [string, boolean, Record<string, unknown>] => [`one crash at ${p}, its 2nd reach in a request`, has('crash'), { faults: { crashMidRequest: 1, crashAt: p, crashAtNth: 2 } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`slow after ${s}`, has('slow'), { faults: { slowMs: 2500, slowAtStep: s } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the client's timeout`, has('pause'), { faults: { pause: { atStep: s, ms: 2500, count: 1 } } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`kill at ${s}`, has('kill'), { faults: { kill: { atStep: s, restartAfterMs: 5 } } }]),
