@@ -14,6 +14,8 @@ export interface RecoveryOutcome {
   fromMs: number;
   /** The last answer or transport failure, in words. */
   last?: string;
+  /** `success`: the answer, status and (shortened) body, so a success that made no effect says what it was given. */
+  answer?: string;
   /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
   timeoutMs?: number;
   status?: number;
@@ -59,7 +61,8 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     if (rec === undefined || rec.kind === 'found') continue; // nothing sent, or the report exists
     const n = effectsOf(op).length;
     if (rec.kind === 'success') {
-      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded, but the operation now has ${n} ${noun}s` });
+      // The answer is named: a 2xx that made no effect of this operation is most often another's stored answer (an unscoped key).
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${rec.answer !== undefined ? ` (${rec.answer})` : ''}, but the operation now has ${n} ${noun}s` });
       continue;
     }
     if (op.reusesKey && rec.kind === 'refused') continue;

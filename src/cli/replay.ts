@@ -130,6 +130,12 @@ export async function run(argv: string[]): Promise<number> {
   if (values.trace) {
     console.log('\ntimeline:');
     for (const l of readableTimeline(r.trace)) console.log('  ' + l);
+    // The progress invariant is judged on this phase: without it a `progress`
+    // violation ("18 resubmission(s) got no success") names requests the reader never sees.
+    if (r.recoveryTrace.length > 0) {
+      console.log('\nrecovery (after the faults stopped; judged by progress, not part of the recorded schedule):');
+      for (const l of readableTimeline(r.recoveryTrace)) console.log('  ' + l);
+    }
   }
   console.log('\nattempts:');
   for (const op of r.operations) {
