@@ -1,4 +1,5 @@
 import type { OperationEnd, Violation } from './invariants.js';
+import { plural } from '../service/noun.js';
 
 /** How one operation that had not succeeded fared in the recovery phase (src/scenario/recovery.ts). */
 export interface RecoveryOutcome {
@@ -62,7 +63,7 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     const n = effectsOf(op).length;
     if (rec.kind === 'success') {
       // The answer is named: a 2xx that made no effect of this operation is most often another's stored answer (an unscoped key).
-      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${rec.answer !== undefined ? ` (${rec.answer})` : ''}, but the operation now has ${n} ${noun}s` });
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${rec.answer !== undefined ? ` (${rec.answer})` : ''}, but the operation now has ${n} ${plural(noun)}` });
       continue;
     }
     if (op.reusesKey && rec.kind === 'refused') continue;
@@ -72,7 +73,7 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     const what = rec.kind === 'refused'
       ? `the resubmission was refused (${rec.last})`
       : `${rec.attempts} resubmission(s) got no success, the last ${last}`;
-    const exist = n === 0 ? `no ${noun} exists` : `${n} ${noun}${n === 1 ? ' exists' : 's exist'}`;
+    const exist = n === 0 ? `no ${noun} exists` : n === 1 ? `1 ${noun} exists` : `${n} ${plural(noun)} exist`;
     out.push({
       invariant: 'progress',
       op: op.id,
