@@ -157,6 +157,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery,
+        ops: ends,
       });
     };
     if (progress === undefined) {
