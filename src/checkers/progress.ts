@@ -17,6 +17,8 @@ export interface RecoveryOutcome {
   last?: string;
   /** `success`: the answer, status and (shortened) body, so a success that made no effect says what it was given. */
   answer?: string;
+  /** `success`: the answer's whole body (the id it acknowledges is judged like the main run's: invariants 2 and 4). */
+  body?: string;
   /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
   timeoutMs?: number;
   status?: number;

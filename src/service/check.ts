@@ -71,6 +71,29 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
   return { reports, violations };
 }
 
+/**
+ * Invariants 2 and 4 on the recovery phase's answers: "no request *ever*
+ * receives another tenant's result" covers the resubmissions after the
+ * faults stopped too. Without it an unscoped key whose leak showed only
+ * there (the main run's answers all lost or killed) was reported as
+ * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
+ */
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => number | undefined): Violation[] {
+  const out: Violation[] = [];
+  const noun = def.effects.noun ?? 'effect';
+  for (const op of ops) {
+    const rec = outcomes.get(op.id);
+    if (rec?.kind !== 'success' || rec.body === undefined) continue;
+    const id = resultId(rec.body);
+    if (id === undefined || effectsOf(def, db, op).includes(id)) continue;
+    const owner = ownerOf(def, db, id);
+    if (owner === undefined) continue; // no effect of another operation: progress says what is missing
+    if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });
+    else out.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${id} belongs to run '${owner.runId}', not '${op.runId}' (its resubmission after the faults stopped)` });
+  }
+  return out;
+}
+
 function ownerOf(def: ServiceDefinition, db: ServiceDb, id: number): EffectOwner | undefined {
   if (def.effects.owner === undefined) return undefined;
   try {
