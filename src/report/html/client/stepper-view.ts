@@ -101,6 +101,8 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
       ` · ${d.noun}s held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
+    // The steps are the main run; a progress violation is judged on what came after the faults stopped.
+    d.recovery ? el('details', { class: 'recovery' }, el('summary', {}, `recovery after the faults stopped (${d.recovery.length} lines): what progress is judged on`), el('pre', {}, d.recovery.join('\n'))) : null,
     el('p', { class: 'replay' }, 'reproduce: ', el('code', {}, d.replay))));
   const decisionCount = steps.filter((s) => s.kind === 'decision' && !s.decision?.preempted).length;
 
