@@ -135,7 +135,9 @@ export function serviceConformanceTable(cells: readonly ServiceConformanceCell[]
     c.column,
     `${c.sim.effects} | ${c.real.effects}`,
     `${inv(c.sim.violations)} | ${inv(c.real.violations)}`,
-    c.same ? 'yes' : '≠ no',
+    // A kill column whose process was never killed (the service never reached that step: an app's
+    // store command it does not use) compares two runs without the fault: it agrees, and says so.
+    `${c.same ? 'yes' : '≠ no'}${c.column.startsWith('kill_at:') && c.real.kills === 0 ? ' (no kill: never reached)' : ''}`,
   ]));
 }
 
