@@ -14,6 +14,8 @@
 export class Reached {
   /** Situation ids this run reached. */
   readonly ids = new Set<string>();
+  /** The first exception a handler threw in this run (`TypeError: … (at service.ts:12:5)`): a campaign that never succeeded names it. */
+  threw: string | undefined;
   /** Same-key requests inside the service now, by tenant and key. */
   private readonly inflight = new Map<string, number>();
   /** The first 2xx answer (status and body) each tenant and key got in this run. */
