@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plural } from './noun.js';
-import { runScenario } from '../scenario/run.js';
+import { matchesExpect, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { ServiceDefinition } from './definition.js';
 
@@ -38,5 +38,8 @@ describe('a service noun in the plural, as its messages say it', () => {
     };
     const r = await runScenario(s, { service: ledger });
     expect(r.violations.find((v) => v.invariant === 'exactly-one')?.detail).toBe('2 ledger entries (ids 1, 2) for one logical operation');
+    // replay's "expect: NOT met" lines, in the same words.
+    expect(matchesExpect({ ...s, expect: { reports: { op1: 3 }, violations: ['exactly-one'] } }, r, 'ledger entry').problems).toEqual(['operation op1: expected 3 ledger entries, got 2']);
+    expect(matchesExpect({ ...s, expect: { reports: { op1: 1 }, violations: ['exactly-one'] } }, r, 'ledger entry').problems).toEqual(['operation op1: expected 1 ledger entry, got 2']);
   });
 });
