@@ -2,7 +2,9 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
-import { digestNow } from '../sim/sync-digest.js';
+import { PROMPT_SUBTLE, promptSubtle } from '../sim/sync-subtle.js';
+import { answerThreadPoolWhile } from '../sim/sync-thread-pool.js';
+import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -61,15 +63,10 @@ function marked<F extends (cb: unknown, ...rest: unknown[]) => unknown>(kind: Ti
 }
 /** The entered instance's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const enteredStream = (): Prng | undefined => entered?.rng;
-
-
-/** crypto.subtle.digest answered at once (see sync-digest.ts); `real` for what it does not answer. */
-function digestOf(real: (algorithm: never, data: never) => Promise<ArrayBuffer>) {
-  return function (algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
-    const out = digestNow(algorithm, data);
-    return out === undefined ? Reflect.apply(real, globalThis.crypto.subtle, [algorithm, data]) as Promise<ArrayBuffer> : Promise.resolve(out);
-  };
-}
+/** Installed only while the instance is entered, so always active when called: thread-pool calls answer at once (sync-subtle.ts). */
+const always = () => true;
+/** Whether an instance's code runs now, for node:zlib's and node:crypto's dispatchers (sync-thread-pool.ts). */
+answerThreadPoolWhile(() => entered !== undefined);
 
 export class InstanceClock {
   readonly clock: FakeTimers.Clock;
@@ -89,6 +86,7 @@ export class InstanceClock {
     seedNodeCrypto(enteredStream, -1);
     const c = this.clock;
     const rng = this.rng;
+    const realTimeout = AbortSignal.timeout as (ms: unknown) => AbortSignal;
     this.swaps = [
       [globalThis, 'setTimeout', marked('Timeout', c.setTimeout as never)], // real-time: allowed (the instance's fake clock)
       [globalThis, 'clearTimeout', c.clearTimeout],
@@ -101,7 +99,12 @@ export class InstanceClock {
       ...(typeof (c as { hrtime?: unknown }).hrtime === 'function' ? [[process, 'hrtime', (c as unknown as { hrtime: unknown }).hrtime] as Swap] : []), // real-time: allowed (the instance's fake clock)
       [Math, 'random', () => rng.next()], // real-time: allowed (seeded)
       [globalThis.crypto, 'randomUUID', () => uuidFrom(rng)], // real-time: allowed (seeded)
-      [globalThis.crypto.subtle, 'digest', digestOf(globalThis.crypto.subtle.digest)],
+      // Node's AbortSignal.timeout arms a timer of its own, which this clock would not reach.
+      [AbortSignal, 'timeout', (ms: unknown) => timeoutSignal(ms, c.setTimeout, realTimeout)], // real-time: allowed (the instance's fake clock)
+      ...PROMPT_SUBTLE.map((m): Swap => {
+        const real = (globalThis.crypto.subtle as unknown as Record<string, unknown>)[m];
+        return [globalThis.crypto.subtle, m, promptSubtle(m, always, () => real)];
+      }),
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
     ];
   }

@@ -158,6 +158,8 @@ export function neverReached(c: Coverage): CoverageRow[] {
 /** Wording of a reached id outside the fault space's list (e.g. a kill planned at a time, not a step). */
 function wordingOf(id: string): string {
   if (id === 'kill@time') return 'a kill at a planned time';
+  // Not a situation of every fault space (a service that reaches each step once per request never has it): listed only when reached.
+  if (id === 'fault:later-reach') return 'a fault at a later reach of its step (2nd–4th)';
   const [kind, at] = id.split('@');
   if (at !== undefined) return `${kind} at ${at}`;
   return id;

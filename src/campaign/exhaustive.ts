@@ -8,6 +8,7 @@ import { Reached } from '../service/reached.js';
 import { countRun, coverageOf, mergeCoverage, type CoverageCounts } from './coverage.js';
 import { verdictWithoutFailure } from './verdict.js';
 import { scenarioSize } from '../scenario/arbitraries.js';
+import { shrinkTimeLimit } from './minimise.js';
 
 /**
  * Bounded exhaustive exploration of a claim: every schedule of each of its
@@ -34,6 +35,8 @@ export async function runExhaustive(o: {
   unreduced?: boolean;
   /** Run the claim's built-in as the service module at this path (loaded beforehand): the parity suite. */
   module?: string;
+  /** Wall ms on `clockMs` that minimising a failure may take (see {@link CampaignOptions.shrinkBudgetMs}); default none. */
+  shrinkBudgetMs?: number;
 }): Promise<CampaignResult> {
   const reduce = o.reduce ?? true;
   const result = await exhaustive(o, reduce);
@@ -43,7 +46,7 @@ export async function runExhaustive(o: {
 }
 
 async function exhaustive(
-  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; module?: string },
+  o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; module?: string; shrinkBudgetMs?: number },
   reduce: boolean,
   countOnly = false,
 ): Promise<CampaignResult> {
@@ -84,7 +87,8 @@ async function exhaustive(
       // The first failing leaf in depth-first order is arbitrary; the
       // minimiser turns it into the failing schedule with the fewest
       // preemptions (and drops what the failure does not need).
-      const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), o.foundDir);
+      const limit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined;
+      const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), o.foundDir, limit);
       return { claim: o.claim, seed: o.seed, runs: schedules, asked: schedulesMax, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
     }
   }
@@ -107,7 +111,7 @@ export const DEFAULT_SCHEDULES_MAX = 20_000;
  * words of the row — how many small scenarios of what size, how many
  * schedules, and whether that was all of them.
  */
-export async function runBounded(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void }): Promise<{ result: CampaignResult; part: BoundedPart }> {
+export async function runBounded(o: { claim: Claim; seed: number; schedulesMax?: number; foundDir?: string; clockMs?: () => number; onProgress?: (done: number) => void; shrinkBudgetMs?: number }): Promise<{ result: CampaignResult; part: BoundedPart }> {
   const result = await runExhaustive(o);
   const small = smallScenarios(o.claim).map((s) => scenarioSize(s, 0));
   const part: BoundedPart = {

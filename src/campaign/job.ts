@@ -23,6 +23,8 @@ export interface CampaignJob {
   timeBudgetMs?: number;
   /** Exhaustive mode: also count schedules without partial-order reduction. */
   unreduced?: boolean;
+  /** Wall ms shrinking a failure may take (`--shrink-budget`); default none: run counts only. */
+  shrinkBudgetMs?: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
     ...(job.slice !== undefined ? { slice: job.slice } : {}),
     ...(job.timeBudgetMs !== undefined ? { timeBudgetMs: job.timeBudgetMs } : {}),
     ...(job.untilBudget ? { untilBudget: true } : {}),
+    ...(job.shrinkBudgetMs !== undefined ? { shrinkBudgetMs: job.shrinkBudgetMs } : {}),
     clockMs,
     ...(onProgress ? { onProgress } : {}),
     pct: campaignPct,
@@ -56,7 +59,7 @@ export function optionsOf(job: CampaignJob, clockMs: () => number, onProgress?: 
 export async function runJob(job: CampaignJob, clockMs: () => number, onProgress?: (done: number) => void): Promise<CampaignResult> {
   if (job.explore === 'exhaustive') {
     const claim = claimById(job.claimId);
-    return runExhaustive({ claim, seed: claimSeed(job.seed, job.claimId), schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress, unreduced: job.unreduced });
+    return runExhaustive({ claim, seed: claimSeed(job.seed, job.claimId), schedulesMax: job.runs, foundDir: job.foundDir, clockMs, onProgress, unreduced: job.unreduced, ...(job.shrinkBudgetMs !== undefined ? { shrinkBudgetMs: job.shrinkBudgetMs } : {}) });
   }
   return runCampaign(optionsOf(job, clockMs, onProgress));
 }

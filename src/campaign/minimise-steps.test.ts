@@ -577,3 +577,83 @@ describe('the reserve of the scenario the rounds end at', () => {
     expect(r.runs).toBe(m.calls.length);
   });
 });
+
+/**
+ * The time limit (`timeLimit`, the CLI's `--shrink-budget`): a fake clock
+ * that jumps a second per run, so when it expires is a count of runs, never
+ * a question of machine speed.
+ */
+describe('a time limit on the pass', () => {
+  /** A clock that moves 1 s per run of `m`, and the limit `ms` on it; `asked` counts the reads. */
+  const jumping = (m: ReturnType<typeof model>, ms: number) => {
+    const limit = { asked: 0, expiredAt: -1, expired: () => {
+      limit.asked++;
+      const over = m.calls.length * 1000 >= ms;
+      if (over && limit.expiredAt < 0) limit.expiredAt = m.calls.length;
+      return over;
+    }, what: `shrink budget ${ms / 1000} s` };
+    return limit;
+  };
+
+  it('stops where it expires: no run after it, the case in hand still fails, and it is said to be not known minimal, with the steps not tried', async () => {
+    const m = model(3, needs);
+    const limit = jumping(m, 5000);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, timeLimit: limit });
+    // Five runs, then no more: the clock said 5 s after the fifth.
+    expect(limit.expiredAt).toBe(5);
+    expect(m.calls).toHaveLength(5);
+    expect(r.runs).toBe(5);
+    // What it had taken by then is kept, and still fails as written.
+    expect(r.removed).toEqual(['operation op1']);
+    const again = await m.run(r.scenario, { name: 'list', choose: (_l, i) => r.choices[i] ?? 0 });
+    expect(m.isHit(again)).toBe(true);
+    expect(r.stopped).toEqual({ by: 'shrink budget 5 s', untried: ['crashMidRequest 2 → 1', 'slowMs'] });
+    expect(notShownMinimal(r)).toEqual([
+      'shrinking stopped at its time limit (shrink budget 5 s): not known to be minimal',
+      'not shown necessary (not tried before the time limit): crashMidRequest 2 → 1',
+      'not shown necessary (not tried before the time limit): slowMs',
+    ]);
+  });
+
+  it('expired before the first step: the case is the answer as given, every single step listed as not tried, its preemptions not claimed minimal', async () => {
+    const m = model(3, needs);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run, timeLimit: { expired: () => true, what: 'shrink budget 1 ms' } });
+    // Only the run that checks the case fails at all.
+    expect(m.calls).toHaveLength(1);
+    expect(r).toMatchObject({ removed: [], choices: [1, 1, 1], preemptions: 3, preemptionsMinimal: false, undecided: [], errored: [], runs: 1 });
+    expect(r.stopped).toEqual({ by: 'shrink budget 1 ms', untried: simplifications(three()).map((x) => x.what) });
+    expect(notShownMinimal(r)[0]).toBe('shrinking stopped at its time limit (shrink budget 1 ms): not known to be minimal');
+    expect(notShownMinimal(r)[1]).toMatch(/^preemptions 3: not every schedule/);
+    // A case with no preemption is minimal in preemptions without its search: none is the fewest there is.
+    const z = model(3, (sc) => sc.faults.crashMidRequest > 0);
+    const r0 = await minimiseCounterexample(three(), [], { isHit: z.isHit, run: z.run, timeLimit: { expired: () => true, what: 'shrink budget 1 ms' } });
+    expect(r0).toMatchObject({ preemptions: 0, preemptionsMinimal: true, runs: 1 });
+    expect(notShownMinimal(r0).some((x) => x.startsWith('preemptions'))).toBe(false);
+  });
+
+  it('a limit it never reaches changes nothing: the same result, runs and note as without one (no `stopped`)', async () => {
+    const m1 = model(3, needs);
+    const without = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m1.isHit, run: m1.run });
+    const m2 = model(3, needs);
+    const limit = jumping(m2, 1e9);
+    const within = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m2.isHit, run: m2.run, timeLimit: limit });
+    expect(within).toEqual(without);
+    expect('stopped' in within).toBe(false);
+    expect(limit.asked).toBeGreaterThan(0);
+    expect(m2.calls).toHaveLength(m1.calls.length);
+  });
+
+  it('the limit stops a schedule search in the middle, not after its runs: a search of 1,000 runs stops at the run the clock expires', async () => {
+    // As in the default-budget test above: no simplification fails, so every single step's search would run 1,000 runs.
+    const original = three({ crashMidRequest: 1, slowMs: 5, loseResponseAfterCommit: 3 });
+    const deep = (s: Scenario, c: number[]) => s === original && [0, 5, 10, 15].every((i) => c[i] === 1);
+    const m = model(20, deep);
+    const limit = jumping(m, 30_000);
+    const r = await minimiseCounterexample(original, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], { isHit: m.isHit, run: m.run, timeLimit: limit });
+    expect(m.calls).toHaveLength(30);
+    expect(r.runs).toBe(30);
+    // The first step's search was cut short by the limit (not tried to the end); no step after it ran.
+    expect(r.stopped?.untried).toEqual(['operation op1', 'operation op2', 'loseResponseAfterCommit 3 → 2', 'crashMidRequest 1 → 0', 'slowMs']);
+    expect(r.undecided).toEqual([]);
+  });
+});

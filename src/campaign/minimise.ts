@@ -41,6 +41,35 @@ export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
    * probe) change nothing, so they are not simplifications to try.
    */
   userClient?: boolean;
+  /**
+   * A limit on the pass besides its run counts: once `expired()` says so
+   * (asked before every run; once true, taken as true for good) no further
+   * run is made — the counterexample in hand is the answer, and
+   * {@link Minimised.stopped} says it is not known to be minimal. The
+   * caller owns the clock: a wall-clock budget is read by the CLI, never by
+   * the simulated code (DESIGN invariant 1). `what` names the limit in the
+   * note, e.g. `shrink budget 60 s`.
+   */
+  timeLimit?: { expired: () => boolean; what: string };
+}
+
+/**
+ * A {@link MinimiseOptions.timeLimit} of `budgetMs` from now on `clockMs`:
+ * the shrink budget of `check --service/--app/--client`, started at the
+ * first failure so fast-check's shrinking and the minimiser share it. The
+ * clock is the caller's (the CLI reads the machine's; tests pass one that
+ * jumps), and it is read only between runs.
+ */
+export function shrinkTimeLimit(clockMs: () => number, budgetMs: number): NonNullable<MinimiseOptions['timeLimit']> {
+  const atMs = clockMs() + budgetMs;
+  return { expired: () => clockMs() >= atMs, what: `shrink budget ${durationText(budgetMs)}` };
+}
+
+/** A duration as a person reads it: `500 ms`, `60 s`, `1.5 s`, `10 min`. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 /** What the minimiser needs of a run: the schedule it took. */
@@ -74,6 +103,12 @@ export interface Minimised {
    */
   errored: string[];
   runs: number;
+  /**
+   * Present only when {@link MinimiseOptions.timeLimit} stopped the pass:
+   * the limit's name, and the one-step simplifications of the result that
+   * were not tried because of it (the pairs are not listed).
+   */
+  stopped?: { by: string; untried: string[] };
 }
 
 /**
@@ -81,11 +116,13 @@ export interface Minimised {
  * dimension that is not, in words: the preemption count when its schedule
  * search was cut short, every one-step simplification not ruled out.
  */
-export function notShownMinimal(m: Pick<Minimised, 'preemptions' | 'preemptionsMinimal' | 'undecided' | 'errored'>): string[] {
+export function notShownMinimal(m: Pick<Minimised, 'preemptions' | 'preemptionsMinimal' | 'undecided' | 'errored' | 'stopped'>): string[] {
   return [
+    ...(m.stopped ? [`shrinking stopped at its time limit (${m.stopped.by}): not known to be minimal`] : []),
     ...(m.preemptionsMinimal ? [] : [`preemptions ${m.preemptions}: not every schedule with fewer preemptions was run without error (search cut short or a run threw)`]),
     ...m.undecided.map((u) => `not shown necessary (search ran out of runs): ${u}`),
     ...m.errored.map((u) => `not shown necessary (could not be tried): ${u}`),
+    ...(m.stopped?.untried ?? []).map((u) => `not shown necessary (not tried before the time limit): ${u}`),
   ];
 }
 
@@ -243,7 +280,9 @@ function preemptionsOf(run: MinimisableRun): number {
  * and attempts: no single removal keeps the failure. Anything that could
  * not be shown — a search cut short by its budget, a candidate whose run
  * threw — is listed (`undecided`, `errored`, `preemptionsMinimal: false`),
- * never reported as minimal.
+ * never reported as minimal. A time limit (`timeLimit`) that expires stops
+ * the pass before its next run; the case in hand (which fails) is the
+ * answer, and `stopped` says so.
  */
 export async function minimiseCounterexample<R extends MinimisableRun = ScenarioRun>(scenario: Scenario, choices: readonly number[], o: MinimiseOptions<R>): Promise<Minimised> {
   const searchRunsMax = o.searchRunsMax ?? 1_000;
@@ -253,6 +292,11 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   // Without `run`, R is ScenarioRun (the default type argument): the plain scenario runner.
   const runOne = o.run ?? ((s: Scenario, c: ChoiceSource) => runScenario(s, { choices: c }) as unknown as Promise<R>);
   const userClient = o.userClient ?? false;
+  // Once expired, expired for good: the pass stops at one point, and a clock
+  // read again later cannot make a skipped step look tried.
+  let stopped = false;
+  const over = () => (stopped ||= o.timeLimit?.expired() === true);
+  const stop = o.timeLimit !== undefined ? { stop: over } : {};
   let runs = 0;
   const first = await runOne(scenario, new ListChoice(choices));
   runs++;
@@ -274,6 +318,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     }, (x) => x !== undefined && o.isHit(x), {
       preemptionsMax,
       runsMax: budget,
+      ...stop,
       ...(known ? { known } : {}),
     });
     runs += r.runs;
@@ -290,7 +335,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   // case has now, and its preemptions are searched again at the end.
   let transfers = 0;
   const transferred = async (s: Scenario): Promise<BoundedHit<R> | undefined> => {
-    if (transfers >= transferRunsMax) return undefined;
+    if (transfers >= transferRunsMax || over()) return undefined;
     transfers++;
     runs++;
     try {
@@ -309,6 +354,8 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
   const removed: string[] = [];
   let undecided: string[] = [];
   let errored: string[] = [];
+  /** This round's single steps the time limit left unjudged (it stopped their search, or came before it). */
+  let untried: string[] = [];
   const take = (what: string, s: Scenario, hit: BoundedHit<R>, minimalHit: boolean) => {
     cur = { scenario: s, choices: hit.choices, preemptions: hit.preemptions, decisions: hit.decisions, preemptionsMinimal: minimalHit || hit.preemptions === 0 };
     curRun = hit.result;
@@ -320,6 +367,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     // about an earlier, larger one says nothing about this one.
     const singles = checkedSimplifications(cur.scenario, userClient);
     undecided = [];
+    untried = [];
     /** This round's steps the spent budget left unsearched, or searched with less than a search's own cap. */
     const starved = new Set<string>();
     errored = [...singles.errored];
@@ -330,6 +378,11 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
       for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient)) {
         let hit: BoundedHit<R> | undefined;
         let minimalHit = false;
+        if (over()) {
+          // The time limit: no more runs. A single step is listed as not tried; pairs never are.
+          if (phase === 'single') untried.push(cand.what);
+          continue;
+        }
         if (runs >= runsMax) {
           // The budget is spent: a single step never searched is not shown
           // unnecessary, unless the schedule in hand still fails on it.
@@ -348,6 +401,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
             minimalHit = r.complete || r.best.preemptions === 0;
           } else if (phase === 'single') {
             if (r.thrown !== undefined) errored.push(`${cand.what} (${r.thrown})`);
+            else if (!r.complete && over()) untried.push(cand.what);
             else if (!r.complete) {
               hit = await transferred(cand.scenario);
               if (hit === undefined) undecided.push(cand.what);
@@ -367,7 +421,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     // its steps undecided: search those once more from a reserve of their
     // own. A hit simplifies further (and the rounds go on); a complete
     // search without one shows the step necessary.
-    if (!improved && starved.size > 0 && finalLeft > 0) {
+    if (!improved && starved.size > 0 && finalLeft > 0 && !over()) {
       const open = undecided;
       undecided = [];
       // `cur` changes only on a hit, which ends this loop: its candidates once.
@@ -375,7 +429,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
       for (const what of open) {
         const cand = valid.find((c) => c.what === what);
         // Only what the budget cut short: a search its own cap stopped would stop there again.
-        if (cand === undefined || !starved.has(what) || finalLeft <= 0) {
+        if (cand === undefined || !starved.has(what) || finalLeft <= 0 || over()) {
           undecided.push(what);
           continue;
         }
@@ -392,7 +446,10 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
       }
     }
   }
-  if (!cur.preemptionsMinimal) {
+  if (!cur.preemptionsMinimal && over()) {
+    // The time limit leaves no run for its own search; 0 preemptions is the fewest there is all the same.
+    if (cur.preemptions === 0) cur = { ...cur, preemptionsMinimal: true };
+  } else if (!cur.preemptionsMinimal) {
     // The scenario was already minimal (the case's schedule is as given), or
     // its schedule came from a search cut short or from the schedule in
     // hand: search its own schedules below it.
@@ -400,5 +457,6 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     if (own.best) cur = { ...cur, choices: own.best.choices, preemptions: own.best.preemptions, decisions: own.best.decisions, preemptionsMinimal: own.complete || own.best.preemptions === 0 };
     if (own.thrown !== undefined) errored.push(`the schedule search of the scenario itself (${own.thrown})`);
   }
-  return { ...cur, removed, undecided, errored, runs };
+  // Only a limit that stopped something is news: a pass that judged every step before it expired is as shown.
+  return { ...cur, removed, undecided, errored, runs, ...(stopped ? { stopped: { by: o.timeLimit!.what, untried } } : {}) };
 }

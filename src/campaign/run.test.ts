@@ -261,6 +261,16 @@ describe('shrinkCase: fast-check\'s shrinking within a run budget', () => {
     expect(calls.n).toBe(40);
     expect(r.shrinks).toBe(0);
   });
+
+  it('a shrink budget that expires stops it before the next run, wherever it is (a clock that expires after 3 runs: 3 runs)', async () => {
+    const calls = { n: 0 };
+    const r = await shrinkCase(arb, start, atLeast10(calls), 1000, () => calls.n >= 3);
+    expect(calls.n).toBe(3);
+    expect(r.value).toBeGreaterThanOrEqual(10);
+    const none = { n: 0 };
+    expect(await shrinkCase(arb, start, atLeast10(none), 1000, () => true)).toEqual({ value: 777_777, shrinks: 0 });
+    expect(none.n).toBe(0);
+  });
 });
 
 describe('counterexamples: minimised, saved and replayable', () => {

@@ -12,7 +12,7 @@ import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { hashJson } from '../sim/canonical.js';
 import type { Claim, MinimalShape } from './claims.js';
-import { minimiseCounterexample, notShownMinimal, type Minimised } from './minimise.js';
+import { minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from './minimise.js';
 import type { Invariant } from '../checkers/invariants.js';
 import { Reached } from '../service/reached.js';
 import { builtinService } from '../tracker/builtin.js';
@@ -54,6 +54,14 @@ export interface CampaignOptions {
   timeBudgetMs?: number;
   /** Run the claim's built-in as the service module at this path (loaded beforehand), as a user's module runs: the parity suite. */
   module?: string;
+  /**
+   * Wall ms on `clockMs` that shrinking a failure may take (fast-check's
+   * shrinking and the minimiser); undefined (the default for built-in
+   * claims): only the run counts limit it, so the counterexample never
+   * depends on the machine's speed. When it runs out, the case in hand is
+   * saved, said not known to be minimal.
+   */
+  shrinkBudgetMs?: number;
 }
 
 /** A shrunk, replayable counterexample. */
@@ -67,8 +75,8 @@ export interface Counterexample {
   replay: string;
   /** Problems with the minimal shape the claim demands (empty: minimal). */
   notMinimal: string[];
-  /** What the post-shrink pass did (undefined when it did not run, e.g. exhaustive mode before its own search). */
-  minimised?: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
+  /** What the post-shrink pass did (undefined when it did not run, e.g. exhaustive mode before its own search); `stopped` only when a shrink budget stopped it. */
+  minimised?: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs' | 'stopped'>;
 }
 
 /** What one claim's campaign found: verdict, runs, time to first failure and the shrunk counterexample. */
@@ -260,13 +268,14 @@ export function withModule(s: Scenario, module: string | undefined): Scenario {
  * the result never depends on machine speed; {@link minimiseCounterexample}
  * then finishes the job in the dimensions that matter.
  */
-export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Value<GeneratedCase>, fails: (c: GeneratedCase) => Promise<boolean>, runsMax = SHRINK_RUNS_MAX): Promise<{ value: GeneratedCase; shrinks: number }> {
+export async function shrinkCase(arb: fc.Arbitrary<GeneratedCase>, start: fc.Value<GeneratedCase>, fails: (c: GeneratedCase) => Promise<boolean>, runsMax = SHRINK_RUNS_MAX, expired?: () => boolean): Promise<{ value: GeneratedCase; shrinks: number }> {
   let cur = start;
   let runs = 0;
   let shrinks = 0;
   outer: while (runs < runsMax) {
     for (const cand of arb.shrink(cur.value_, cur.context)) {
-      if (runs >= runsMax) break outer;
+      // A shrink budget (wall time, the CLI's clock) stops it as the run count does.
+      if (runs >= runsMax || expired?.() === true) break outer;
       runs++;
       if (await fails(cand.value)) {
         cur = cand;
@@ -291,10 +300,11 @@ export async function finishFailure(o: CampaignOptions, index: number): Promise<
   const arb = arbitraryFor(o.claim, o.module);
   const fails = failsFor(o.claim);
   const start = caseAt(arb, o.seed, index);
-  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })));
+  const limit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) : undefined;
+  const { value: c, shrinks } = await shrinkCase(arb, start, async (x) => fails(await runScenario(x.scenario, { choices: await choicesFor(x, explore, o.pct, o.listSource) })), SHRINK_RUNS_MAX, limit?.expired);
   const counterexample = o.minimise === false
     ? await saveCounterexample(c, o.claim, o.seed, ((src) => () => src)(await choicesFor(c, explore, o.pct, o.listSource)), o.foundDir)
-    : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, o.pct, o.listSource), o.foundDir);
+    : await minimiseAndSave(c, o.claim, o.seed, await choicesFor(c, explore, o.pct, o.listSource), o.foundDir, limit);
   return { counterexample, shrinks };
 }
 
@@ -353,13 +363,13 @@ export function targetInvariant(claim: Claim, run: ScenarioRun): Invariant | und
  * ({@link minimiseCounterexample}: fewest preemptions, then no removable
  * operation, worker, fault, instance or attempt) and saves it.
  */
-export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: number, choices: ChoiceSource, foundDir: string | undefined): Promise<Counterexample> {
+export async function minimiseAndSave(c: GeneratedCase, claim: Claim, seed: number, choices: ChoiceSource, foundDir: string | undefined, timeLimit?: MinimiseOptions['timeLimit']): Promise<Counterexample> {
   const first = await runScenario(c.scenario, { choices });
   const target = targetInvariant(claim, first);
   const isHit = (r: ScenarioRun) => (target === undefined ? r.violations.length > 0 : r.violations.some((v) => v.invariant === target));
-  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit });
+  const m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), { isHit, ...(timeLimit !== undefined ? { timeLimit } : {}) });
   const cx = await saveCounterexample({ scenario: m.scenario, choices: m.choices }, claim, seed, () => new ListChoice(m.choices), foundDir);
-  cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs };
+  cx.minimised = { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) };
   cx.notMinimal.push(...notShownMinimal(m));
   return cx;
 }

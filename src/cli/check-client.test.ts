@@ -36,6 +36,12 @@ describe('retry client counterexamples are replayable files', () => {
     expect(JSON.parse((await cli('replay', j.counterexample, '--json')).out).traceHash).toBe(rj.traceHash);
     const text = await cli('replay', j.counterexample, '--trace');
     expect(text.code).toBe(0);
+    // The first line is a command that reproduces it from anywhere: the client module named, as check's replay line names it.
+    const first = text.out.split('\n')[0]!;
+    expect(first).toBe(`retrysim replay --client ${CLIENT} ${j.counterexample}`);
+    const pasted = await cli(...first.split(' ').slice(1));
+    expect(pasted.code, pasted.err).toBe(0);
+    expect(pasted.out.split('\n')[0]).toBe(first);
     expect(text.out).toMatch(/retry client 'fetch-retry-client' \(examples\/fetch-retry-client\/client\.ts\) against key_atomic/);
     expect(text.out).toMatch(/expect: met/);
 
@@ -50,6 +56,10 @@ describe('retry client counterexamples are replayable files', () => {
     const dv = await cli('replay', diverged);
     expect(dv.code, dv.err).toBe(3);
     expect(dv.err).toMatch(/diverged|never reache|differ/i);
+    // With --trace the timeline up to the divergence is headed by the command that reproduces it, too.
+    const dt = await cli('replay', diverged, '--trace');
+    expect(dt.code).toBe(3);
+    expect(dt.out.split('\n')[0]).toBe(`retrysim replay --client ${CLIENT} ${diverged}`);
   }, 120_000);
 
   it('--name picks the fixed client from the same module: it holds; a wrong name, a missing module or a built-in file with --client exit 2', async () => {
@@ -133,6 +143,8 @@ describe('retry client counterexamples are replayable files', () => {
     const j = JSON.parse(r.out) as { counterexample: string };
     const text = await cli('replay', j.counterexample);
     expect(text.code, text.err).toBe(0);
+    // Both modules on the first line (each taken from the file here): the line runs from any directory.
+    expect(text.out.split('\n')[0]).toBe(`retrysim replay --client ${CLIENT} --service examples/correct-with-progress/service.ts ${j.counterexample}`);
     expect(text.out).toMatch(/^orders held: op1=\d+$/m);
     expect(text.out).not.toMatch(/effects held|reports held/);
   }, 120_000);
@@ -186,4 +198,34 @@ describe('check --client --time-budget (a long client campaign is a flag away; f
     expect(ex.code).toBe(2);
     expect(ex.err.trim()).toBe('retrysim check: --time-budget is for generated campaigns (random, pct), not --explore exhaustive');
   });
+});
+
+describe('check --client --shrink-budget (shrinking a failure has a wall-clock limit)', () => {
+  it('a limit shrinking reaches stops it: the case in hand is written and replays, said not known to be minimal; the verdict is fails (exit 1)', async () => {
+    const found = tmp('rs-client-shrink-');
+    // A fake machine clock that jumps an hour at every read: the 60 s default has run out by the first
+    // read after the failure is found, on any machine (the simulated client never reads it).
+    let now = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (now += 3_600_000));
+    const r = await cli('check', '--client', CLIENT, '--found', found, '--json');
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; counterexample: string; notMinimal: string[]; minimised: { runs: number; removed: string[]; stopped?: { by: string; untried: string[] } } };
+    expect(j.verdict).toBe('fails');
+    expect(j.minimised).toMatchObject({ runs: 1, removed: [], stopped: { by: 'shrink budget 60 s' } });
+    expect(j.notMinimal[0]).toBe('shrinking stopped at its time limit (shrink budget 60 s): not known to be minimal');
+    const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { description: string };
+    expect(file.description).toContain('Not shown minimal: shrinking stopped at its time limit (shrink budget 60 s): not known to be minimal');
+    const replayed = await cli('replay', '--client', CLIENT, j.counterexample, '--json');
+    expect(replayed.code, replayed.err).toBe(0);
+    expect(JSON.parse(replayed.out)).toMatchObject({ expectMet: true });
+    // The text: the minimal column and a line of its own.
+    vi.spyOn(performance, 'now').mockImplementation(() => (now += 3_600_000));
+    const text = await cli('check', '--client', CLIENT, '--found', found, '--shrink-budget', '2m');
+    expect(text.code).toBe(1);
+    expect(text.out).toMatch(/│ ✗ │ fetch-retry-client +│ \d+ +│ fails +│ .* │ not shown \(time limit\) │/);
+    expect(text.out).toContain('  not known to be minimal: shrinking stopped at its time limit (shrink budget 2 min); the counterexample fails and replays as written, and a longer --shrink-budget shrinks it further');
+    const bad = await cli('check', '--client', CLIENT, '--shrink-budget', '-1s');
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim()).toBe("retrysim check: --shrink-budget must be a duration such as 90s, 10m or 1h (more than 0, at most a week), got '-1s'");
+  }, 60_000);
 });

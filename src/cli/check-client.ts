@@ -15,14 +15,15 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
-import { parseDuration } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration } from './shard-args.js';
+import { minimalCell, stoppedLine } from './check-service.js';
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
 const DEFAULT_SCHEDULES = 5000;
 
-const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--time-budget D] [--seed S]
-               [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
+const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--time-budget D]
+               [--shrink-budget D] [--seed S] [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
 RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
@@ -49,6 +50,9 @@ reproduces; what the minimiser could not show minimal is said.
   --time-budget D stop generating after this long (e.g. 90s, 10m; random and pct); with --runs N,
                   N scenarios at most; alone, as many as fit; either way a campaign that ran
                   fewer than N (default ${DEFAULT_RUNS}) is inconclusive (exit 4)
+  --shrink-budget D  how long shrinking a failure may take (default ${DEFAULT_SHRINK_BUDGET}; e.g. 90s, 10m, 1h):
+                  when it runs out, the failing case in hand is written (it replays) and said
+                  to be not known to be minimal; the verdict is still fails (exit 1)
   --seed S        the campaign seed (default 1)
   --faults LIST   only these faults, comma-separated: ${CLIENT_FAULTS.join(', ')} (default all)
   --explore M     random: fast-check-generated schedules (default); pct: PCT schedules (depth 3);
@@ -79,6 +83,7 @@ export async function run(argv: string[]): Promise<number> {
       service: { type: 'string' },
       runs: { type: 'string' },
       'time-budget': { type: 'string' },
+      'shrink-budget': { type: 'string' },
       seed: { type: 'string' },
       faults: { type: 'string' },
       explore: { type: 'string' },
@@ -101,6 +106,7 @@ export async function run(argv: string[]): Promise<number> {
     const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1, 1_000_000);
     const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
     if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+    const shrinkBudgetMs = parseDuration('shrink-budget', v['shrink-budget'] ?? DEFAULT_SHRINK_BUDGET);
     // A budget alone: as many runs as fit (a verdict still needs the default count).
     const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
     const seed = intFlag('seed', v.seed, 1);
@@ -123,6 +129,8 @@ export async function run(argv: string[]): Promise<number> {
       try {
         r = await runClientCampaign({
           client, module: v.client, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, faults, explore,
+          // The machine's clock, read by the CLI between runs only (never by the simulated code).
+          shrinkBudgetMs, clockMs: () => performance.now(),
           ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
           onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
         });
@@ -182,12 +190,14 @@ export async function run(argv: string[]): Promise<number> {
       ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
       r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
       cx ? sizeText(cx.size, 'request') : '-',
-      cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
+      cx ? minimalCell(cx) : '-',
       cx?.file ?? '-',
     ]]));
     if (cx) {
       for (const w of cx.run.workers) for (const q of w.sent) console.log(`  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
       for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+      const stopped = stoppedLine(cx);
+      if (stopped !== undefined) console.log(stopped);
       console.log(`  replay: ${cx.replay}`);
     }
     if (r.coverage !== undefined) console.log(`\n${reachedText(r.client, r.runs, r.coverage)}`);

@@ -146,6 +146,43 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(exhaustive.err).toBe('retrysim check: --time-budget is for generated campaigns (random, pct), not --explore exhaustive');
   });
 
+  it('--shrink-budget: a limit shrinking reaches stops it; the case in hand is still written and replays, said plainly not known to be minimal, and the verdict is fails (exit 1)', async () => {
+    const module = 'examples/payments-check-then-insert/service.ts';
+    // A fake machine clock that jumps an hour at every read: the 60 s default has run out by the first
+    // read after the failure is found, whatever the machine's speed (the simulation never reads it).
+    let now = 0;
+    const jumping = () => vi.spyOn(performance, 'now').mockImplementation(() => (now += 3_600_000));
+    jumping();
+    const r = await cli(['check', '--service', module, '--runs', '2000', '--found', found, '--json']);
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; counterexample: string; notMinimal: string[]; why: string[]; minimised: { runs: number; removed: string[]; stopped?: { by: string; untried: string[] } } };
+    expect(j.verdict).toBe('fails');
+    // Not one run of the minimiser's after the one that checks the case: nothing removed, every step untried.
+    expect(j.minimised).toMatchObject({ runs: 1, removed: [], stopped: { by: 'shrink budget 60 s' } });
+    expect(j.minimised.stopped!.untried.length).toBeGreaterThan(0);
+    expect(j.notMinimal[0]).toBe('shrinking stopped at its time limit (shrink budget 60 s): not known to be minimal');
+    expect(j.notMinimal).toContain(`not shown necessary (not tried before the time limit): ${j.minimised.stopped!.untried[0]}`);
+    expect(j.why).toContain('counterexample not minimal: shrinking stopped at its time limit (shrink budget 60 s): not known to be minimal');
+    // The file says so too, and replays to its expect.
+    const file = JSON.parse(readFileSync(j.counterexample, 'utf8')) as { description: string };
+    expect(file.description).toContain('Not shown minimal: shrinking stopped at its time limit (shrink budget 60 s): not known to be minimal;');
+    const replay = await cli(['replay', '--service', module, j.counterexample]);
+    expect(replay.code, replay.out + replay.err).toBe(0);
+    expect(replay.out).toContain('expect: met');
+    // The table says it in its minimal column and in a line of its own; --shrink-budget is on the reproduce line.
+    jumping();
+    const text = await cli(['check', '--service', module, '--runs', '2000', '--shrink-budget', '90s', '--found', found]);
+    expect(text.code).toBe(1);
+    expect(text.out).toMatch(/│ ✗ │ payments-check-then-insert \/ tool_call │ \d+ +│ fails +│ .* │ not shown \(time limit\) │/);
+    expect(text.out).toContain('  not known to be minimal: shrinking stopped at its time limit (shrink budget 90 s); the counterexample fails and replays as written, and a longer --shrink-budget shrinks it further');
+    expect(text.out).toContain(`reproduce: retrysim check --service ${module} --seed 1 --runs 2000 --shrink-budget 90s`);
+    // (A limit it does not reach — the real clock and the default — changes nothing: the first test above shrinks the same example to minimal.)
+    // The flag takes a duration as --time-budget does: 0 is bad input, one line, exit 2.
+    const bad = await cli(['check', '--service', module, '--shrink-budget', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe("retrysim check: --shrink-budget must be a duration such as 90s, 10m or 1h (more than 0, at most a week), got '0'");
+  }, 60_000);
+
   it('a planted one-line bug (keys not scoped by tenant) is minimal, so --expect fails exits 0: the last, smallest scenario is not left unjudged by a budget the larger ones spent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'planted-'));
     try {

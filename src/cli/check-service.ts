@@ -11,7 +11,7 @@ import { neverReached, reachedText } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
-import { parseDuration, parseShard, shardFromEnv } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
@@ -19,8 +19,8 @@ const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
 const FOUND_DIR = '.retrysim/found';
 
-const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--seed S] [--key-source K] [--faults LIST]
-               [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
+const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shrink-budget D] [--seed S] [--key-source K]
+               [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--shard I/N|auto --out FILE] [--html DIR] [--json]
 retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
 
@@ -50,6 +50,9 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --time-budget D stop generating after this long (e.g. 90s, 10m, 1h; random and pct); with
                   --runs N, N scenarios at most; alone, as many as fit; either way a campaign
                   that ran fewer than N (default ${DEFAULT_RUNS}) is inconclusive (exit 4)
+  --shrink-budget D  how long shrinking a failure may take (default ${DEFAULT_SHRINK_BUDGET}; e.g. 90s, 10m, 1h):
+                  when it runs out, the failing case in hand is written (it replays) and said
+                  to be not known to be minimal; the verdict is still fails (exit 1)
   --seed S        the campaign seed (default 1)
   --key-source K  the client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
   --faults LIST   only these faults, comma-separated (default: the whole space; the
@@ -112,6 +115,7 @@ export async function run(argv: string[]): Promise<number> {
       service: { type: 'string' },
       runs: { type: 'string' },
       'time-budget': { type: 'string' },
+      'shrink-budget': { type: 'string' },
       seed: { type: 'string' },
       'key-source': { type: 'string' },
       faults: { type: 'string' },
@@ -134,6 +138,7 @@ export async function run(argv: string[]): Promise<number> {
     const runs = intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1);
     const timeBudgetMs = v['time-budget'] === undefined ? undefined : parseDuration('time-budget', v['time-budget']);
     if (timeBudgetMs !== undefined && explore === 'exhaustive') throw new UsageError('--time-budget is for generated campaigns (random, pct), not --explore exhaustive');
+    const shrinkBudgetMs = parseDuration('shrink-budget', v['shrink-budget'] ?? DEFAULT_SHRINK_BUDGET);
     // A budget alone runs as many scenarios as fit; the verdict still needs the default count to hold.
     const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
     const shard = v.shard === undefined ? undefined : v.shard === 'auto' ? shardFromEnv(process.env) : parseShard(v.shard);
@@ -157,14 +162,14 @@ export async function run(argv: string[]): Promise<number> {
       log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
       log(`faults: ${faults.join(', ')}${probeOff}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
-      reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}` };
+      reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
       if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
       const bar = serviceProgress({ what: `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: timeBudgetMs !== undefined && v.runs === undefined ? undefined : shard !== undefined || explore === 'exhaustive' ? undefined : maxRuns, json: v.json === true });
       try {
         r = await runServiceCampaign({
-          def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, clockMs: clock,
+          def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), shrinkBudgetMs, seed, foundDir: found, clockMs: clock,
           ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
           onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
         });
@@ -211,6 +216,17 @@ export async function run(argv: string[]): Promise<number> {
     }
     return code;
   });
+}
+
+/** The table's `minimal` cell: yes, not shown, or not shown because the shrink budget stopped shrinking. */
+export function minimalCell(cx: { notMinimal: readonly string[]; minimised: { stopped?: unknown } }): string {
+  return cx.notMinimal.length === 0 ? 'yes' : cx.minimised.stopped !== undefined ? 'not shown (time limit)' : 'not shown';
+}
+
+/** The line under a counterexample whose shrinking the shrink budget stopped: what that means, and the flag that gives it longer. */
+export function stoppedLine(cx: { minimised: { stopped?: { by: string } } }): string | undefined {
+  const s = cx.minimised.stopped;
+  return s === undefined ? undefined : `  not known to be minimal: shrinking stopped at its time limit (${s.by}); the counterexample fails and replays as written, and a longer --shrink-budget shrinks it further`;
 }
 
 /** The reproduce command for `n` runs. */
@@ -275,12 +291,14 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     r.verdict,
     r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
     cx ? sizeText(cx.size) : '-',
-    cx ? (cx.notMinimal.length === 0 ? 'yes' : 'not shown') : '-',
+    cx ? minimalCell(cx) : '-',
     cx?.file ?? '-',
   ]]));
   if (cx) {
     for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
     if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
+    const stopped = stoppedLine(cx);
+    if (stopped !== undefined) console.log(stopped);
     console.log(`  replay: ${cx.replay}`);
   }
   if (r.coverage !== undefined) console.log(`\n${reachedText(r.service, r.runs, r.coverage)}`);

@@ -32,7 +32,7 @@ const PROGRESS_LINE_S = 5;
  */
 const DEFAULT_FOUND = '.retrysim/found';
 
-const HELP = `retrysim check [--variant V ...] [--claim ID ...] [--runs N] [--time-budget DURATION] [--seed S]
+const HELP = `retrysim check [--variant V ...] [--claim ID ...] [--runs N] [--time-budget DURATION] [--shrink-budget D] [--seed S]
                [--explore random|pct|exhaustive] [--workers N] [--found DIR]
                [--shard I/N|auto --out FILE] [--unreduced] [--json] [--html DIR]
 
@@ -63,6 +63,10 @@ away: --runs ${NIGHTLY_RUNS} (the nightly / CI job; split it with --shard).
   --time-budget D    stop each claim after this long (e.g. 90s, 10m, 1h); with --runs N,
                      N runs at most; alone, as many runs as fit; either way a claim
                      that ran fewer than N (default ${DEFAULT_RUNS}) is inconclusive
+  --shrink-budget D  a wall-clock limit on shrinking each failure (e.g. 90s, 10m); default none:
+                     a claim's shrinking is bounded in runs only, so its counterexample is the same
+                     on any machine, split or not. When it runs out, the case in hand is saved
+                     (it replays) and said not known to be minimal (a ✗ row: not minimal)
   --seed S           the campaign seed (default: 1); each claim forks its own,
                      and run i of a claim is a function of that seed and i
   --explore M        random: fast-check-generated schedules (shrinkable, default),
@@ -115,6 +119,8 @@ interface Parsed {
   /** A time budget without --runs: run until it ends; fewer than `runs` (the main job's) is inconclusive. */
   untilBudget: boolean;
   timeBudgetMs: number | undefined;
+  /** Wall ms shrinking a claim's failure may take; undefined (the default here): run counts only. */
+  shrinkBudgetMs: number | undefined;
   seed: number;
   explore: CampaignJob['explore'];
   workers: number;
@@ -134,6 +140,7 @@ function parse(argv: string[]): Parsed | number {
     claim: { type: 'string', multiple: true },
     runs: { type: 'string' },
     'time-budget': { type: 'string' },
+    'shrink-budget': { type: 'string' },
     seed: { type: 'string' },
     explore: { type: 'string' },
     workers: { type: 'string' },
@@ -168,6 +175,7 @@ function parse(argv: string[]): Parsed | number {
     runs: intFlag('runs', v.runs, explore === 'exhaustive' ? DEFAULT_SCHEDULES : DEFAULT_RUNS, 1),
     untilBudget: timeBudgetMs !== undefined && v.runs === undefined,
     timeBudgetMs,
+    shrinkBudgetMs: v['shrink-budget'] === undefined ? undefined : parseDuration('shrink-budget', v['shrink-budget']),
     seed: seedFlag(v.seed),
     explore: explore as Parsed['explore'],
     workers: intFlag('workers', v.workers, Math.max(1, availableParallelism()), 1),
@@ -251,6 +259,7 @@ async function check(p: Parsed): Promise<number> {
     ...(p.timeBudgetMs !== undefined ? { timeBudgetMs: p.timeBudgetMs } : {}),
     ...(p.untilBudget ? { untilBudget: true } : {}),
     ...(p.unreduced ? { unreduced: true } : {}),
+    ...(p.shrinkBudgetMs !== undefined ? { shrinkBudgetMs: p.shrinkBudgetMs } : {}),
   }));
   // The bounded-exhaustive part: holding claims of a random campaign, once per campaign (shard 1 of a sharded one).
   const bounded = (job: CampaignJob) => job.explore === 'random' && claimById(job.claimId).expected === 'holds' && (p.shard === undefined || p.shard.index === 0);
@@ -277,7 +286,7 @@ async function check(p: Parsed): Promise<number> {
       let r: CampaignResult;
       if (job.explore === 'exhaustive') r = await runJob(job, clock, (n) => prog.set(job.claimId, n));
       else if (bounded(job)) {
-        const b = await runBounded({ claim: claimById(job.claimId), seed: claimSeed(job.seed, job.claimId), foundDir: job.foundDir, clockMs: clock });
+        const b = await runBounded({ claim: claimById(job.claimId), seed: claimSeed(job.seed, job.claimId), foundDir: job.foundDir, clockMs: clock, ...(job.shrinkBudgetMs !== undefined ? { shrinkBudgetMs: job.shrinkBudgetMs } : {}) });
         // An exhaustive failure decides the claim: no random campaign after it.
         r = withBounded(b, b.result.verdict === 'fails' ? undefined : await pool.run(job, clock, (d) => prog.add(job.claimId, d)));
       } else r = await pool.run(job, clock, (d) => prog.add(job.claimId, d));

@@ -60,6 +60,21 @@ export function readableTimeline(lines: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * The command that reproduces a replay: `retrysim replay [--client C]
+ * [--service|--app S] FILE`, naming every user module the run loaded. A file
+ * records its modules, but replay imports one a file names only from inside
+ * the current directory tree, so a line without them would not run from
+ * anywhere else. A built-in file's is `retrysim replay FILE`. The first line
+ * of the text, the divergence hint and the `--html` page's reproduce line
+ * (with `--trace`) are this one command.
+ */
+export function replayCommand(file: string, o: { client?: string; service?: ServiceDefinition; servicePath?: string } = {}): string {
+  const client = o.client !== undefined ? `--client ${o.client} ` : '';
+  const service = o.service !== undefined && o.servicePath !== undefined ? `${moduleFlag(o.service)} ${o.servicePath} ` : '';
+  return `retrysim replay ${client}${service}${file}`;
+}
+
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' }, service: { type: 'string' }, client: { type: 'string' } }, HELP, true);
@@ -108,13 +123,13 @@ export async function run(argv: string[]): Promise<number> {
   let command = `retrysim replay ${file}`;
   try {
     if (modulePath !== undefined) service = await loadService(modulePath);
-    command = `retrysim replay ${modulePath !== undefined ? `${moduleFlag(service)} ${modulePath} ` : ''}${file}`;
+    command = replayCommand(file, { ...(service ? { service } : {}), ...(modulePath !== undefined ? { servicePath: modulePath } : {}) });
     const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: command, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run,
     // and the page's reproduce line is this very command (the module flag included), as check's pages give it.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
-    const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true });
+    const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true, command });
     if (code === undefined) throw e;
     return code;
   }
@@ -217,7 +232,7 @@ function realOr(p: string): string {
  * timeline up to it with --trace); a valid file whose run cannot finish is
  * 1 (its times or attempts add up past the kernel's limits).
  */
-function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean }): number | undefined {
+function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean; command: string }): number | undefined {
   if (e instanceof ServiceError || e instanceof ClientError) {
     console.error(`retrysim replay: ${e.message}`);
     return 2;
@@ -228,7 +243,7 @@ function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: b
       return 3;
     }
     if (o.trace) {
-      console.log(`retrysim replay ${file}\n\ntimeline up to the divergence:`);
+      console.log(`${o.command}\n\ntimeline up to the divergence:`);
       for (const l of readableTimeline(e.trace)) console.log('  ' + l);
       console.log('');
     }
@@ -265,15 +280,18 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   }
   let r: ClientRun;
   let service: ServiceDefinition | undefined;
+  let command = replayCommand(file, { client: module });
   try {
     const client = await loadClient(module, scenario.client.name);
     service = servicePath !== undefined ? await loadService(servicePath) : undefined;
-    const opts = { strictReplay: true, keepTrace: o.trace, replayHint: `retrysim replay --client ${module} ${file}`, ...(service ? { service } : {}) };
-    // With --html the one run is observed: the page and this output describe the same run.
+    command = replayCommand(file, { client: module, ...(service ? { service } : {}), ...(servicePath !== undefined ? { servicePath } : {}) });
+    const opts = { strictReplay: true, keepTrace: o.trace, replayHint: command, ...(service ? { service } : {}) };
+    // With --html the one run is observed: the page and this output describe the same run,
+    // and the page's reproduce line is this very command, as for a service's file.
     r = o.html === undefined ? await runClientScenario(scenario, client, opts)
-      : await writeClientStepperPage(o.html, scenario, client, { file, replay: `retrysim replay ${clientFlag !== undefined ? `--client ${clientFlag} ` : ''}${servicePath !== undefined && servicePath !== scenario.service.module ? `--service ${servicePath} ` : ''}${file} --trace` }, opts);
+      : await writeClientStepperPage(o.html, scenario, client, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
-    const code = replayFailed(e, file, scenario, o);
+    const code = replayFailed(e, file, scenario, { ...o, command });
     if (code === undefined) throw e;
     return code;
   }
@@ -283,7 +301,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
-  console.log(`retrysim replay ${file}`);
+  console.log(command);
   console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   for (const l of setupLines(scenario)) console.log(l);

@@ -11,6 +11,13 @@ export function parseDuration(flag: string, raw: string): number {
   return ms;
 }
 
+/**
+ * How long shrinking a failure may take unless told (`--shrink-budget` of
+ * `check --service/--app/--client`): a run of a slow service costs up to
+ * seconds, and the minimiser's budget is counted in thousands of runs.
+ */
+export const DEFAULT_SHRINK_BUDGET = '60s';
+
 /** `--shard I/N` (1-based, as printed) as a 0-based index and the count; a {@link UsageError} otherwise. */
 export function parseShard(raw: string): { index: number; count: number } {
   const m = /^(\d+)\/(\d+)$/.exec(raw);

@@ -4,6 +4,7 @@ import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
+import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout, Date,
@@ -109,11 +110,8 @@ export async function runClientsOnVirtualTime<T>(
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
   // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
-  swap(AbortSignal, 'timeout', (ms: number) => {
-    const c = new AbortController();
-    globalThis.setTimeout(() => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms); // real-time: allowed (the fake clock's setTimeout)
-    return c.signal;
-  });
+  const realTimeout = AbortSignal.timeout as (ms: unknown) => AbortSignal;
+  swap(AbortSignal, 'timeout', (ms: number) => timeoutSignal(ms, clock.setTimeout, realTimeout)); // real-time: allowed (the fake clock's setTimeout)
   try {
     const outcomes: Array<{ ok: true; value: T } | { ok: false; error: unknown } | undefined> = starts.map(() => undefined);
     starts.forEach((start, i) => {

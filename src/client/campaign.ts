@@ -12,7 +12,7 @@ import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { serviceCaseArbitrary } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
-import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
@@ -55,8 +55,8 @@ export interface ClientCounterexample {
   file?: string;
   violations: Violation[];
   size: ReturnType<typeof scenarioSize>;
-  /** What the minimiser did and could not show (as for services and built-in claims). */
-  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
+  /** What the minimiser did and could not show (as for services and built-in claims; `stopped` only when the shrink budget stopped it). */
+  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs' | 'stopped'>;
   /** Every dimension not shown minimal, in words (empty: every one-step simplification was tried and none fails). */
   notMinimal: string[];
   /** The command that replays the file. */
@@ -74,8 +74,10 @@ export interface ClientCounterexample {
  * `module` undefined: the file names the client only, and
  * `retrysim replay --client PATH` supplies the module. `choices` replays
  * the failing run when it was not the case's own list (a PCT schedule).
+ * `timeLimit` (the shrink budget) stops the minimiser: the case in hand is
+ * recorded all the same, said not known to be minimal.
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void } = {}): Promise<ClientCounterexample> {
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit'] } = {}): Promise<ClientCounterexample> {
   const opts = o.service ? { service: o.service } : {};
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
@@ -95,6 +97,7 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
         }
       },
       userClient: true,
+      ...(o.timeLimit !== undefined ? { timeLimit: o.timeLimit } : {}),
     });
   } catch (e) {
     if (e instanceof CaseDoesNotFailError) throw notRerun(client, o.module, `the failing case broke ${target}, then passed`);
@@ -131,7 +134,7 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   const replay = file === undefined ? '(not written)' : `retrysim replay --client ${o.module ?? '<your client module>'} ${file} --trace`;
   return {
     scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size,
-    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
+    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) },
     notMinimal, replay,
   };
 }
@@ -174,6 +177,16 @@ export interface ClientCampaignOptions extends ClientTarget {
   onProgress?: (done: number) => void;
   /** After a failure at run `at`: each of the minimiser's runs, `tried` so far. */
   onShrink?: (tried: number, at: number) => void;
+  /** Measures elapsed ms for {@link shrinkBudgetMs} (injected: simulated code never reads real time). */
+  clockMs?: () => number;
+  /**
+   * Wall ms on `clockMs` that shrinking a failure may take, from the moment
+   * it is found (fast-check's shrinking and the minimiser together);
+   * undefined: only the run counts limit it. When it runs out, the case in
+   * hand — which fails — is recorded all the same, and said not known to be
+   * minimal ({@link ClientCounterexample.notMinimal}).
+   */
+  shrinkBudgetMs?: number;
 }
 
 /** How a client campaign picks its runs. */
@@ -237,14 +250,18 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   };
   let done = 0;
   let firstFailureRun: number | undefined;
+  /** The shrink budget, started at the first failure: fast-check's shrinking stops at it too. */
+  let shrinkLimit: MinimiseOptions['timeLimit'];
   const counted = counter(o, faults, { slowAtAnyStep: service !== undefined, killAtAnswer: service !== undefined });
   const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
+    if (firstFailureRun !== undefined && shrinkLimit?.expired() === true) return true;
     const r = await counted.run(c.scenario, await choicesOf(c));
     if (firstFailureRun === undefined) {
       done++;
       o.onProgress?.(done);
     }
     if (r.violations.length === 0) return true;
+    if (firstFailureRun === undefined && o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs);
     firstFailureRun ??= done;
     return false;
   });
@@ -261,7 +278,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}) });
+  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}), ...(shrinkLimit !== undefined ? { timeLimit: shrinkLimit } : {}) });
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -299,7 +316,8 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
     complete &&= e.complete;
     const failing = e.results[0];
     if (failing) {
-      const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, schedules) } : {}) });
+      const timeLimit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) : undefined;
+      const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, schedules) } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}) });
       return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, counterexample };
     }
   }

@@ -30,6 +30,8 @@ export interface KillPlan {
   instance: number;
   atMs?: number;
   atStep?: string;
+  /** With `atStep`: the instance's n-th reach of that step, by any of its requests (1-based); default the first. */
+  nth?: number;
   /** When the instance's n-th handler (1-based) has returned, before its answer leaves (the client sees the connection close). */
   atAnswer?: number;
   restartAfterMs: number;
@@ -92,6 +94,8 @@ export class SimNetwork {
   private readonly meanMs: number;
   private readonly sdMs: number;
   private killPending: KillPlan | undefined;
+  /** Reaches of the pending kill's step so far (for its `nth`). */
+  private killReaches = 0;
   private readonly hasKill: boolean;
   /** What every request phase may add to its strategy's footprint: a latency draw when the phase ends in the response. */
   readonly phaseExtra: Footprint | undefined;
@@ -228,7 +232,7 @@ export class SimNetwork {
   /** @internal A step of a request on server `index`: fires a pending `atStep` kill plan. */
   beforeStep(index: number, label: string): void {
     const plan = this.killPending;
-    if (plan && plan.instance === index && plan.atStep === label) {
+    if (plan && plan.instance === index && plan.atStep === label && (plan.nth === undefined || ++this.killReaches === plan.nth)) {
       this.killPending = undefined;
       // The kill lands before this request runs its next step: the task
       // yields, and events due now are processed before any task resumes.

@@ -130,10 +130,11 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
       dropResponses: s.network.loseResponses,
       ...(s.faults.pause ? { pause: s.faults.pause } : {}),
       ...(s.faults.crashAt !== undefined ? { crashAt: s.faults.crashAt } : {}),
+      ...(s.faults.crashAtNth !== undefined ? { crashAtNth: s.faults.crashAtNth } : {}),
     });
     // Where the slow fault strikes is per instance, as in the simulation (hostInstances).
     if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep });
-    if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep });
+    if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep, ...(kill.nth !== undefined ? { killAtStepNth: kill.nth } : {}) });
     if (kill?.atAnswer !== undefined) await servers[kill.instance]!.setFaults({ killAtAnswer: kill.atAnswer });
     for (const sup of supervisors) await sup.watch();
     if (kill?.atMs !== undefined) timers.push(setTimeout(() => void servers[kill.instance]!.kill(), kill.atMs));

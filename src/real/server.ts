@@ -62,6 +62,8 @@ export interface HttpFaults {
   dropResponses: number;
   /** SIGKILL this process when a request first reaches this step label (then the knob clears). */
   killAtStep: string | undefined;
+  /** With killAtStep: reaches of the step left before the kill (1: the next one; as `kill.nth` of a scenario). */
+  killAtStepReach: number;
   /** SIGKILL this process when the n-th handler from now has returned, before its answer leaves (0: off; counts down). */
   killAtAnswer: number;
 }
@@ -96,11 +98,13 @@ const adminFaultsSchema = z.strictObject({
   crashMidRequest: z.number().int().nonnegative().optional(),
   slowMs: z.number().finite().nonnegative().optional(),
   clockOffsetMs: z.number().finite().optional(),
-  pause: z.strictObject({ atStep: z.string().min(1), ms: z.number().finite().nonnegative(), count: z.number().int().nonnegative(), thenCrash: z.boolean().optional() }).nullable().optional(),
+  pause: z.strictObject({ atStep: z.string().min(1), ms: z.number().finite().nonnegative(), count: z.number().int().nonnegative(), thenCrash: z.boolean().optional(), nth: z.number().int().min(1).optional() }).nullable().optional(),
   crashAt: z.string().min(1).nullable().optional(),
+  crashAtNth: z.number().int().min(1).nullable().optional(),
   slowAtStep: z.string().min(1).nullable().optional(),
   dropResponses: z.number().int().nonnegative().optional(),
   killAtStep: z.string().min(1).nullable().optional(),
+  killAtStepNth: z.number().int().min(1).optional(),
   killAtAnswer: z.number().int().nonnegative().optional(),
 });
 
@@ -262,12 +266,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (file.open) file.close();
     throw e; // a ServiceError: the service's own problem, named
   }
-  const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined, killAtAnswer: 0 };
+  const httpFaults: HttpFaults = { dropResponses: 0, killAtStep: undefined, killAtStepReach: 1, killAtAnswer: 0 };
   const base = realEnv();
   const env: StepEnv = {
     ...base,
     step: (label) => {
-      if (httpFaults.killAtStep === label) {
+      if (httpFaults.killAtStep === label && --httpFaults.killAtStepReach === 0) {
         // A real kill -9 of this very process: nothing after this line runs,
         // no catch, no finally, no response — exactly the simulated kill.
         process.kill(process.pid, 'SIGKILL');
@@ -302,7 +306,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       const p = adminFaultsSchema.safeParse(data);
       if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const { dropResponses, killAtStep, killAtAnswer, pause, crashAt, slowAtStep, ...counters } = p.data;
+      const { dropResponses, killAtStep, killAtStepNth, killAtAnswer, pause, crashAt, crashAtNth, slowAtStep, ...counters } = p.data;
       // The lease check ran at start-up against the slowMs given then; a
       // slower processing time armed now must pass it too (nothing is applied otherwise).
       const problem = counters.slowMs === undefined ? null : dep.slowMsProblem(counters.slowMs);
@@ -312,9 +316,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       Object.assign(host.faults, counters);
       if (pause !== undefined) host.faults.pause = pause === null ? undefined : { ...pause };
       if (crashAt !== undefined) host.faults.crashAt = crashAt ?? undefined;
+      if (crashAtNth !== undefined) host.faults.crashAtNth = crashAtNth ?? undefined;
       if (slowAtStep !== undefined) host.faults.slowAtStep = slowAtStep ?? undefined;
       if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;
-      if (killAtStep !== undefined) httpFaults.killAtStep = killAtStep ?? undefined;
+      if (killAtStep !== undefined) {
+        httpFaults.killAtStep = killAtStep ?? undefined;
+        httpFaults.killAtStepReach = killAtStepNth ?? 1;
+      }
       if (killAtAnswer !== undefined) httpFaults.killAtAnswer = killAtAnswer;
       return jsonResponse(200, { ...host.faults, ...httpFaults });
     }

@@ -112,6 +112,10 @@ const RUN_SPAN_MS = 2_700_000;
 const SKEW_LONG_MS = 6 * 3_600_000;
 
 /** A nat that shrinks to 0 ("off") and is 0 unless the fault kind is enabled. */
+/** Which reach of a step a fault strikes: the first in about 4 of 5 cases, else the 1st–4th (shrinking toward the 1st). */
+const reachArb: fc.Arbitrary<number> = fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 4 }), weight: 1 });
+const FIRST_REACHES = { crash: 1, pause: 1, kill: 1 } as const;
+
 function knob(enabled: boolean, max: number): fc.Arbitrary<number> {
   return enabled ? fc.nat({ max }) : fc.constant(0);
 }
@@ -227,8 +231,17 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     // the cache's hit path has none. Last, and a constant for the built-in
     // claims: their cases are drawn exactly as before it existed.
     killAtAnswer: o.service && has('kill') ? maybe(true, fc.record({ atAnswer: fc.integer({ min: 1, max: 3 }), restartAfterMs: fc.nat({ max: 3000 }) })) : fc.constant(undefined),
+    // User services only: which reach of its step the crash, pause and kill
+    // strike. A hosted app uses one store command several times per request
+    // (`kv.set` for the claim, the effect, the stored answer); striking only
+    // the first use never loses the answer of the last one, after the effect
+    // (an app that frees the key on that error made a second effect, and
+    // "held"). Mostly the first reach (it shrinks there); last, and a
+    // constant for the built-in claims, which draw exactly as before.
+    nth: o.service && (has('crash') || has('pause') || has('kill')) ? fc.record({ crash: reachArb, pause: reachArb, kill: reachArb }) : fc.constant(undefined),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
+    const nth = g.nth ?? FIRST_REACHES;
     let ops = g.ops;
     if (same) ops = ops.map((op) => ({ ...op, title: o.service ? o.service.noun ?? 'effect' : 'Bug: pay fails' }));
     if (reuse && ops.length >= 2) ops = ops.map((op, i) => (i === ops.length - 1 ? withKeyFrom(op, ops[0]!.id) : op));
@@ -316,10 +329,10 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         loseResponseAfterCommit: g.loseResponseAfterCommit,
         crashMidRequest: g.crashMidRequest,
         slowMs,
-        ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : { ...pause } } : {}),
-        ...(g.crashAt !== undefined && g.crashMidRequest > 0 ? { crashAt: g.crashAt } : {}),
+        ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : pause === g.pause && nth.pause > 1 ? { ...pause, nth: nth.pause } : { ...pause } } : {}),
+        ...(g.crashAt !== undefined && g.crashMidRequest > 0 ? { crashAt: g.crashAt, ...(nth.crash > 1 ? { crashAtNth: nth.crash } : {}) } : {}),
         ...(g.slowAtStep !== undefined && g.slowMs > 0 ? { slowAtStep: g.slowAtStep } : {}),
-        ...(g.kill ? { kill: { instance: 0, atStep: g.kill.atStep, restartAfterMs: g.kill.restartAfterMs } } : g.killAtAnswer ? { kill: { instance: 0, ...g.killAtAnswer } } : {}),
+        ...(g.kill ? { kill: { instance: 0, atStep: g.kill.atStep, ...(nth.kill > 1 ? { nth: nth.kill } : {}), restartAfterMs: g.kill.restartAfterMs } } : g.killAtAnswer ? { kill: { instance: 0, ...g.killAtAnswer } } : {}),
       },
       operations: ops,
       schedule: [],

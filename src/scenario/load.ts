@@ -94,6 +94,8 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
   const kill = s.faults.kill;
   // A built-in's steps are known now; a user module's when it is loaded (serviceOf).
   if (s.service.variant !== undefined) out.push(...faultPlacementIssues(s, builtinService(s.service.variant)));
+  // Without a crash point to count, "its n-th reach" names nothing: the crash would strike the first point reached, silently.
+  if (s.faults.crashAtNth !== undefined && s.faults.crashAt === undefined) out.push({ path: 'faults.crashAtNth', message: 'counts the reaches of faults.crashAt, which is not given' });
   if (kill && kill.instance >= s.service.instances) {
     out.push({ path: 'faults.kill.instance', message: `instance ${kill.instance} does not exist (service.instances = ${s.service.instances})` });
   }

@@ -13,6 +13,8 @@ export const SCENARIO_FORMAT = 'retrysim.scenario/2';
 
 const ms = z.number().finite().nonnegative();
 const count = z.number().int().nonnegative();
+/** Which reach of a step or crash point a fault strikes (1-based). */
+const nthOf = z.number().int().min(1).max(16);
 /**
  * A duration a scenario sets: at most 10 minutes. A run must end within the
  * kernel's one virtual hour (timeMsMax); one value past it could never run,
@@ -67,8 +69,16 @@ const kill = z.strictObject({
    * close, and the process restarts without its in-process memory.
    */
   atAnswer: z.number().int().positive().optional(),
+  /**
+   * With `atStep`: the kill lands the n-th time a request of that instance
+   * reaches the step (1-based; absent: the first). A step an app or service
+   * reaches several times per request (a store's `kv.set` for the claim, the
+   * effect and the stored answer) is struck at its later uses too.
+   */
+  nth: nthOf.optional(),
   restartAfterMs: duration.default(500),
-}).refine((k) => [k.atMs, k.atStep, k.atAnswer].filter((x) => x !== undefined).length === 1, { message: 'kill needs exactly one of atMs, atStep or atAnswer' });
+}).refine((k) => [k.atMs, k.atStep, k.atAnswer].filter((x) => x !== undefined).length === 1, { message: 'kill needs exactly one of atMs, atStep or atAnswer' })
+  .refine((k) => k.nth === undefined || k.atStep !== undefined, { message: 'kill.nth counts the reaches of kill.atStep: it needs atStep', path: ['nth'] });
 
 /** The scenario file: everything needed to reproduce one run exactly. */
 export const scenarioSchema = z.strictObject({
@@ -138,9 +148,16 @@ export const scenarioSchema = z.strictObject({
     crashMidRequest: count.max(1000).default(0),
     slowMs: duration.default(0),
     /** `thenCrash`: the stalled request crashes at the crash point when it resumes. */
-    pause: z.strictObject({ atStep: z.string().min(1), ms: duration, count: count.max(1000).default(1), thenCrash: z.boolean().optional() }).optional(),
+    /** `nth`: a request stalls the n-th time it reaches `atStep` (1-based; absent: the first). */
+    pause: z.strictObject({ atStep: z.string().min(1), ms: duration, count: count.max(1000).default(1), thenCrash: z.boolean().optional(), nth: nthOf.optional() }).optional(),
     /** User services: the crash point the crashMidRequest counter fires at (default: the first one reached). */
     crashAt: z.string().min(1).optional(),
+    /**
+     * With `crashAt`: the crash fires the n-th time one request reaches that
+     * crash point (1-based; absent: the first) — an app's third `kv.set`
+     * (the stored answer, after the effect) rather than its first (the claim).
+     */
+    crashAtNth: nthOf.optional(),
     /** User services: the step after which slowMs applies (default: the service's first step). */
     slowAtStep: z.string().min(1).optional(),
     kill: kill.optional(),

@@ -8,7 +8,7 @@ import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { hashJson } from '../sim/canonical.js';
-import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, type Minimised } from '../campaign/minimise.js';
+import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -102,6 +102,14 @@ export interface ServiceCampaignOptions {
   onShrink?: (tried: number, at: number) => void;
   /** Measures elapsed ms (injected: simulated code never reads real time). */
   clockMs?: () => number;
+  /**
+   * Wall ms on `clockMs` that shrinking a failure may take, from the moment
+   * it is found (fast-check's shrinking and the minimiser together);
+   * undefined: only the run counts limit it. When it runs out, the case in
+   * hand — which fails — is written all the same, and said not known to be
+   * minimal ({@link ServiceCounterexample.notMinimal}).
+   */
+  shrinkBudgetMs?: number;
 }
 
 /** A service's verdict: `inconclusive` is a holding result from fewer runs or schedules than asked (never a ✓). */
@@ -151,8 +159,8 @@ export interface ServiceCounterexample {
   /** Whether the schedule search showed no schedule with fewer preemptions fails (every one ran, none threw). */
   preemptionsMinimal: boolean;
   removed: string[];
-  /** What the minimiser did and could not show, as `check --json` reports it for built-in claims. */
-  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs'>;
+  /** What the minimiser did and could not show, as `check --json` reports it for built-in claims (`stopped` only when the shrink budget stopped it). */
+  minimised: Pick<Minimised, 'preemptionsMinimal' | 'removed' | 'undecided' | 'errored' | 'runs' | 'stopped'>;
   /** Every dimension not shown minimal, in words (empty: every one-step simplification was tried and none fails). */
   notMinimal: string[];
   replay: string;
@@ -291,9 +299,11 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   let done = 0;
   let index = -1;
   let shrinkRuns = 0;
+  /** The shrink budget, started at the first failure: fast-check's shrinking stops at it as at its run count. */
+  let shrinkLimit: MinimiseOptions['timeLimit'];
   const slice = o.slice;
   const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), async (c) => {
-    if (serviceError !== undefined || (firstFailureMs !== undefined && ++shrinkRuns > SHRINK_RUNS_MAX)) return true;
+    if (serviceError !== undefined || (firstFailureMs !== undefined && (++shrinkRuns > SHRINK_RUNS_MAX || shrinkLimit?.expired() === true))) return true;
     // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
     if (firstFailureMs === undefined) {
       index++;
@@ -314,7 +324,10 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
       o.onProgress?.(done);
     }
     if (!fails(r)) return true;
-    firstFailureMs ??= clock() - t0;
+    if (firstFailureMs === undefined) {
+      firstFailureMs = clock() - t0;
+      if (o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(clock, o.shrinkBudgetMs);
+    }
     firstFailureRun ??= index + 1;
     return false;
   });
@@ -336,7 +349,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   }
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)));
+  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit);
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -374,7 +387,8 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     const failing = e.results[0];
     if (failing) {
       const firstFailureMs = clock() - t0;
-      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)));
+      const limit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined;
+      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)), limit);
       return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
     }
   }
@@ -398,9 +412,10 @@ function notRerun(def: ServiceDefinition, what: string): ServiceError {
  * (the effects and the violated invariants), named by service, invariant
  * and content hash. `choices` replays the failing run when it was not the
  * case's own list (a PCT schedule). What the minimiser could not show is
- * said in the file's description too.
+ * said in the file's description too. `timeLimit` (the shrink budget)
+ * stops the minimiser; the case in hand is written, said not known minimal.
  */
-export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void): Promise<ServiceCounterexample> {
+export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void, timeLimit?: MinimiseOptions['timeLimit']): Promise<ServiceCounterexample> {
   registerService(module, def);
   const run1 = runner(def);
   const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
@@ -419,6 +434,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
           onRun?.(++tried);
         }
       },
+      ...(timeLimit !== undefined ? { timeLimit } : {}),
     });
   } catch (e) {
     if (e instanceof CaseDoesNotFailError) throw notRerun(def, `the failing case broke ${target}, then passed`);
@@ -451,7 +467,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     size,
     preemptionsMinimal: m.preemptionsMinimal,
     removed: m.removed,
-    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs },
+    minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) },
     notMinimal,
     replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` : '(not written)',
   };

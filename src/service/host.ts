@@ -16,6 +16,8 @@ import type { Prng } from '../random/prng.js';
 export interface HostFaults extends FaultOptions {
   /** The crash point the crash counter fires at; undefined: the first declared crash point a request reaches. */
   crashAt?: string;
+  /** With `crashAt`: the crash fires the n-th time one request reaches it (1-based); undefined: the first. */
+  crashAtNth?: number;
   /** The step after which a request sleeps `slowMs`; default the definition's first step. */
   slowAtStep?: string;
 }
@@ -59,7 +61,7 @@ export class ServiceHost implements HostedInstance {
     /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
     readonly reached?: Reached,
   ) {
-    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, slowAtStep: faults.slowAtStep };
+    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
@@ -198,7 +200,14 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): Ke
   return clock;
 }
 
-/** A run stopped because a request awaited something outside the simulation: name it. */
+/**
+ * A run stopped because a request awaited something outside the simulation:
+ * name it. The thread-pool calls it lists are the ones a simulated handler
+ * still cannot make; the deterministic ones (zlib's one-shot functions,
+ * scrypt/pbkdf2/hkdf, crypto.subtle's digest, AES, key derivation, and
+ * signatures but for signing with ECDSA or RSA-PSS) are answered at once
+ * (src/sim/sync-thread-pool.ts, src/sim/sync-subtle.ts).
+ */
 export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
   let who = scope?.name;
   if (who === undefined) {
@@ -208,7 +217,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call such as zlib.gzip, crypto.scrypt or crypto.subtle.sign, whose Sync form runs in the simulation; a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
@@ -277,6 +286,9 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private readonly track: boolean;
   /** This request stalled in a `thenCrash` pause: it crashes at the next crash point. */
   private crashAfterPause = false;
+  /** How often this request reached the armed pause's step, and the armed crash point (for their `nth`). */
+  private pauseReaches = 0;
+  private crashReaches = 0;
   /** The slow fault already delayed this request: processing is slow once per request (SPEC §4), however often its code reaches the step. */
   private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
@@ -409,11 +421,13 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     this.phase = armed ? undefined : footprint;
     await this.env.step(label, this.phase);
     const p = f.pause;
-    if (p && p.count > 0 && p.atStep === label) {
+    // `nth`: this request's n-th reach of the step (counted only while the pause is armed for it).
+    if (p && p.count > 0 && p.atStep === label && (p.nth === undefined || ++this.pauseReaches === p.nth)) {
       p.count -= 1;
       this.host.reached?.add(`pause@${label}`);
+      if (p.nth !== undefined && p.nth > 1) this.host.reached?.add('fault:later-reach');
       if (p.thenCrash) this.crashAfterPause = true;
-      this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.thenCrash ? ', then crashes' : ''}`);
+      this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.nth !== undefined && p.nth > 1 ? ` (its ${ordinal(p.nth)} reach in this request)` : ''}${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
@@ -461,8 +475,14 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       throw new CrashFault(`${label} (after a pause)`);
     }
     const f = this.host.faults;
-    if ((f.crashAt === undefined || f.crashAt === label) && fire(f, 'crashMidRequest')) {
+    // `crashAtNth`: this request's n-th reach of crashAt (the reaches are counted only while a crash is armed).
+    const nth = f.crashAt === label ? f.crashAtNth : undefined;
+    if ((f.crashAt === undefined || f.crashAt === label) && f.crashMidRequest > 0 && (nth === undefined || ++this.crashReaches === nth) && fire(f, 'crashMidRequest')) {
       this.host.reached?.add(`crash@${label}`);
+      if (nth !== undefined && nth > 1) {
+        this.host.reached?.add('fault:later-reach');
+        this.env.note?.(`crash at '${label}' (its ${ordinal(nth)} reach in this request)`);
+      }
       throw new CrashFault(label);
     }
   }
@@ -472,4 +492,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (!(def.situations ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.reached('${label}'), which is not declared in situations [${(def.situations ?? []).join(', ')}]`);
     this.host.reached?.add(`service:${label}`);
   }
+}
+
+/** 2 → '2nd', 3 → '3rd', 11 → '11th'. */
+export function ordinal(n: number): string {
+  const t = n % 100;
+  const suffix = t >= 11 && t <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
 }

@@ -110,3 +110,62 @@ describe('crypto.subtle.digest in a handler answers at once (it hashed on the th
     expect(Buffer.from(await crypto.subtle.digest('SHA-1', new Uint8Array([1, 2, 3]))).toString('hex')).toBe(createHash('sha1').update(new Uint8Array([1, 2, 3])).digest('hex'));
   });
 });
+
+describe('AbortSignal.timeout in a handler aborts on the simulation\'s clock (Node arms it on a timer of its own, which the run never reached)', () => {
+  /** Guards a 250 ms wait with AbortSignal.timeout(`limitMs`), or (`onlyAbort`) awaits nothing but the abort; records when and why the handler went on. */
+  function guarded(limitMs: number, onlyAbort = false): { def: ServiceDefinition; seen: string[] } {
+    const seen: string[] = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: `abort-${limitMs}${onlyAbort ? '-only' : ''}`,
+      async handle(req, sim) {
+        const t0 = Date.now(); // real-time: allowed (virtual: under test)
+        let signal: AbortSignal;
+        try {
+          signal = AbortSignal.timeout(limitMs);
+        } catch (e) {
+          seen.push(`threw ${(e as { code?: string }).code}`);
+          signal = AbortSignal.abort(new Error('no signal'));
+        }
+        if (onlyAbort) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+        else await sleep(250, undefined, { signal }).catch((e: Error) => seen.push(`${e.name} ${(e.cause as Error).name}`));
+        seen.push(`${Date.now() - t0} ms, aborted ${signal.aborted}${signal.aborted ? ` (${(signal.reason as Error).name})` : ''}`); // real-time: allowed (virtual: under test)
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    return { def, seen };
+  }
+
+  it('AbortSignal.timeout(100) around a 250 ms wait aborts it after 100 ms of virtual time, with TimeoutError', async () => {
+    const { def, seen } = guarded(100);
+    const r = await runScenario(scenario(def), { service: def });
+    expect(r.violations).toEqual([]);
+    expect(seen).toEqual(['AbortError TimeoutError', '100 ms, aborted true (TimeoutError)']);
+  });
+
+  it('a handler that awaits only the abort wakes after 100 ms of virtual time (it was stopped as "awaited something outside the simulation")', async () => {
+    const { def, seen } = guarded(100, true);
+    const r = await runScenario(scenario(def), { service: def });
+    expect(r.reports).toEqual({ op1: 1 });
+    expect(seen).toEqual(['100 ms, aborted true (TimeoutError)']);
+  });
+
+  it('a signal that did not expire leaves the wait alone, and does not fire after the run has ended (Node keeps it unref\'d)', async () => {
+    const { def, seen } = guarded(5000);
+    const r = await runScenario(scenario(def), { service: def, keepTrace: true });
+    expect(r.violations).toEqual([]);
+    expect(seen).toEqual(['250 ms, aborted false']);
+    expect(r.trace.join('\n')).not.toContain('AbortSignal.timeout fires');
+  });
+
+  it('outside a simulated run it is the real function, and Node\'s own checks stay', async () => {
+    const real = AbortSignal.timeout;
+    const { def } = guarded(100);
+    await runScenario(scenario(def), { service: def });
+    expect(AbortSignal.timeout).toBe(real);
+    const { def: bad, seen } = guarded(1.5);
+    await runScenario(scenario(bad), { service: bad });
+    expect(seen[0]).toBe('threw ERR_OUT_OF_RANGE');
+  });
+});

@@ -78,6 +78,8 @@ export interface RunEnd {
   /** Kill plan of the scenario, if any, and whether it fired. */
   killed: boolean;
   killAtStep?: string;
+  /** Which reach of `killAtStep` the kill was planned at (`kill.nth`). */
+  killNth?: number;
   /** The kill lands as the instance's n-th answer leaves (`kill.atAnswer`). */
   killAtAnswer?: boolean;
   /** Answers the network lost on the way back. */
@@ -100,6 +102,7 @@ const REQUEST_TASK = /^s\d+\//;
 /** Adds what can only be read once the run ended. */
 export function noteRunEnd(r: Reached, e: RunEnd): void {
   if (e.killed) r.add(e.killAtStep !== undefined ? `kill@${e.killAtStep}` : e.killAtAnswer ? 'kill@answer' : 'kill@time');
+  if (e.killed && (e.killNth ?? 1) > 1) r.add('fault:later-reach');
   if (e.answersLost > 0) r.add('answer-lost');
   if (e.clockOffsetsMs.some((x) => x !== 0)) r.add('clock-offset');
   for (const o of e.recovery) {

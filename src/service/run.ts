@@ -71,6 +71,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     loseResponseAfterCommit: i === 0 ? s.faults.loseResponseAfterCommit : 0,
     crashMidRequest: i === 0 ? s.faults.crashMidRequest : 0,
     crashAt: s.faults.crashAt,
+    crashAtNth: s.faults.crashAtNth,
     slowMs: s.faults.slowMs,
     slowAtStep: s.faults.slowAtStep,
     pause: i === 0 ? s.faults.pause : undefined,
@@ -153,7 +154,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       if (opts.reached === undefined) return;
       noteRunEnd(opts.reached, {
         steps: def.steps, choices: result.choices, timeMs: result.timeMs,
-        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
+        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery,

@@ -5,7 +5,9 @@ import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurnPending } from './host-turns.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
 import './virtual-node-timers.js';
-import { digestNow } from './sync-digest.js';
+import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
+import { answerThreadPoolWhile } from './sync-thread-pool.js';
+import { timeoutSignal } from './virtual-abort-timeout.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -158,8 +160,10 @@ interface VirtualTimer {
   args: unknown[];
   repeatMs: number | undefined;
   owner: ClockScope;
-  /** Armed when every task of the run had ended (by a timer's callback): it will not keep the run going. */
+  /** Armed when every task of the run had ended (by a timer's callback), or unref'd by Node (AbortSignal.timeout's): it will not keep the run going. */
   late: boolean;
+  /** The trace line its firing writes, when it is not a `setTimeout`/`setInterval` of the code's own. */
+  note?: string;
 }
 
 /** What `setTimeout` returns on the kernel's clock: Node's Timeout shape (ref/unref/refresh, a number when coerced). */
@@ -225,7 +229,8 @@ let installed: KernelClock | undefined;
 /**
  * The kernel's clock for one run: installs dispatching globals (Date,
  * performance.now, setTimeout/setInterval/setImmediate and their clear
- * functions, Math.random, crypto.randomUUID, crypto.getRandomValues) that
+ * functions, AbortSignal.timeout, Math.random, crypto.randomUUID,
+ * crypto.getRandomValues, crypto.subtle's deterministic calls) that
  * act virtually only while a {@link ClockScope} is entered, and owns the
  * timers armed inside scopes. A timer is kernel-scheduled work: its
  * callback runs when the kernel's time reaches it — in its owner's kernel
@@ -324,12 +329,17 @@ export class KernelClock {
     }
   }
 
-  /** @internal */
-  arm(owner: ClockScope, cb: unknown, ms: unknown, args: unknown[], repeat: boolean): VirtualTimeout {
+  /**
+   * @internal `unrefNote`: a timer Node keeps unref'd (AbortSignal.timeout's),
+   * with the trace line its firing writes. Like a late timer, it does not
+   * keep the run going: a signal nobody waits on any more, once every task
+   * has ended, stops with the run rather than firing.
+   */
+  arm(owner: ClockScope, cb: unknown, ms: unknown, args: unknown[], repeat: boolean, unrefNote?: string): VirtualTimeout {
     if (typeof cb !== 'function') throw new TypeError(`The "callback" argument must be of type function. Received ${typeof cb}`);
     let delay = Number(ms);
     if (!(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1; // what Node does
-    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: !this.kernel.hasLiveTasks() };
+    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: unrefNote !== undefined || !this.kernel.hasLiveTasks(), note: unrefNote };
     this.timers.set(t.id, t);
     this.seq++;
     this.kernel.at(t.callAt, this.event, t.id, t.gen);
@@ -430,7 +440,7 @@ export class KernelClock {
     // A line of its own (shown, not hashed: traces and files stay as they
     // were), so what the callback writes is not shown as the work of the
     // step logged before it (the stepper reads the database per entry).
-    this.kernel.note(t.owner.name, t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback');
+    this.kernel.note(t.owner.name, t.note ?? (t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback'));
     this.enter(t.owner);
     try {
       this.fire(t);
@@ -568,6 +578,9 @@ export function simulatedWallNow(): number | undefined {
 /** The entered scope's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const scopeStream = (): Prng | undefined => scopeNow()?.rng;
 
+/** Whether a scope's code runs now: thread-pool calls are then answered at once (sync-subtle.ts, sync-thread-pool.ts). */
+const inScope = (): boolean => scopeNow() !== undefined;
+
 let slotsOnce: Slot[] | undefined;
 
 /** The dispatching globals, made once per process: they read the installed clock and its entered scope at each call. */
@@ -646,9 +659,11 @@ function dispatchSlots(): Slot[] {
     installed!.countRead(s);
     return BigInt(Math.round(installed!.kernel.now * 1e6));
   };
-  const digest = function (this: unknown, algorithm: unknown, data: unknown): Promise<ArrayBuffer> {
-    const out = scopeNow() === undefined ? undefined : digestNow(algorithm, data);
-    return out === undefined ? (prev.digest as (a: unknown, d: unknown) => Promise<ArrayBuffer>).call(crypto.subtle, algorithm, data) : Promise.resolve(out);
+  // AbortSignal.timeout arms a timer inside Node, which the globals above do not reach.
+  const timeout = function (ms: unknown): AbortSignal {
+    const s = scopeNow();
+    const real = prev.timeout as (ms: unknown) => AbortSignal;
+    return s === undefined ? real.call(AbortSignal, ms) : timeoutSignal(ms, (fire, ms) => installed!.arm(s, fire, ms, [], false, 'AbortSignal.timeout fires'), real);
   };
   const randomUUID = () => {
     const s = scopeNow();
@@ -667,7 +682,8 @@ function dispatchSlots(): Slot[] {
     { obj: () => Math, key: 'random', fake: random },
     { obj: () => performance, key: 'now', fake: perfNow },
     { obj: () => process, key: 'hrtime', fake: hrtime },
-    { obj: () => crypto.subtle, key: 'digest', fake: digest },
+    { obj: () => AbortSignal, key: 'timeout', fake: timeout },
+    ...PROMPT_SUBTLE.map((key) => ({ obj: () => crypto.subtle, key, fake: promptSubtle(key, inScope, () => prev[key]) })),
     { obj: () => crypto, key: 'randomUUID', fake: randomUUID },
     { obj: () => crypto, key: 'getRandomValues', fake: getRandomValues },
   ];
@@ -686,6 +702,7 @@ export function installKernelClock(kernel: Kernel): KernelClock {
   lastKernel = kernel;
   // node:crypto's random functions follow the entered scope's stream too (installed once per process).
   seedNodeCrypto(scopeStream);
+  answerThreadPoolWhile(inScope);
   const c = new KernelClock(kernel);
   c.install();
   return c;

@@ -19,6 +19,8 @@ export interface PauseFault {
    * over. Default false.
    */
   thenCrash?: boolean;
+  /** A request stalls the n-th time it reaches `atStep` (1-based); default the first. */
+  nth?: number;
 }
 
 /** All fault knobs. */

@@ -66,7 +66,8 @@ describe('stepper pages for a user retry client', () => {
     expect(rj.expectMet).toBe(true);
     expect(dataOf(out).traceHash).toBe(rj.traceHash);
     expect(d.traceHash).toBe(rj.traceHash);
-    expect(dataOf(out).replay).toBe(`retrysim replay ${j.counterexample} --trace`);
+    // The page's reproduce line names both modules, as the replay's first line does (a file's modules run only from inside this directory).
+    expect(dataOf(out).replay).toBe(`retrysim replay --client ${CLIENT} --service examples/correct-with-progress/service.ts ${j.counterexample} --trace`);
   }, 30_000);
 
   it('a client that retries a 422 breaks non-retryable at its second request; the wait says what answer it waited after', async () => {

@@ -38,6 +38,12 @@ export interface BoundedSearchOptions<R> {
    * the answer when no bound below it has a hit.
    */
   known?: BoundedHit<R>;
+  /**
+   * Asked before each run: true stops the search there, as a spent
+   * `runsMax` does (incomplete). The caller's limit (a wall-clock shrink
+   * budget lives in the CLI), never read by the simulated code.
+   */
+  stop?: () => boolean;
 }
 
 /** A schedule found by {@link searchBounded}. */
@@ -101,7 +107,7 @@ export async function searchBounded<R>(
     let best: BoundedHit<R> | undefined;
     let prefix: number[] = [];
     for (;;) {
-      if (runs >= opts.runsMax) return { ...(best ? { best } : {}), runs, complete: false };
+      if (runs >= opts.runsMax || opts.stop?.() === true) return { ...(best ? { best } : {}), runs, complete: false };
       const src = new BoundedPrefixChoice(prefix);
       const result = await run(src);
       runs++;
