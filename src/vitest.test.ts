@@ -71,6 +71,8 @@ describe('retrysim/vitest', () => {
     const msg = await failure(fc.assert(prop(broken.throws), { ...replayable(broken.throws), numRuns: 20, seed: 1 }));
     expect(msg).toMatch(/^retrysim: inconclusive, not passed: no request of the 20 runs was answered 2xx or made an effect \(answers: 500\)/);
     expect(msg).toContain('retrysim serve --service fixtures/throws.ts');
+    // The exception is named, where the handler threw it.
+    expect(msg).toMatch(/\(answers: 500\); its handler threw TypeError: Cannot read properties of undefined \(reading 'id'\) \(at .*broken\.ts:\d+:\d+\)/);
     await fc.assert(prop(broken.fine), { ...replayable(broken.fine), numRuns: 20, seed: 1 });
   });
 

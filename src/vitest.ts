@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample } from './client/campaign.js';
+import { Reached } from './service/reached.js';
 
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
@@ -74,11 +75,14 @@ export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {})
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
 export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
   moduleOf(def);
-  const r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def });
+  // Reached only for the first exception a handler threw: an inconclusive report names it.
+  const reached = new Reached();
+  const r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached });
   let a = answered.get(def);
   if (a === undefined) answered.set(def, (a = { runs: 0, succeeded: false, others: new Set() }));
   a.runs++;
   noteAnswers(a, r);
+  a.threw ??= reached.threw;
   return r;
 }
 

@@ -159,3 +159,21 @@ describe('a stored answer replayed, as the service answers it', () => {
     expect(await count(naive, 'replay')).toBe(0);
   }, 60_000);
 });
+
+describe('a holding verdict on tenant isolation and key reuse says they were tried', () => {
+  it('two tenants sending one raw key, and an answered key-reuse probe, are rows of the table, counted', async () => {
+    const { runServiceCampaign } = await import('../service/campaign.js');
+    const { default: atomic } = await import('../../examples/payments-atomic/service.js');
+    const r = await runServiceCampaign({ def: atomic, module: 'examples/payments-atomic/service.ts', runs: 150, seed: 3, faults: ['loseResponse', 'tenants', 'keyReuseProbe'] });
+    expect(r.verdict).toBe('holds');
+    const row = (id: string) => r.coverage!.rows.find((x) => x.id === id);
+    expect(row('tenants:same-key')?.what).toBe('two tenants sending one raw key');
+    expect(row('tenants:same-key')!.runs).toBeGreaterThan(0);
+    expect(row('key-reuse:probed')?.what).toBe('a key sent again with another body (answered)');
+    expect(row('key-reuse:probed')!.runs).toBeGreaterThan(0);
+    // Left out of the fault space, they are not rows: nothing to reach.
+    const narrow = await runServiceCampaign({ def: atomic, module: 'examples/payments-atomic/service.ts', runs: 20, seed: 3, faults: ['loseResponse'] });
+    expect(narrow.coverage!.rows.map((x) => x.id)).not.toContain('tenants:same-key');
+    expect(narrow.coverage!.rows.map((x) => x.id)).not.toContain('key-reuse:probed');
+  }, 60_000);
+});

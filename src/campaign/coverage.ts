@@ -88,6 +88,8 @@ export function situationsOf(f: FaultSpace): Situation[] {
   if (has('kill') && f.killAtAnswer) add('kill@answer', 'a kill as an answer leaves (work done, never answered)');
   if (has('clockOffset')) add('clock-offset', 'instances with skewed clocks');
   if (has('instances')) add('instance:second', 'a request served by a second instance');
+  if (has('tenants')) add('tenants:same-key', 'two tenants sending one raw key');
+  if (has('keyReuseProbe')) add('key-reuse:probed', 'a key sent again with another body (answered)');
   if (isStableKeySource(f.keySource)) {
     add('overlap:2', '2 same-key requests inside the service at once');
     add('overlap:3', '3 same-key requests inside the service at once');

@@ -178,3 +178,52 @@ describe('the minimiser says what it could not show', () => {
     expect(notShownMinimal(m)).toEqual([]);
   });
 });
+
+describe('a kill as the n-th answer leaves is brought forward', () => {
+  /** A claim that never expires: a request killed after its claim leaves the key in progress for ever (no progress). */
+  const stuck: ServiceDefinition = {
+    name: 'claim-never-expires',
+    tables: ['items', 'claims'],
+    setup: (db) => db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, ref TEXT); CREATE TABLE claims (k TEXT PRIMARY KEY, answer TEXT)'),
+    steps: ['claim', 'work'],
+    operation: { path: '/items', body: (op) => JSON.stringify({ ref: op.runId, title: op.title }) },
+    effects: { of: (db, op) => db.prepare('SELECT id FROM items WHERE ref = ?').pluck().all(op.runId) as number[] },
+    progress: { settleMs: 1000, leased: true, query: (op) => ({ path: `/items/${op.runId}` }), found: () => false },
+    async handle(req, sim) {
+      if (req.method === 'GET') return { status: 404, body: '{}' };
+      const k = req.headers['idempotency-key'] ?? '';
+      await sim.step('claim');
+      const row = sim.db.prepare('SELECT answer FROM claims WHERE k = ?').get(k) as { answer: string | null } | undefined;
+      if (row) return row.answer === null ? { status: 409, body: '{}' } : { status: 201, body: row.answer };
+      sim.db.prepare('INSERT INTO claims (k, answer) VALUES (?, NULL)').run(k);
+      await sim.step('work');
+      const id = Number(sim.db.prepare('INSERT INTO items (ref) VALUES (?)').run((JSON.parse(req.body) as { ref: string }).ref).lastInsertRowid);
+      const answer = JSON.stringify({ id });
+      sim.db.prepare('UPDATE claims SET answer = ? WHERE k = ?').run(answer, k);
+      return { status: 201, body: answer };
+    },
+  };
+
+  it('a kill at the 3rd answer that needs 3 workers to count up to it shrinks to the 1st answer and one worker', async () => {
+    // As check --service once left it: the claimant slow at `work`, two twins answered 409, the kill at the 3rd answer.
+    const big: Scenario = {
+      format: 'retrysim.scenario/2', name: 'stuck', description: '', seed: 0,
+      service: { module: 'claim-never-expires.ts', instances: 1, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs: [] },
+      client: { keySource: 'tool_call', policy: 'bug-report-harness', maxAttempts: 2, timeoutMs: 100, model: { resubmits: 0, reword: false } },
+      network: { latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 },
+      faults: { loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 196, slowAtStep: 'work', kill: { instance: 0, atAnswer: 3, restartAfterMs: 50 } },
+      operations: [{ id: 'op1', runId: 'run-1', module: 'effect', title: 'effect 1', steps: '', workers: 3, startMs: 0, staggerMs: 0 }],
+      schedule: [],
+      expect: { violations: [] },
+    };
+    const isHit = (x: ScenarioRun) => x.violations.some((v) => v.invariant === 'progress');
+    const first = await runScenario(big, { service: stuck, choices: new ListChoice([]) });
+    expect(isHit(first), JSON.stringify(first.violations)).toBe(true);
+    const m = await minimiseCounterexample(big, first.result.choices.map((c) => c.chosen), { isHit, run: (s, c) => runScenario(s, { choices: c, service: stuck }) });
+    expect(m.scenario.faults.kill?.atAnswer).toBe(1);
+    // One worker is enough: its own retry, timed out on the slow claimant, is the first answer.
+    expect(m.scenario.operations[0]!.workers).toBe(1);
+    expect(m.removed).toContain('kill at answer 3 → 2');
+    expect(notShownMinimal(m)).toEqual([]);
+  }, 60_000);
+});

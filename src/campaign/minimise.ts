@@ -195,6 +195,11 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
   if (f.kill) {
     const { kill: _k, ...rest } = f;
     out.push({ what: 'kill', scenario: { ...s, faults: rest } });
+    // A kill as the n-th answer leaves needs n answers: while n stays, the
+    // workers whose answers only count up to it cannot go (a kill at the 3rd
+    // answer kept 3 workers and a slow step that one fewer answer frees).
+    const n = f.kill.atAnswer;
+    if (n !== undefined && n > 1) withFaults({ kill: { ...f.kill, atAnswer: n - 1 } }, `kill at answer ${n} → ${n - 1}`);
   }
   if (f.slowMs > 0 && f.pause) {
     const { pause, ...rest } = f;

@@ -1,4 +1,5 @@
 import type { OperationEnd, Violation } from './invariants.js';
+import { plural } from '../service/noun.js';
 
 /** How one operation that had not succeeded fared in the recovery phase (src/scenario/recovery.ts). */
 export interface RecoveryOutcome {
@@ -14,6 +15,10 @@ export interface RecoveryOutcome {
   fromMs: number;
   /** The last answer or transport failure, in words. */
   last?: string;
+  /** `success`: the answer, status and (shortened) body, so a success that made no effect says what it was given. */
+  answer?: string;
+  /** `success`: the answer's whole body (the id it acknowledges is judged like the main run's: invariants 2 and 4). */
+  body?: string;
   /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
   timeoutMs?: number;
   status?: number;
@@ -59,7 +64,8 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     if (rec === undefined || rec.kind === 'found') continue; // nothing sent, or the report exists
     const n = effectsOf(op).length;
     if (rec.kind === 'success') {
-      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded, but the operation now has ${n} ${noun}s` });
+      // The answer is named: a 2xx that made no effect of this operation is most often another's stored answer (an unscoped key).
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${rec.answer !== undefined ? ` (${rec.answer})` : ''}, but the operation now has ${n} ${plural(noun)}` });
       continue;
     }
     if (op.reusesKey && rec.kind === 'refused') continue;
@@ -69,7 +75,7 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     const what = rec.kind === 'refused'
       ? `the resubmission was refused (${rec.last})`
       : `${rec.attempts} resubmission(s) got no success, the last ${last}`;
-    const exist = n === 0 ? `no ${noun} exists` : `${n} ${noun}${n === 1 ? ' exists' : 's exist'}`;
+    const exist = n === 0 ? `no ${noun} exists` : n === 1 ? `1 ${noun} exists` : `${n} ${plural(noun)} exist`;
     out.push({
       invariant: 'progress',
       op: op.id,

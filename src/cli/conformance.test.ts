@@ -24,4 +24,10 @@ describe('conformance --service table', () => {
     ]);
     for (const r of rows) for (const c of r) expect(c, r.join(' │ ')).not.toBe('');
   });
+
+  it("a kill column whose process was never killed says so: its 'yes' compares two runs without the fault", () => {
+    const killed = { ...cell('kill_at:charge', 1, 1, []), real: { effects: 1, violations: [], kills: 1, wallMs: 1 } };
+    const rows = grid(serviceConformanceTable([killed, cell('kill_at:kv.del', 1, 1, [])], 'order'));
+    expect(rows.slice(1).map((r) => r[3])).toEqual(['yes', 'yes (no kill: never reached)']);
+  });
 });

@@ -8,6 +8,7 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
 import type { ServiceDefinition } from '../service/definition.js';
+import { plural } from '../service/noun.js';
 
 const HELP = `retrysim conformance [--json] [--seed N] [--rows R,R] [--columns C,C]
 retrysim conformance --service PATH [--key-source K] [--json] [--seed N] [--columns C,C]
@@ -130,11 +131,13 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
  */
 export function serviceConformanceTable(cells: readonly ServiceConformanceCell[], noun: string): string {
   const inv = (v: readonly string[]) => (v.length === 0 ? '-' : v.join(', '));
-  return textTable(['column', `${noun}s (sim | real)`, 'broken (sim | real)', 'sim = real'], cells.map((c) => [
+  return textTable(['column', `${plural(noun)} (sim | real)`, 'broken (sim | real)', 'sim = real'], cells.map((c) => [
     c.column,
     `${c.sim.effects} | ${c.real.effects}`,
     `${inv(c.sim.violations)} | ${inv(c.real.violations)}`,
-    c.same ? 'yes' : '≠ no',
+    // A kill column whose process was never killed (the service never reached that step: an app's
+    // store command it does not use) compares two runs without the fault: it agrees, and says so.
+    `${c.same ? 'yes' : '≠ no'}${c.column.startsWith('kill_at:') && c.real.kills === 0 ? ' (no kill: never reached)' : ''}`,
   ]));
 }
 
@@ -182,7 +185,7 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   }
   process.stderr.write('\n');
   const noun = def!.effects.noun ?? 'effect';
-  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${noun}s held for one logical operation, simulation | real processes\n`);
+  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);

@@ -94,3 +94,20 @@ describe('replay lists each attempt under the worker that sent it', () => {
     expect(attempts.sort()).toEqual(['op1.w0 call-1#1', 'op1.w1 call-1#1']);
   });
 });
+
+describe('replay --trace shows the recovery phase a progress violation is judged on', () => {
+  it('a progress counterexample prints the resubmissions after the faults stopped, not only the main run', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-progress-'));
+    const made = await cli(['check', '--claim', 'key_atomic_no_expiry-tool_call-fails', '--runs', '300', '--found', found, '--json']);
+    const row = (JSON.parse(made.out) as Array<{ counterexample: string | null }>)[0]!;
+    expect(row.counterexample, made.err).not.toBeNull();
+    const r = await cli(['replay', row.counterexample!, '--trace']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/progress \(op1\): .*resubmission/);
+    // The requests the violation counts are on the page: without them "18 resubmission(s) got no success" named nothing shown.
+    expect(r.out).toContain('recovery (after the faults stopped');
+    expect(r.out).toMatch(/s0\/recover\.op1#2 +answer 409/);
+    // Without --trace, no timeline of either phase.
+    expect((await cli(['replay', row.counterexample!])).out).not.toContain('recovery (after');
+  }, 60_000);
+});

@@ -13,6 +13,7 @@ import { DeadlockError, SimLimitError } from '../sim/errors.js';
 import { ClientError, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
 import type { Scenario } from '../scenario/schema.js';
+import { plural } from '../service/noun.js';
 
 const HELP = `retrysim replay FILE [--service PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
@@ -145,6 +146,12 @@ export async function run(argv: string[]): Promise<number> {
   if (values.trace) {
     console.log('\ntimeline:');
     for (const l of readableTimeline(r.trace)) console.log('  ' + l);
+    // The progress invariant is judged on this phase: without it a `progress`
+    // violation ("18 resubmission(s) got no success") names requests the reader never sees.
+    if (r.recoveryTrace.length > 0) {
+      console.log('\nrecovery (after the faults stopped; judged by progress, not part of the recorded schedule):');
+      for (const l of readableTimeline(r.recoveryTrace)) console.log('  ' + l);
+    }
   }
   console.log('\nattempts:');
   for (const op of r.operations) {
@@ -154,7 +161,7 @@ export async function run(argv: string[]): Promise<number> {
         `${a.reportId !== undefined ? ` ${service ? `${service.effects.noun ?? 'effect'}_id` : 'report_id'}=${a.reportId}` : ''}${a.replay ? ' (replay)' : ''}`);
     }
   }
-  console.log(`\n${service ? `${service.effects.noun ?? 'effect'}s` : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(`\n${service ? plural(service.effects.noun ?? 'effect') : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
@@ -310,7 +317,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     console.log(`  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`);
   }
   // In the service's own word (its effects.noun); the built-in tracker files reports.
-  console.log(`\n${service ? `${service.effects.noun ?? 'effect'}s` : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  console.log(`\n${service ? plural(service.effects.noun ?? 'effect') : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
   const preemptions = r.result.choices.filter((c) => c.preempted).length;
   console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);

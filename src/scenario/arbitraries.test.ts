@@ -43,3 +43,21 @@ describe('generated scenarios equal their parse', () => {
     expect(() => expectParsedEqual(arb, 1, 1)).toThrow();
   });
 });
+
+describe('--faults narrows the space: a long span brings in no dimension that was left out', () => {
+  it('without instances or clockOffset, no generated case has two instances or a skewed clock', () => {
+    // A user who leaves out `instances` (a single-process service) must not
+    // be shown a two-instance counterexample: the long clock-skew span used
+    // to set two instances whatever the list said.
+    const service = { module: './svc.ts', steps: ['claim', 'finish'], crashPoints: [] };
+    for (const left of [['instances'], ['clockOffset']] as const) {
+      const faults = (['loseResponse', 'slow', 'concurrency', 'pause', 'clockOffset', 'instances', 'longSpans'] as FaultKind[]).filter((f) => !left.includes(f as never));
+      const arb = scenarioArbitrary({ variant: 'naive', keySource: 'tool_call', faults, service });
+      for (let i = 0; i < 300; i++) {
+        const s = caseAt(arb, 7, i).value.scenario;
+        if (left[0] === 'instances') expect(s.service.instances, `case ${i}`).toBe(1);
+        else expect(s.service.clockOffsetMs.every((x) => x === 0), `case ${i}: ${JSON.stringify(s.service.clockOffsetMs)}`).toBe(true);
+      }
+    }
+  });
+});

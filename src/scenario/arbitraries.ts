@@ -281,8 +281,10 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         const ms = Math.min(L.ms, DURATION_MS_MAX);
         pause = { atStep: steps[L.step % steps.length]!, ms, count: 1 };
         timeoutMs = Math.max(100, Math.min(DURATION_MS_MAX, Math.round(L.part * ms), Math.floor((RUN_SPAN_MS - ms) / maxAttempts)));
-      } else if (L.kind === 'skew') {
+      } else if (L.kind === 'skew' && has('instances') && has('clockOffset')) {
         // Two instances whose clocks disagree by minutes to hours (an NTP step, a VM resumed from a snapshot).
+        // Only when both dimensions are in the fault space: `--faults` without `instances` (a
+        // single-process service) must not be shown a two-instance counterexample.
         instances = 2;
         clockOffsetMs = [0, L.behind ? -L.ms : L.ms];
       } else if (L.kind === 'wait') {

@@ -8,6 +8,7 @@ import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { runServiceScenario } from '../service/run.js';
 import { serviceOf } from './service-of.js';
 import type { Reached } from '../service/reached.js';
+import { plural } from '../service/noun.js';
 
 /** Options of {@link runScenario}. */
 export interface RunOptions {
@@ -82,7 +83,7 @@ export interface ScenarioRun {
 export function matchesExpect(s: Scenario, run: Pick<ScenarioRun, 'reports' | 'violations'>, noun = 'report'): { ok: boolean; problems: string[] } {
   const problems: string[] = [];
   for (const [op, n] of Object.entries(s.expect.reports ?? {})) {
-    if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} ${noun}${n === 1 ? '' : 's'}, got ${run.reports[op]}`);
+    if (run.reports[op] !== n) problems.push(`operation ${op}: expected ${n} ${n === 1 ? noun : plural(noun)}, got ${run.reports[op]}`);
   }
   const got = [...new Set(run.violations.map((v) => v.invariant))].sort();
   const want = [...new Set(s.expect.violations)].sort();

@@ -201,6 +201,8 @@ export class ServiceFaultsError extends Error {
 export interface Answers {
   succeeded: boolean;
   others: Set<number>;
+  /** The first exception a handler threw, in the campaign's first run that threw one. */
+  threw?: string;
 }
 
 export function noteAnswers(answers: Answers, r: ScenarioRun): void {
@@ -224,7 +226,9 @@ export function noteAnswers(answers: Answers, r: ScenarioRun): void {
 export function neverSucceeded(def: ServiceDefinition, module: string, runs: number, answers: Answers): string {
   const seen = [...answers.others].sort((a, b) => a - b).join(', ') || 'none';
   const noun = def.effects.noun ?? 'effect';
-  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen}), and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+  // The exception itself, where the service threw it: "answers: 500" alone sent the reader off to serve it by hand.
+  const threw = answers.threw !== undefined ? `; its handler threw ${answers.threw}` : '';
+  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
@@ -235,7 +239,10 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
     const reached = new Reached();
     const r = await runScenario(s, { choices, service: def, hashTrace, reached });
     countRun(counts, reached);
-    if (answers !== undefined) noteAnswers(answers, r);
+    if (answers !== undefined) {
+      noteAnswers(answers, r);
+      answers.threw ??= reached.threw;
+    }
     return r;
   };
 }

@@ -2,6 +2,7 @@ import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { EffectOwner, ServiceDb, ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { checkReplayEqualsFirst } from '../checkers/replay.js';
+import { plural } from './noun.js';
 
 /** The ids of one operation's effects, through the definition (a bad answer is a {@link ServiceError}). */
 export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>): number[] {
@@ -35,7 +36,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     reports[op.id] = ids.length;
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one effect: never two, and not zero once the client saw success.
-    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${noun}s (ids ${ids.join(', ')}) for one logical operation` });
+    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${plural(noun)} (ids ${ids.join(', ')}) for one logical operation` });
     else if (ids.length === 0 && sawSuccess) violations.push({ invariant: 'exactly-one', op: op.id, detail: `the client was told it succeeded, but no ${noun} exists` });
     // 2 and 4. Every id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
@@ -46,7 +47,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
       } else if (owner !== undefined) {
         violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${a.reportId} belongs to run '${owner.runId}', not '${op.runId}'` });
       } else {
-        const why = def.effects.owner === undefined ? `which is not one of this operation's ${noun}s` : 'which does not exist';
+        const why = def.effects.owner === undefined ? `which is not one of this operation's ${plural(noun)}` : 'which does not exist';
         violations.push({ invariant: 'id-exists', op: op.id, detail: `${a.worker === undefined ? 'attempt' : `${a.worker}'s attempt`} ${a.toolUseId}#${a.attempt} was given ${noun} id ${a.reportId}, ${why}` });
       }
     }
@@ -68,6 +69,29 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     }
   }
   return { reports, violations };
+}
+
+/**
+ * Invariants 2 and 4 on the recovery phase's answers: "no request *ever*
+ * receives another tenant's result" covers the resubmissions after the
+ * faults stopped too. Without it an unscoped key whose leak showed only
+ * there (the main run's answers all lost or killed) was reported as
+ * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
+ */
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => number | undefined): Violation[] {
+  const out: Violation[] = [];
+  const noun = def.effects.noun ?? 'effect';
+  for (const op of ops) {
+    const rec = outcomes.get(op.id);
+    if (rec?.kind !== 'success' || rec.body === undefined) continue;
+    const id = resultId(rec.body);
+    if (id === undefined || effectsOf(def, db, op).includes(id)) continue;
+    const owner = ownerOf(def, db, id);
+    if (owner === undefined) continue; // no effect of another operation: progress says what is missing
+    if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });
+    else out.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${id} belongs to run '${owner.runId}', not '${op.runId}' (its resubmission after the faults stopped)` });
+  }
+  return out;
 }
 
 function ownerOf(def: ServiceDefinition, db: ServiceDb, id: number): EffectOwner | undefined {

@@ -146,6 +146,7 @@ export class ServiceHost implements HostedInstance {
       // answer 500 and serve on. The effects are judged as they stand, and
       // the exception is one line of the trace, where the user's code threw.
       this.clock.kernel.log(sim.name, `threw ${thrown}`);
+      if (reached !== undefined) reached.threw ??= thrown;
       return internalError(e, this.name);
     } finally {
       this.active--;

@@ -14,6 +14,8 @@
 export class Reached {
   /** Situation ids this run reached. */
   readonly ids = new Set<string>();
+  /** The first exception a handler threw in this run (`TypeError: … (at service.ts:12:5)`): a campaign that never succeeded names it. */
+  threw: string | undefined;
   /** Same-key requests inside the service now, by tenant and key. */
   private readonly inflight = new Map<string, number>();
   /** The first 2xx answer (status and body) each tenant and key got in this run. */
@@ -86,6 +88,12 @@ export interface RunEnd {
   clockOffsetsMs: readonly number[];
   /** Recovery phase outcomes (invariant 5), if it ran. */
   recovery: Iterable<{ kind: string; attempts: number }>;
+  /**
+   * The operations as they ended (service runs): whether two tenants sent one
+   * raw key, and whether a key-reuse probe was answered. Without these rows
+   * a holding tenant-isolation or key-reuse verdict did not say it was ever tried.
+   */
+  ops?: ReadonlyArray<{ tenant: string; attempts: ReadonlyArray<{ key?: string }>; probes?: ReadonlyArray<{ outcome: number | string }> }>;
 }
 
 /** A request task's name on the simulated network: `s<instance>/<client>#<n>`. */
@@ -101,6 +109,13 @@ export function noteRunEnd(r: Reached, e: RunEnd): void {
     if (o.kind === 'found') r.add('recovery:found');
     if (o.attempts > 0) r.add('recovery:resubmitted');
   }
+  const tenantsOfKey = new Map<string, Set<string>>();
+  for (const op of e.ops ?? []) {
+    for (const a of op.attempts) if (a.key !== undefined) tenantsOfKey.set(a.key, (tenantsOfKey.get(a.key) ?? new Set()).add(op.tenant));
+    // Only an answered probe tried the service: a lost one says nothing about it.
+    if ((op.probes ?? []).some((p) => typeof p.outcome === 'number')) r.add('key-reuse:probed');
+  }
+  if ([...tenantsOfKey.values()].some((t) => t.size > 1)) r.add('tenants:same-key');
   for (const s of SPANS) {
     if (e.timeMs <= s.maxMs) {
       r.add(s.id);

@@ -11,7 +11,7 @@ import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { ServiceDefinition } from './definition.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
-import { checkServiceInvariants, effectsOf } from './check.js';
+import { checkRecoveryAnswers, checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
 import { checkProgress } from '../checkers/progress.js';
@@ -158,6 +158,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery,
+        ops: ends,
       });
     };
     if (progress === undefined) {
@@ -173,11 +174,13 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       slowMs: s.faults.slowMs,
       skewMs: clockSkewMs(s),
     }, def.effects.noun ?? 'effect');
+    // Before progress: a leak is what a 2xx without an effect of its own most often is.
+    const leaked = checkRecoveryAnswers(def, sdb.db, ends, rec.outcomes, endpointOf(def).resultId);
     note(rec.outcomes.values());
     opts.inspect?.(sdb.db);
     return {
       reports: verdict.reports,
-      violations: stalled.length === 0 ? verdict.violations : [...verdict.violations, ...stalled],
+      violations: stalled.length + leaked.length === 0 ? verdict.violations : [...verdict.violations, ...leaked, ...stalled],
       operations: ends,
       result,
       trace: opts.keepTrace ? kernel.trace!.lines() : [],

@@ -45,6 +45,13 @@ describe('a campaign in which the service never answered a success', () => {
     expect(ex.inconclusive).toMatch(/^no request of the \d+ runs was answered 2xx or made a booking/);
   });
 
+  it('names the exception the handler threw, where it threw it: "answers: 500" alone sent the reader off to serve the service by hand', async () => {
+    const r = await runServiceCampaign({ def: bookings('kee'), module: 'bookings', runs: 30, seed: 1 });
+    expect(r.inconclusive).toContain('(answers: 500); its handler threw SqliteError: table bookings has no column named kee, and a service that does nothing');
+    const ex = await runServiceCampaign({ def: bookings('kee'), module: 'bookings', runs: 100, seed: 1, explore: 'exhaustive' });
+    expect(ex.inconclusive).toContain('; its handler threw SqliteError: table bookings has no column named kee');
+  });
+
   it('the same service without the typo holds (the canary: the verdict is about the service never succeeding)', async () => {
     expect((await runServiceCampaign({ def: bookings('key'), module: 'bookings', runs: 30, seed: 1 })).verdict).toBe('holds');
   });

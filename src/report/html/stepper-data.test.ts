@@ -189,6 +189,18 @@ describe('the summary is written from the run', () => {
     expect(v.why).toMatch(/^op1's client is answered 200 .* here, where the first success was 201 /);
   });
 
+  it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
+    // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
+    const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');
+    const { data, run } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    expect(run.violations.map((v) => v.invariant)).toEqual(['progress']);
+    // The steps are the main run: without this the page never showed the resubmissions the violation counts.
+    expect(data.steps.some((st) => st.text.includes('recover.'))).toBe(false);
+    expect(data.recovery?.some((l) => /recover\.op1#2 +answer 409/.test(l))).toBe(true);
+    const race = await observeScenario(loadScenario(join(root, 'src', 'report', 'html', 'racy-claim.fixture.json')), {}, { strictReplay: true });
+    expect(race.data.recovery).toBeUndefined();
+  });
+
   it("a user's service: its own path, tables and effect noun, none of the tracker's words", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'payments-check-then-insert', 'service.ts'));

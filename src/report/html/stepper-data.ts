@@ -50,7 +50,8 @@ const CLIENT_PLUMBING = /^(clients|.+\.fetch\d+)$/;
  * breaks it. Returns the run too, so a command prints and draws the same run.
  */
 export async function observeScenario(s: Scenario, source: StepperSource = {}, opts: RunOptions = {}): Promise<{ data: StepperData; run: ScenarioRun }> {
-  return observeRun(s, source, opts.service, (observe) => runScenario(s, { ...opts, observe }));
+  // The trace is kept for the recovery phase's lines (the page shows them); the hash does not depend on it.
+  return observeRun(s, source, opts.service, (observe) => runScenario(s, { ...opts, keepTrace: true, observe }));
 }
 
 /** What a run must give back to be drawn: the kernel's result and the checkers' verdict. */
@@ -58,6 +59,8 @@ export interface ObservableRun {
   result: RunResult;
   reports: Record<string, number>;
   violations: Violation[];
+  /** The recovery phase's trace lines, when kept (service runs). */
+  recoveryTrace?: string[];
 }
 
 /**
@@ -149,6 +152,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     traceHash: run.result.traceHash,
     decisions: run.result.choices.length,
     preemptions: run.result.choices.filter((c) => c.preempted).length,
+    ...(run.recoveryTrace !== undefined && run.recoveryTrace.length > 0 ? { recovery: run.recoveryTrace } : {}),
   };
   return { data, run };
 }

@@ -1,4 +1,5 @@
 import type { Step, ViolationAt } from './stepper-types.js';
+import { plural } from '../../service/noun.js';
 
 /**
  * The stepper's two-sentence summary, written from the run's own steps:
@@ -45,7 +46,7 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
     const lead = storyOfRequests(steps, noun, v.step);
     return [lead === '' ? `${cap(v.why)}.` : `${lead}.`, `${v.invariant} breaks at step ${v.step + 1}: ${v.why}.`];
   }
-  const held = Object.entries(run.reports).map(([op, n]) => `${op} holds ${n} ${noun}${n === 1 ? '' : 's'}`).join(', ');
+  const held = Object.entries(run.reports).map(([op, n]) => `${op} holds ${n} ${n === 1 ? noun : plural(noun)}`).join(', ');
   const lead = storyOfRequests(steps, noun, steps.length - 1);
   return [lead === '' ? 'No request was sent.' : `${lead}.`, `Every invariant holds in this run${held ? `: ${held}` : ''}.`];
 }

@@ -151,4 +151,10 @@ export interface StepperData {
   /** Decisions in the schedule, and how many of them were preemptions. */
   decisions: number;
   preemptions: number;
+  /**
+   * The recovery phase's timeline (after the faults stopped), when it ran:
+   * what a `progress` violation is judged on, which the steps (the main run
+   * only) never show.
+   */
+  recovery?: string[];
 }

@@ -33,6 +33,8 @@ export const STEPPER_CSS = `
 .st-head .summary { margin: 6px 0 8px; max-width: 70em; font-size: 15px; line-height: 1.5; background: var(--panel); border-left: 4px solid var(--accent); padding: 6px 10px; }
 .st-head .replay code { word-break: break-all; }
 .st-head .replay { margin: 4px 0; }
+.st-head .recovery { margin: 4px 0; }
+.st-head .recovery pre { max-width: 100%; max-height: 20em; overflow: auto; font-size: 12px; background: var(--panel); padding: 6px; }
 .st-head .ok { color: var(--ok); font-weight: 600; margin: 4px 0; }
 .violations { list-style: none; padding: 0; margin: 6px 0; }
 .violations li { background: var(--badbg); border-left: 4px solid var(--bad); padding: 4px 8px; margin: 3px 0; }

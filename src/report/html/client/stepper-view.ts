@@ -1,5 +1,6 @@
 import type { DbState, KeyView, Step, StepperData, TableView } from '../stepper-types.js';
 import { el, svg } from './dom.js';
+import { plural } from '../../../service/noun.js';
 
 /**
  * The counterexample stepper: a sequence diagram (a lane per worker, the
@@ -98,9 +99,11 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
     el('p', { class: 'meta' },
       `${d.variant} / ${d.keySource} · seed ${d.seed}${d.leaseMs === null ? '' : ` · lease ${d.leaseMs} ms`} · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
-      ` · ${d.noun}s held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
+      ` · ${plural(d.noun)} held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
+    // The steps are the main run; a progress violation is judged on what came after the faults stopped.
+    d.recovery ? el('details', { class: 'recovery' }, el('summary', {}, `recovery after the faults stopped (${d.recovery.length} lines): what progress is judged on`), el('pre', {}, d.recovery.join('\n'))) : null,
     el('p', { class: 'replay' }, 'reproduce: ', el('code', {}, d.replay))));
   const decisionCount = steps.filter((s) => s.kind === 'decision' && !s.decision?.preempted).length;
 
