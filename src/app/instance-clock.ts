@@ -132,6 +132,27 @@ export class InstanceClock {
     return min;
   }
 
+  /**
+   * The earliest pending one-shot timer (a `setTimeout`, not an interval
+   * nor an immediate: those a request's pump leaves are the runtime's own)
+   * with an id up to `maxId` (ids only grow: a higher id was armed later), if any.
+   */
+  nextOneShot(maxId = Infinity): { id: number; callAt: number } | undefined {
+    const timers = (this.clock as unknown as { timers?: Map<number, { id: number; callAt: number; interval?: number; immediate?: boolean }> }).timers;
+    if (timers === undefined) return undefined;
+    let min: { id: number; callAt: number } | undefined;
+    for (const t of timers.values()) if (t.interval === undefined && t.immediate !== true && t.id <= maxId && (min === undefined || t.callAt < min.callAt)) min = { id: t.id, callAt: t.callAt };
+    return min;
+  }
+
+  /** The highest id of a pending timer (0: none). */
+  lastTimerId(): number {
+    const timers = (this.clock as unknown as { timers?: Map<number, { id: number }> }).timers;
+    let max = 0;
+    if (timers !== undefined) for (const t of timers.values()) max = Math.max(max, t.id);
+    return max;
+  }
+
   /** Ms of instance time until the earliest timer (undefined: none). */
   untilNextTimer(): number | undefined {
     const e = this.earliest();

@@ -3,7 +3,7 @@ import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
 import { hostTurn } from '../sim/host-turns.js';
 import type { Footprint } from '../sim/footprint.js';
-import type { ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
+import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
 import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
@@ -31,6 +31,10 @@ export class AppInstance {
    * promise). Each waits on a deferred the scheduler knows about.
    */
   readonly parked: Array<Deferred<void>> = [];
+  /** Whether this process's timer task runs (see {@link runTimers}). */
+  timersRunning = false;
+  /** Timers of this process with an id up to this one were armed while the run was live (by a request, or a callback while one ran). */
+  liveTimerMark = 0;
 
   /** Another request of this process moved (or ended): every parked one looks again. */
   wakeParked(): void {
@@ -222,12 +226,77 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     inst.wakeParked();
     leave();
   }
+  // Work the app deferred past its answer (a 202 whose job a setTimeout
+  // runs) goes on in the process after the answer leaves, whether or not
+  // another request ever reaches this instance.
+  inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
+  if (clock.nextOneShot() !== undefined && !inst.timersRunning && sim.background !== undefined) {
+    inst.timersRunning = true;
+    sim.background('timers', (bg) => runTimers(desc, inst, clock, store, bg).finally(() => (inst.timersRunning = false)));
+  }
   const o = out!;
   if (!o.ok) {
     if (o.error instanceof ServiceError) throw o.error;
     throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}`);
   }
   return toServiceResponse(o.value);
+}
+
+/**
+ * The process's own task for its pending one-shot timers once a request
+ * answered: sleeps on virtual time until the next one, fires it (and
+ * whatever interval is due by then) and carries out the store commands its
+ * callbacks send, each an interleaving point, as a request's are. Like a
+ * service's timers, a one-shot timer armed while the run was live fires; one
+ * armed after every other task ended (a setTimeout that re-arms itself) and
+ * any interval stop with the run. A kill ends the task with the process.
+ */
+async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: InstanceClock, store: KvStore, bg: BackgroundSim): Promise<void> {
+  const pending = new Pending();
+  const enter = () => {
+    clock.enter();
+    setKvSink(pending);
+    runningRequest = pending;
+  };
+  const leave = () => {
+    setKvSink(undefined);
+    runningRequest = undefined;
+    clock.leave();
+  };
+  for (let turn = 0; turn < TURNS_MAX; turn++) {
+    if (!bg.alive()) return;
+    enter();
+    try {
+      clock.advanceTo(bg.now());
+      await hostTurn();
+      if (pending.missing !== undefined) throw new ServiceError(desc.name, `a timer of the app: ${unsupportedText(pending.missing)}`);
+      if (pending.unhandled !== undefined) throw new ServiceError(desc.name, `the app left a promise rejection unhandled in a timer callback (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}`);
+      if (bg.othersLive()) inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
+      const next = pending.queue.shift();
+      if (next !== undefined) {
+        const label = `kv.${next.c.name}`;
+        leave();
+        await bg.step(label, footprintOf(next.c, 'timers', false));
+        if (!bg.alive()) return;
+        enter();
+        clock.advanceTo(bg.now());
+        try {
+          next.resolve(next.c.run(store, bg.sharedNow()));
+        } catch (e) {
+          next.reject(e);
+        }
+        continue;
+      }
+      if (clock.runDue()) continue;
+      // Timers armed after the run ended (a 1 ms poll re-armed by its own callback) fire on the way, but do not keep the task going.
+      const t = clock.nextOneShot(inst.liveTimerMark);
+      if (t === undefined) return;
+      leave();
+      await bg.sleep(Math.max(0, t.callAt - clock.clock.now));
+    } finally {
+      leave();
+    }
+  }
 }
 
 function toServiceResponse(r: InjectResponse): ServiceResponse {

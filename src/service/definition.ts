@@ -36,6 +36,22 @@ export interface ServiceResponse {
  * crashes come from here, so the same handler runs in simulation (virtual
  * time, the scheduler deciding at every step) and for real.
  */
+/** @internal What a process's own background work (see {@link ServiceSim.background}) may do on the kernel. */
+export interface BackgroundSim {
+  /** The instance's time (virtual time plus its clock skew). */
+  now(): number;
+  /** The time without the instance's skew (the simulated store's clock). */
+  sharedNow(): number;
+  /** An interleaving point before a phase that touches `footprint`. */
+  step(label: string, footprint?: Footprint): Promise<void>;
+  /** Waits `ms` of virtual time. */
+  sleep(ms: number): Promise<void>;
+  /** Whether a task other than this one (a request, a client, another process's work) is still live. */
+  othersLive(): boolean;
+  /** Whether this process is still the one that started the work (false once it was killed). */
+  alive(): boolean;
+}
+
 export interface ServiceSim<M = unknown> {
   /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
   now(): number;
@@ -43,6 +59,12 @@ export interface ServiceSim<M = unknown> {
   sharedNow?(): number;
   /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
   note?(text: string): void;
+  /**
+   * @internal Work the process goes on doing after its answers (a hosted
+   * app's timers): a task of its own on this instance, killed with it.
+   * Only the simulation provides it; real mode runs real timers.
+   */
+  background?(name: string, body: (bg: BackgroundSim) => Promise<void>): void;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -5,11 +5,11 @@ import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/f
 import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
-import type { ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
+import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
-import type { Kernel } from '../sim/kernel.js';
+import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
@@ -92,6 +92,35 @@ export class ServiceHost implements HostedInstance {
   /** A kill: the dead process's timers (a handler's setInterval, a setTimeout eviction) never fire, as in a real `kill -9`. */
   killed(): void {
     this.clock?.dropTimers((owner) => owner instanceof HostSim && owner.ownedBy(this));
+    // Its background work (a hosted app's timers) dies with it.
+    const k = this.clock?.kernel;
+    for (const t of this.backgroundTasks.splice(0)) if (k !== undefined && t.state !== 'done' && t.state !== 'dead') k.kill(t);
+    this.generation++;
+  }
+
+  /** Tasks of this process's own background work (see {@link ServiceSim.background}). */
+  private readonly backgroundTasks: Task<unknown>[] = [];
+  /** Bumped by each kill: background work started before it belongs to a dead process. */
+  private generation = 0;
+
+  /** @internal Starts background work of this process (simulation only). */
+  spawnBackground(name: string, body: (bg: BackgroundSim) => Promise<void>): void {
+    const k = this.clock?.kernel;
+    if (k === undefined) return;
+    const taskName = `${this.name}/${name}`;
+    const gen = this.generation;
+    const bg: BackgroundSim = {
+      now: () => k.now + this.faults.clockOffsetMs,
+      sharedNow: () => k.now,
+      step: async (label, footprint) => {
+        await k.yield(label, footprint);
+        k.log(taskName, label);
+      },
+      sleep: (ms) => k.sleep(ms),
+      othersLive: () => k.liveTaskNames().length > 1,
+      alive: () => this.generation === gen,
+    };
+    this.backgroundTasks.push(k.spawn(taskName, () => body(bg)));
   }
 
   restart(): void {
@@ -401,6 +430,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   /** @internal A trace line on this request (shown, not hashed). */
   note(text: string): void {
     this.env.note?.(text);
+  }
+
+  /** @internal See {@link ServiceSim.background}. */
+  background(name: string, body: (bg: BackgroundSim) => Promise<void>): void {
+    this.host.spawnBackground(name, body);
   }
 
   async step(label: string, footprint?: Footprint): Promise<void> {
