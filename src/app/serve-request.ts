@@ -265,9 +265,11 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
   };
   for (let turn = 0; turn < TURNS_MAX; turn++) {
     if (!bg.alive()) return;
+    // Read before entering: in real mode the time is the wall clock, which the instance's own Date hides while entered.
+    const now = bg.now();
     enter();
     try {
-      clock.advanceTo(bg.now());
+      clock.advanceTo(now);
       await hostTurn();
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `a timer of the app: ${unsupportedText(pending.missing)}`);
       if (pending.unhandled !== undefined) throw new ServiceError(desc.name, `the app left a promise rejection unhandled in a timer callback (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}`);
@@ -278,8 +280,9 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         leave();
         await bg.step(label, footprintOf(next.c, 'timers', false));
         if (!bg.alive()) return;
+        const at = bg.now();
         enter();
-        clock.advanceTo(bg.now());
+        clock.advanceTo(at);
         try {
           next.resolve(next.c.run(store, bg.sharedNow()));
         } catch (e) {

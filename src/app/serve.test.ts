@@ -36,4 +36,16 @@ describe('retrysim serve --app', () => {
     expect(await post(port, 'k-1')).toMatchObject({ kind: 'response', status: 201, body: '{"id":1}' });
     expect(await post(port, 'k-2')).toMatchObject({ kind: 'response', status: 201, body: '{"id":2}' });
   }, 60_000);
+
+  it('runs a job the app deferred past its answer (202, then a setTimeout) without waiting for another request', async () => {
+    const c = new ServerProcess({ module: 'src/app/fixtures/accepted-later.ts', dbPath: join(dir, 'later.db') });
+    live.push(c);
+    const port = await c.start();
+    const first = await httpSend(port, { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-1' }, body: JSON.stringify({ order: 'o-1', item: 'book' }) }, 10_000);
+    expect(first).toMatchObject({ kind: 'response', status: 202, body: '{"id":1}' });
+    // The job is due 200 ms after the answer; no request arrives meanwhile.
+    await new Promise((r) => setTimeout(r, 800));
+    const order = await httpSend(port, { method: 'GET', path: '/orders/1', headers: {}, body: '' }, 10_000);
+    expect(order).toMatchObject({ kind: 'response', status: 200 });
+  }, 60_000);
 });

@@ -61,8 +61,8 @@ export interface ServiceSim<M = unknown> {
   note?(text: string): void;
   /**
    * @internal Work the process goes on doing after its answers (a hosted
-   * app's timers): a task of its own on this instance, killed with it.
-   * Only the simulation provides it; real mode runs real timers.
+   * app's timers): a task of its own on this instance, killed with it; in
+   * real mode, work on the wall clock and real timers.
    */
   background?(name: string, body: (bg: BackgroundSim) => Promise<void>): void;
   /**

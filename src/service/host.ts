@@ -434,7 +434,21 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   /** @internal See {@link ServiceSim.background}. */
   background(name: string, body: (bg: BackgroundSim) => Promise<void>): void {
-    this.host.spawnBackground(name, body);
+    if (this.host.clock !== undefined) return this.host.spawnBackground(name, body);
+    // Real mode (serve): the process simply goes on, on the wall clock and
+    // real timers of this request's environment; a real kill ends it.
+    const env = this.env;
+    const offset = () => this.host.faults.clockOffsetMs;
+    const bg: BackgroundSim = {
+      now: () => env.now() + offset(),
+      sharedNow: () => env.now(),
+      step: (label) => env.step(label),
+      sleep: (ms) => env.sleep(ms),
+      othersLive: () => true,
+      alive: () => true,
+    };
+    const what = this.host.def.name;
+    void body(bg).catch((e: unknown) => process.stderr.write(`retrysim serve: ${e instanceof ServiceError ? e.message : `${serviceWord(what)}: a timer of the process threw ${describeThrow(e)}`}\n`));
   }
 
   async step(label: string, footprint?: Footprint): Promise<void> {
