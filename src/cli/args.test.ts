@@ -21,3 +21,23 @@ describe('a wrong flag', () => {
     expect(r.err).toMatch(/^retrysim check: Option '--client' argument is ambiguous\. Did you forget to specify the option argument for '--client'\?/);
   });
 });
+
+// `--app PATH` is `--service PATH` underneath; a mistake in it must still be
+// told in the flag the user typed (it read "Option '--service <value>'
+// argument missing" for `check --app`), and naming both is refused rather
+// than the last one silently winning.
+describe('--app', () => {
+  it.each([['check'], ['replay'], ['serve'], ['conformance']])('%s --app without a value names --app', async (command) => {
+    const r = await runMain([command, '--app']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n')).toEqual([`retrysim ${command}: Option '--app <value>' argument missing (retrysim ${command} --help lists the options)`]);
+  });
+
+  it('--app and --service together are refused in one line', async () => {
+    const r = await runMain(['check', '--app', 'a.mjs', '--service=b.ts', '--runs', '1']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n')).toEqual(["retrysim check: --app and --service both name the module to run: give one (retrysim check --help lists the options)"]);
+  });
+});

@@ -58,6 +58,19 @@ function appAsService(argv: string[]): string[] {
   return argv.map((a) => (a === '--app' ? '--service' : a.startsWith('--app=') ? `--service=${a.slice('--app='.length)}` : a));
 }
 
+/**
+ * What is wrong with `--app` on this command line, in the flag the user
+ * typed (once rewritten to `--service`, the parser would name that), or
+ * undefined.
+ */
+function appFlagProblem(argv: string[]): string | undefined {
+  const app = argv.findIndex((a) => a === '--app' || a.startsWith('--app='));
+  if (app < 0) return undefined;
+  if (argv[app] === '--app' && (argv[app + 1] === undefined || argv[app + 1]!.startsWith('--'))) return "Option '--app <value>' argument missing";
+  if (argv.some((a) => a === '--service' || a.startsWith('--service='))) return '--app and --service both name the module to run: give one';
+  return undefined;
+}
+
 /** Runs the CLI with these arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -80,6 +93,11 @@ export async function main(argv: string[]): Promise<number> {
   const cmd = commands[name];
   if (cmd === undefined) {
     console.error(`retrysim: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  const appProblem = APP_COMMANDS.has(name) ? appFlagProblem(rest) : undefined;
+  if (appProblem !== undefined) {
+    console.error(`retrysim ${name}: ${appProblem} (retrysim ${name} --help lists the options)`);
     return 2;
   }
   try {
