@@ -180,10 +180,12 @@ export function parseServiceFaults(def: ServiceDefinition, list: string): FaultK
   const valid = serviceFaults(def);
   const names = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
   if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${valid.join(', ')}`);
+  // The user's word for what they named: an app (--app) or a service.
+  const what = `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`;
   for (const n of names) {
     if (!(valid as string[]).includes(n)) {
-      const why = n === 'crash' ? ` (service ${def.name} declares no crash points)` : n === 'keyReuseProbe' && bodyIgnoresTitle(def) ? ` (service ${def.name}'s operation.body does not use op.title, which is what the probe changes)` : '';
-      throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for service ${def.name}: ${valid.join(', ')}`);
+      const why = n === 'crash' ? ` (${what} declares no crash points)` : n === 'keyReuseProbe' && bodyIgnoresTitle(def) ? ` (${what}'s operation.body does not use op.title, which is what the probe changes)` : '';
+      throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for ${what}: ${valid.join(', ')}`);
     }
   }
   return [...new Set(names)] as FaultKind[];
