@@ -10,3 +10,14 @@ describe('words for a hosted app', () => {
     expect(() => parseServiceFaults(appService(descriptor(false)), 'loseResponse,teleport')).toThrow(/^--faults: unknown fault 'teleport'; valid for app accepted-later: loseResponse, crash,/);
   });
 });
+
+describe('a descriptor whose effects.of ignores the tenant', () => {
+  it('is refused in one line naming of and owner, not read as a duplicate', async () => {
+    const d = descriptor(false);
+    // Counts by runId alone: with two tenants sending the same runId, each tenant's order is counted for both.
+    const of = (kv: Parameters<typeof d.effects.of>[0], op: { runId: string }) => kv.scan('order:').map(([, v]) => JSON.parse(v) as { id: number; order: string }).filter((o) => o.order === op.runId).map((o) => o.id);
+    const { runServiceCampaign } = await import('../service/campaign.js');
+    const r = runServiceCampaign({ def: appService({ ...d, name: 'wrong-of', effects: { ...d.effects, of } }), module: 'wrong-of', runs: 200, seed: 1, faults: ['tenants'] });
+    await expect(r).rejects.toThrow(/^app 'wrong-of': effects\.of counted order \d+ for operation run-1 of tenant '\w+', but effects\.owner says it is run-1's of tenant '\w+': of must return only the operation's own/);
+  }, 60_000);
+});

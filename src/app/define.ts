@@ -61,7 +61,22 @@ export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> 
     handle: (req, sim) => serveRequest(desc, sim.memory, storeOf(sim.db), req, sim),
     operation: desc.operation,
     effects: {
-      of: (db, op) => e.of(viewOf(db), op),
+      of: (db, op) => {
+        const view = viewOf(db);
+        const ids = e.of(view, op);
+        // of and owner are two readings of one store; when they disagree the
+        // descriptor, not the app, is wrong (an of that ignores op.tenant
+        // counts another tenant's effect too, and reads as a duplicate).
+        if (e.owner !== undefined) {
+          for (const id of ids) {
+            const o = e.owner(view, id);
+            if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
+              throw new ServiceError(desc.name, `effects.of counted ${e.noun ?? 'effect'} ${id} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
+            }
+          }
+        }
+        return ids;
+      },
       ...(e.owner ? { owner: (db: ServiceDb, id: number) => e.owner!(viewOf(db), id) } : {}),
       ...(e.total ? { total: (db: ServiceDb) => e.total!(viewOf(db)) } : {}),
       ...(e.noun !== undefined ? { noun: e.noun } : {}),

@@ -34,7 +34,8 @@ export interface KvView {
  *   name: 'orders',
  *   app: ({ redis }) => { const app = express(); ...; return app; },
  *   operation: { path: '/orders', body: (op) => JSON.stringify({ order: op.runId, item: op.title }) },
- *   effects: { noun: 'order', of: (kv, op) => kv.scan('order:').filter(([, v]) => JSON.parse(v).order === op.runId).map(([k]) => Number(k.slice(6))) },
+ *   // An operation is its runId *and* its tenant: two tenants may send the same runId.
+ *   effects: { noun: 'order', of: (kv, op) => kv.scan('order:').filter(([, v]) => JSON.parse(v).order === op.runId && JSON.parse(v).tenant === op.tenant).map(([k]) => Number(k.slice(6))) },
  * } satisfies AppDescriptor;
  */
 export interface AppDescriptor {

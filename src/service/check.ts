@@ -10,6 +10,7 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
   try {
     ids = def.effects.of(db, { runId: op.runId, tenant: op.tenant });
   } catch (e) {
+    if (e instanceof ServiceError) throw e; // already one line about the definition (an app descriptor's of and owner disagreeing)
     throw new ServiceError(def.name, `effects.of threw ${describeThrow(e)}`);
   }
   if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'number')) {
