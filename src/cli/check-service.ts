@@ -161,7 +161,11 @@ export async function run(argv: string[]): Promise<number> {
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
-      log(`faults: ${faults.join(', ')}${probeOff}; steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`);
+      // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
+      const points = isHostedApp(def)
+        ? `steps: each store command it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request; crash points: the answer of each, lost after the store ran it`
+        : `steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`;
+      log(`faults: ${faults.join(', ')}${probeOff}; ${points}`);
       reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
       if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
