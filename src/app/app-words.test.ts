@@ -21,3 +21,17 @@ describe('a descriptor whose effects.of ignores the tenant', () => {
     await expect(r).rejects.toThrow(/^app 'wrong-of': effects\.of counted order \d+ for operation run-1 of tenant '\w+', but effects\.owner says it is run-1's of tenant '\w+': of must return only the operation's own/);
   }, 60_000);
 });
+
+describe('the crash fault on a hosted app', () => {
+  it('is on the trace where it strikes, even at a command\'s first reach and when the app swallows the error', async () => {
+    const { runServiceCampaign } = await import('../service/campaign.js');
+    const { runScenario } = await import('../scenario/run.js');
+    const def = appService(descriptor(false));
+    const r = await runServiceCampaign({ def, module: 'crash-words', runs: 200, seed: 1, faults: ['crash', 'concurrency'] });
+    expect(r.verdict).toBe('fails');
+    const s = r.counterexample!.scenario;
+    expect(s.faults.crashAt).toMatch(/^kv\.\w+: answer lost$/);
+    const run = await runScenario(s, { service: def, keepTrace: true });
+    expect(run.trace.map(String).join('\n')).toContain(`${s.faults.crashAt} (the store ran it; the app's client saw SocketClosedUnexpectedlyError)`);
+  }, 60_000);
+});

@@ -178,6 +178,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           sim.crashPoint(`${label}: answer lost`);
         } catch (e) {
           if (!(e instanceof CrashFault)) throw e;
+          // On the trace where it strikes: an app that catches the error and answers its own 500 would otherwise hide the fault.
+          sim.note?.(`${label}: answer lost (the store ran it; the app's client saw SocketClosedUnexpectedlyError)`);
           next.reject(new KvConnectionLost(next.c.name.toUpperCase()));
           continue;
         }
