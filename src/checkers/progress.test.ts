@@ -42,7 +42,7 @@ describe('checkProgress', () => {
       { invariant: 'progress', op: 'op1', detail: 'the resubmission after the faults stopped succeeded, but the operation now has 0 reports' },
     ]);
     // The answer it was given is named: a 201 that made no effect of this operation is another's stored answer.
-    expect(checkProgress(s, [op()], rec({ kind: 'success', answer: 'HTTP 201 {"id":7}' }), safe)[0]!.detail)
+    expect(checkProgress(s, [op()], rec({ kind: 'success', last: 'HTTP 201', body: '{"id":7}' }), safe)[0]!.detail)
       .toBe('the resubmission after the faults stopped succeeded (HTTP 201 {"id":7}), but the operation now has 0 reports');
     report(s, 'r1');
     expect(checkProgress(s, [op()], rec({ kind: 'success' }), safe)).toEqual([]);

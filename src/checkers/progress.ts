@@ -15,8 +15,6 @@ export interface RecoveryOutcome {
   fromMs: number;
   /** The last answer or transport failure, in words. */
   last?: string;
-  /** `success`: the answer, status and (shortened) body, so a success that made no effect says what it was given. */
-  answer?: string;
   /** `success`: the answer's whole body (the id it acknowledges is judged like the main run's: invariants 2 and 4). */
   body?: string;
   /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
@@ -65,7 +63,9 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     const n = effectsOf(op).length;
     if (rec.kind === 'success') {
       // The answer is named: a 2xx that made no effect of this operation is most often another's stored answer (an unscoped key).
-      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${rec.answer !== undefined ? ` (${rec.answer})` : ''}, but the operation now has ${n} ${plural(noun)}` });
+      // (the status and the body, shortened: a success that made no effect says what it was given)
+      const answer = rec.body === undefined ? '' : ` (${rec.last} ${rec.body.length > 120 ? `${rec.body.slice(0, 119)}…` : rec.body})`;
+      if (n !== 1) out.push({ invariant: 'progress', op: op.id, detail: `the resubmission after the faults stopped succeeded${answer}, but the operation now has ${n} ${plural(noun)}` });
       continue;
     }
     if (op.reusesKey && rec.kind === 'refused') continue;

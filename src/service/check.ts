@@ -79,14 +79,14 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
  * there (the main run's answers all lost or killed) was reported as
  * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
  */
-export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => number | undefined): Violation[] {
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => number | undefined, effects: (op: OperationEnd) => readonly number[] = (op) => effectsOf(def, db, op)): Violation[] {
   const out: Violation[] = [];
   const noun = def.effects.noun ?? 'effect';
   for (const op of ops) {
     const rec = outcomes.get(op.id);
     if (rec?.kind !== 'success' || rec.body === undefined) continue;
     const id = resultId(rec.body);
-    if (id === undefined || effectsOf(def, db, op).includes(id)) continue;
+    if (id === undefined || effects(op).includes(id)) continue;
     const owner = ownerOf(def, db, id);
     if (owner === undefined) continue; // no effect of another operation: progress says what is missing
     if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });

@@ -109,13 +109,22 @@ export function noteRunEnd(r: Reached, e: RunEnd): void {
     if (o.kind === 'found') r.add('recovery:found');
     if (o.attempts > 0) r.add('recovery:resubmitted');
   }
-  const tenantsOfKey = new Map<string, Set<string>>();
-  for (const op of e.ops ?? []) {
-    for (const a of op.attempts) if (a.key !== undefined) tenantsOfKey.set(a.key, (tenantsOfKey.get(a.key) ?? new Set()).add(op.tenant));
-    // Only an answered probe tried the service: a lost one says nothing about it.
-    if ((op.probes ?? []).some((p) => typeof p.outcome === 'number')) r.add('key-reuse:probed');
+  const ops = e.ops ?? [];
+  // A raw key's first tenant: a second tenant sending it is the situation. Looked
+  // at only when the run has two tenants (this runs after every run of a campaign).
+  if (ops.some((op) => op.tenant !== ops[0]!.tenant)) {
+    const tenantOfKey = new Map<string, string>();
+    for (const op of ops) {
+      for (const a of op.attempts) {
+        if (a.key === undefined) continue;
+        const t = tenantOfKey.get(a.key);
+        if (t === undefined) tenantOfKey.set(a.key, op.tenant);
+        else if (t !== op.tenant) r.add('tenants:same-key');
+      }
+    }
   }
-  if ([...tenantsOfKey.values()].some((t) => t.size > 1)) r.add('tenants:same-key');
+  // Only an answered probe tried the service: a lost one says nothing about it.
+  for (const op of ops) if (op.probes !== undefined && op.probes.some((p) => typeof p.outcome === 'number')) r.add('key-reuse:probed');
   for (const s of SPANS) {
     if (e.timeMs <= s.maxMs) {
       r.add(s.id);

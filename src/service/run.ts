@@ -16,6 +16,7 @@ import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
 import { checkProgress } from '../checkers/progress.js';
 import type { TrackerRequest } from '../tracker/messages.js';
+import type { OperationEnd } from '../checkers/invariants.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { registeredService } from './registry.js';
 import { noteRunEnd, type Reached } from './reached.js';
@@ -107,7 +108,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     // request's code runs), always released — a throw or a limit included.
     const clock = onKernelClock(kernel, hosts);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
-    const { ends, workers } = planWorkers(s, endpointOf(def));
+    const endpoint = endpointOf(def);
+    const { ends, workers } = planWorkers(s, endpoint);
     // Each operation's last request, for the recovery phase to resubmit verbatim.
     const lastRequests = new Map<string, TrackerRequest>();
     for (const w of workers) {
@@ -167,7 +169,14 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
     }
     const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false, mainClock: clock });
-    const stalled = checkProgress((op) => effectsOf(def, sdb.db, op), ends, rec.outcomes, {
+    // The effects after recovery, read once per operation for both judgements below.
+    const afterRecovery = new Map<string, number[]>();
+    const effectsAfter = (op: OperationEnd): number[] => {
+      let ids = afterRecovery.get(op.id);
+      if (ids === undefined) afterRecovery.set(op.id, (ids = effectsOf(def, sdb.db, op)));
+      return ids;
+    };
+    const stalled = checkProgress(effectsAfter, ends, rec.outcomes, {
       usesLease: progress.leased,
       leaseMs: progress.settleMs,
       clientTimeoutMs: recoveryTimeoutMs(s),
@@ -175,7 +184,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       skewMs: clockSkewMs(s),
     }, def.effects.noun ?? 'effect');
     // Before progress: a leak is what a 2xx without an effect of its own most often is.
-    const leaked = checkRecoveryAnswers(def, sdb.db, ends, rec.outcomes, endpointOf(def).resultId);
+    const leaked = checkRecoveryAnswers(def, sdb.db, ends, rec.outcomes, endpoint.resultId, effectsAfter);
     note(rec.outcomes.values());
     opts.inspect?.(sdb.db);
     return {
