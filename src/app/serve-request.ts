@@ -44,6 +44,25 @@ export class AppInstance {
 
 /** The request whose app code may be running now (between its turns), to pin an unhandled rejection on. */
 let runningRequest: Pending | undefined;
+
+/**
+ * Entering and leaving one turn of app code (a request's, or its process's
+ * timers'): the instance's clock, and the store commands' sink and owner.
+ */
+function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; leave: () => void } {
+  return {
+    enter: () => {
+      clock.enter();
+      setKvSink(pending);
+      runningRequest = pending;
+    },
+    leave: () => {
+      setKvSink(undefined);
+      runningRequest = undefined;
+      clock.leave();
+    },
+  };
+}
 let rejectionsWatched = false;
 
 /**
@@ -112,16 +131,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   const clock = inst.clock;
   const pending = new Pending();
   watchRejections();
-  const enter = () => {
-    clock.enter();
-    setKvSink(pending);
-    runningRequest = pending;
-  };
-  const leave = () => {
-    setKvSink(undefined);
-    runningRequest = undefined;
-    clock.leave();
-  };
+  const { enter, leave } = turnOf(clock, pending);
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
   inst.working++;
   // Leaving the kernel to another task: whatever this request's turns did
@@ -255,16 +265,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
  */
 async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: InstanceClock, store: KvStore, bg: BackgroundSim): Promise<void> {
   const pending = new Pending();
-  const enter = () => {
-    clock.enter();
-    setKvSink(pending);
-    runningRequest = pending;
-  };
-  const leave = () => {
-    setKvSink(undefined);
-    runningRequest = undefined;
-    clock.leave();
-  };
+  const { enter, leave } = turnOf(clock, pending);
   for (let turn = 0; turn < TURNS_MAX; turn++) {
     if (!bg.alive()) return;
     // Read before entering: in real mode the time is the wall clock, which the instance's own Date hides while entered.
