@@ -316,11 +316,10 @@ for (const { m, module } of all) {
         // A replayed 2xx acknowledges the same effect.
         const id = d.operation.resultId ?? ((body: string) => (JSON.parse(body) as { id?: number }).id);
         if (b.status < 300) expect(id(b.body)).toBe(id(a.body));
-        const t0 = Date.now();
+        // A clean exit (code 0, no signal) is the check: stop() sends SIGKILL only after its 5 s grace.
         const e = await s.stop(5_000);
         stopped = true;
         expect(e).toEqual({ code: 0, signal: null });
-        expect(Date.now() - t0).toBeLessThan(5_000);
       } finally {
         if (!stopped) await s.stop(1_000);
       }

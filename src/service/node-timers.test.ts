@@ -49,9 +49,7 @@ describe("node:timers and node:timers/promises in a handler run on the simulatio
   it.each([['promises', 250], ['scheduler', 250], ['module', 250], ['aborted', 100]] as const)('%s: waits %i ms of virtual time, none of real time', async (how, ms) => {
     const def = waiting(how);
     let at = -1;
-    const wall0 = performance.now(); // real-time: allowed (the test measures that no real time passes)
     const r = await runScenario(scenario(def), { service: def, inspect: (db) => { at = db.prepare('SELECT at FROM items').pluck().get() as number; } });
-    expect(performance.now() - wall0).toBeLessThan(ms * 20); // real-time: allowed (a loose bound: a real wait of 250 ms would still fit; the virtual time below is the check)
     expect(r.violations).toEqual([]);
     expect(r.reports).toEqual({ op1: 1 });
     // 1 ms on the way there, then the wait: the write happens at its virtual time (a real timer would have stopped the run).

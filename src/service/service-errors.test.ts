@@ -49,11 +49,9 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     expect(await problem(broken.foreignPromise)).toMatch(/^service 'foreign-promise': never answered request s0\/op1\.w0#1: the handler awaited something outside the simulation/);
   });
 
-  it('a handler that busy-waits on the clock stops in one line naming the request and step, well within a few seconds', async () => {
-    const t0 = performance.now(); // real-time: allowed (the test bounds its own wall time)
+  it('a handler that busy-waits on the clock stops in one line naming the request and step, after a bounded number of reads', async () => {
     const m = await problem(broken.dateSpin);
     expect(m).toMatch(/^service 'date-spin': request s0\/op1\.w0#1 \(POST \/items, after step 'write'\) busy-waits on the clock: read it 1,000,001 times while virtual time stood still/);
-    expect(performance.now() - t0).toBeLessThan(5000); // real-time: allowed (see above)
     expect(globalThis.Date.now()).toBeGreaterThan(1.7e12); // real-time: allowed (the fakes were released)
   });
 
