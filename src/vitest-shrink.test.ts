@@ -5,7 +5,8 @@ import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCa
 import { loadScenario } from './scenario/load.js';
 import twoTransactions from '../examples/two-transactions/service.js';
 import ttl from '../examples/ttl-from-date-now/service.js';
-import { buggyClient } from '../examples/fetch-retry-client/client.js';
+import { buggyClient, fixedClient } from '../examples/fetch-retry-client/client.js';
+import lease from '../examples/lease-without-fencing/service.js';
 import { runMain } from './testing/cli.js';
 import { tempDirs } from './testing/temp-dirs.js';
 
@@ -83,6 +84,19 @@ describe('retrysim/vitest and check --service: one bug, one counterexample', () 
     const msg = await failure(fc.assert(prop, { ...replayable(ttl, { foundDir: join(dir, 'helper') }), numRuns: 300, seed: 2 }));
     const fromHelper = /written to (\S+)/.exec(msg)![1]!;
     expect(fromHelper.split('/').at(-1)).toBe(fromCli.split('/').at(-1));
+    expect(readFileSync(fromHelper, 'utf8')).toBe(readFileSync(fromCli, 'utf8'));
+  });
+
+  it('a client: explainClient and check --client give the same file for the same seed (the fixed fetch client against lease-without-fencing, seed 2: 81 shrink candidates, past the services\' cap of 40)', async () => {
+    const dir = tmp('rs-vitest-same-');
+    const module = 'examples/fetch-retry-client/client.ts';
+    const service = 'examples/lease-without-fencing/service.ts';
+    const cli = await runMain(['check', '--client', module, '--name', fixedClient.name, '--service', service, '--seed', '2', '--runs', '300', '--found', join(dir, 'cli'), '--json']);
+    expect(cli.code, cli.err).toBe(1);
+    const fromCli = (JSON.parse(cli.out) as { counterexample: string }).counterexample;
+    const prop = fc.asyncProperty(clientCases({ service: lease, module: service }), async (c) => (await runClientCase(fixedClient, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(fixedClient, { module, foundDir: join(dir, 'helper') }), numRuns: 300, seed: 2 }));
+    const fromHelper = /written to (\S+)/.exec(msg)![1]!;
     expect(readFileSync(fromHelper, 'utf8')).toBe(readFileSync(fromCli, 'utf8'));
   });
 });

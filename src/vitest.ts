@@ -67,6 +67,8 @@ export const DEFAULT_SHRINK_BUDGET_MS = 60_000;
 interface ShrinkSettings {
   budgetMs: number;
   clockMs: () => number;
+  /** Shrink candidates fast-check may run before the minimiser takes over: the CLI's for the same kind of campaign. */
+  runsMax: number;
 }
 
 /** Keyed by the service definition or the client object the reporter was made for, and that the property runs its cases with. */
@@ -77,9 +79,10 @@ const shrinkSettings = new WeakMap<object, ShrinkSettings>();
  * owner (the service or client the property ran the case on) is learnt when
  * {@link runServiceCase} or {@link runClientCase} runs a case; a reporter
  * made for that owner sets the limits. Then fast-check's shrinking stops
- * where `check --service/--client` stops it: after {@link SHRINK_RUNS_MAX}
- * candidates (the minimiser takes over from there), or when the shrink
- * budget, started at the first failure, runs out. The same seed and the
+ * where `check --service/--client` stops it: for a service after
+ * {@link SHRINK_RUNS_MAX} candidates (the minimiser takes over from there;
+ * a client campaign has no such cap), or when the shrink budget, started at
+ * the first failure, runs out. The same seed and the
  * same arbitrary so shrink along the same path as the CLI, to the same
  * counterexample.
  */
@@ -99,7 +102,7 @@ class ShrinkPhase {
   allow(): boolean {
     const limit = this.timeLimit();
     if (limit === undefined) return true; // no reporter of ours: fast-check's own shrinking, unbounded
-    if (this.tried >= SHRINK_RUNS_MAX || limit.expired()) return false;
+    if (this.tried >= shrinkSettings.get(this.owner!)!.runsMax || limit.expired()) return false;
     this.tried++;
     return true;
   }
@@ -140,11 +143,11 @@ class BoundedShrink extends fc.Arbitrary<GeneratedCase> {
 }
 
 /** The limits of a reporter's `shrinkBudgetMs` and `clockMs`, checked (a clear line, not a silent default, for a bad value). */
-function shrinkSettingsOf(o: { shrinkBudgetMs?: number; clockMs?: () => number }, what: string): ShrinkSettings {
+function shrinkSettingsOf(o: { shrinkBudgetMs?: number; clockMs?: () => number }, what: string, runsMax: number): ShrinkSettings {
   const budgetMs = o.shrinkBudgetMs ?? DEFAULT_SHRINK_BUDGET_MS;
   if (!(typeof budgetMs === 'number' && budgetMs > 0)) throw new TypeError(`retrysim: ${what}: shrinkBudgetMs must be a number of ms above 0 (Infinity: no time limit), got ${String(budgetMs)}`);
   // The machine's clock, read between runs by the test's reporter, never by the simulated code.
-  return { budgetMs, clockMs: o.clockMs ?? (() => performance.now()) }; // real-time: allowed (the shrink budget is wall-clock, as the CLI's)
+  return { budgetMs, runsMax, clockMs: o.clockMs ?? (() => performance.now()) }; // real-time: allowed (the shrink budget is wall-clock, as the CLI's)
 }
 
 function moduleOf(def: ServiceDefinition, module?: string | URL): string {
@@ -236,7 +239,7 @@ function stoppedText(cx: { minimised: { stopped?: { by: string } } }): { heading
  * a different and larger case) is shown only if minimising fails.
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
-  shrinkSettings.set(def, shrinkSettingsOf(o, `replayable(${def.name})`));
+  shrinkSettings.set(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX));
   return {
     asyncReporter: async (details) => {
       const a = answered.get(def);
@@ -350,7 +353,7 @@ export interface ExplainClientOptions {
  * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
-  shrinkSettings.set(client, shrinkSettingsOf(o, `explainClient(${client.name})`));
+  shrinkSettings.set(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY));
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
