@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { InFlight } from '../campaign/in-flight.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioArbitrary, scenarioSize, type FaultKind, type GeneratedCase } from '../scenario/arbitraries.js';
@@ -228,11 +229,11 @@ function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], space: 
   const counts: CoverageCounts = {};
   const opts = o.service ? { service: o.service } : {};
   return {
-    run: async (s: Scenario, choices: ChoiceSource) => {
-      // A fresh count per run: a run that throws (a broken client) counts nothing.
+    run: async (s: Scenario, choices: ChoiceSource, flight?: InFlight) => {
+      // A fresh count per run: a run that throws (a broken client) counts nothing, nor one a time budget abandoned.
       const reached = new Reached();
       const r = await runClientScenario(s, o.client, { choices, ...opts, reached });
-      countRun(counts, reached);
+      if (flight?.abandoned !== true) countRun(counts, reached);
       return r;
     },
     coverage: (runs: number): Coverage => coverageOf(clientSituationsOf(o.service ?? builtinService(o.variant ?? 'key_atomic'), faults, space, o.client.deadlineMs), counts, runs),
@@ -266,14 +267,17 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   let shrinkLimit: MinimiseOptions['timeLimit'];
   const slice = o.slice;
   const counted = counter(o, faults, { slowAtAnyStep: service !== undefined, killAtAnswer: service !== undefined });
-  const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
+  // A run the time budget abandons finishes before the campaign goes on (in-flight.ts).
+  const flight = new InFlight();
+  const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), flight.track(async (c) => {
     if (firstFailureRun !== undefined && shrinkLimit?.expired() === true) return true;
     // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
     if (firstFailureRun === undefined) {
       index++;
       if (slice !== undefined && !owns(slice, index)) return true;
     }
-    const r = await counted.run(c.scenario, await choicesOf(c));
+    const r = await counted.run(c.scenario, await choicesOf(c), flight);
+    if (flight.abandoned) return true;
     if (firstFailureRun === undefined) {
       done++;
       o.onProgress?.(done);
@@ -283,8 +287,9 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     // The run's number in the whole campaign (a shard's own count of runs would be another).
     firstFailureRun ??= index + 1;
     return false;
-  });
+  }));
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
+  await flight.settle();
   const base = { client: o.client.name, seed: o.seed, explore, faults };
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {

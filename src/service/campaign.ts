@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { InFlight } from '../campaign/in-flight.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioArbitrary, scenarioSize, type FaultKind, type GeneratedCase } from '../scenario/arbitraries.js';
@@ -234,12 +235,13 @@ export function neverSucceeded(def: ServiceDefinition, module: string, runs: num
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
-function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answers) {
+function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answers, flight?: InFlight) {
   return async (s: Scenario, choices: ChoiceSource, hashTrace = true) => {
     if (counts === undefined) return runScenario(s, { choices, service: def, hashTrace });
-    // A fresh count per run: a run that throws (a broken service) counts nothing.
+    // A fresh count per run: a run that throws (a broken service) counts nothing, nor one a time budget abandoned.
     const reached = new Reached();
     const r = await runScenario(s, { choices, service: def, hashTrace, reached });
+    if (flight?.abandoned === true) return r;
     countRun(counts, reached);
     if (answers !== undefined) {
       noteAnswers(answers, r);
@@ -292,7 +294,9 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const t0 = clock();
   const counts: CoverageCounts = {};
   const answers: Answers = { succeeded: false, others: new Set() };
-  const run = runner(o.def, counts, answers);
+  // A run the time budget abandons finishes before the campaign goes on (in-flight.ts).
+  const flight = new InFlight();
+  const run = runner(o.def, counts, answers, flight);
   const fails = (r: ScenarioRun) => r.violations.length > 0;
   const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
@@ -304,7 +308,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   /** The shrink budget, started at the first failure: fast-check's shrinking stops at it as at its run count. */
   let shrinkLimit: MinimiseOptions['timeLimit'];
   const slice = o.slice;
-  const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), async (c) => {
+  const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), flight.track(async (c) => {
     if (serviceError !== undefined || (firstFailureMs !== undefined && (++shrinkRuns > SHRINK_RUNS_MAX || shrinkLimit?.expired() === true))) return true;
     // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
     if (firstFailureMs === undefined) {
@@ -315,12 +319,14 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     try {
       r = await run(c.scenario, await choicesOf(c), false);
     } catch (e) {
+      if (flight.abandoned) return true;
       if (e instanceof ServiceError) {
         serviceError = e; // a broken service: no point shrinking a verdict about it
         return true;
       }
       throw e;
     }
+    if (flight.abandoned) return true;
     if (firstFailureMs === undefined) {
       done++;
       o.onProgress?.(done);
@@ -332,8 +338,9 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     }
     firstFailureRun ??= index + 1;
     return false;
-  });
+  }));
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
+  await flight.settle();
   if (serviceError !== undefined) throw serviceError;
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {
