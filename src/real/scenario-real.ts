@@ -133,7 +133,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
       ...(s.faults.crashAtNth !== undefined ? { crashAtNth: s.faults.crashAtNth } : {}),
     });
     // Where the slow fault strikes is per instance, as in the simulation (hostInstances).
-    if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep });
+    if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep, ...(s.faults.slowAtStepNth !== undefined ? { slowAtStepNth: s.faults.slowAtStepNth } : {}) });
     if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep, ...(kill.nth !== undefined ? { killAtStepNth: kill.nth } : {}) });
     if (kill?.atAnswer !== undefined) await servers[kill.instance]!.setFaults({ killAtAnswer: kill.atAnswer });
     for (const sup of supervisors) await sup.watch();

@@ -20,6 +20,8 @@ export interface HostFaults extends FaultOptions {
   crashAtNth?: number;
   /** The step after which a request sleeps `slowMs`; default the definition's first step. */
   slowAtStep?: string;
+  /** The slow fault strikes a request's n-th reach of its step (1-based); undefined: the first. */
+  slowAtStepNth?: number;
 }
 
 /**
@@ -61,7 +63,7 @@ export class ServiceHost implements HostedInstance {
     /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
     readonly reached?: Reached,
   ) {
-    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep };
+    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep, slowAtStepNth: faults.slowAtStepNth };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
@@ -318,6 +320,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   /** How often this request reached the armed pause's step, and the armed crash point (for their `nth`). */
   private pauseReaches = 0;
   private crashReaches = 0;
+  /** How often this request reached the slow fault's step while it was armed (for `slowAtStepNth`). */
+  private slowReaches = 0;
   /** The slow fault already delayed this request: processing is slow once per request (SPEC §4), however often its code reaches the step. */
   private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
@@ -479,10 +483,13 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep && !this.slowed) {
+    // `slowAtStepNth`: this request's n-th reach of the step (a hosted app's second `kv.set`, after the claim).
+    if (f.slowMs > 0 && label === this.host.slowStep && !this.slowed && (f.slowAtStepNth === undefined || ++this.slowReaches === f.slowAtStepNth)) {
       this.slowed = true;
       this.host.reached?.add(`slow@${label}`);
-      this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
+      const later = f.slowAtStepNth !== undefined && f.slowAtStepNth > 1;
+      if (later) this.host.reached?.add('fault:later-reach');
+      this.env.note?.(`slow ${f.slowMs} ms after '${label}'${later ? ` (its ${ordinal(f.slowAtStepNth!)} reach in this request)` : ''}`);
       await this.env.sleep(f.slowMs, this.phase);
     }
     this.resume();

@@ -75,6 +75,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     crashAtNth: s.faults.crashAtNth,
     slowMs: s.faults.slowMs,
     slowAtStep: s.faults.slowAtStep,
+    slowAtStepNth: s.faults.slowAtStepNth,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
   }, reached));
