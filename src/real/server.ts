@@ -332,7 +332,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // Rows per declared table, and the service's own effect count when it declares one.
       const rows: Record<string, number> = {};
       for (const t of tablesOf(sdb.db)) rows[t] = sdb.db.prepare(`SELECT count(*) FROM "${t.replaceAll('"', '""')}"`).pluck().get() as number;
-      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight });
+      // `background`: the process's own work still running (a hosted app's timers after a 202): a real run waits for it before reading.
+      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive });
     }
     return errorResponse(404, `no route for ${req.method} ${path}`);
   };

@@ -54,6 +54,13 @@ export class ServiceHost implements HostedInstance {
   private readonly inside: string[] = [];
   /** Requests of this process inside its handler now: one awaiting a promise of another's waits while any other is at work. */
   active = 0;
+  /**
+   * Background work of this process still running in real mode (a hosted
+   * app's timers after a 202): `serve`'s `/_admin/counts` reports it, so a
+   * real run reads the effects once the deferred work is done, as the
+   * simulation does.
+   */
+  backgroundLive = 0;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -452,7 +459,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       alive: () => true,
     };
     const what = this.host.def.name;
-    void body(bg).catch((e: unknown) => process.stderr.write(`retrysim serve: ${e instanceof ServiceError ? e.message : `${serviceWord(what)}: a timer of the process threw ${describeThrow(e)}`}\n`));
+    const host = this.host;
+    host.backgroundLive++;
+    void body(bg)
+      .catch((e: unknown) => process.stderr.write(`retrysim serve: ${e instanceof ServiceError ? e.message : `${serviceWord(what)}: a timer of the process threw ${describeThrow(e)}`}\n`))
+      .finally(() => host.backgroundLive--);
   }
 
   async step(label: string, footprint?: Footprint): Promise<void> {
