@@ -112,6 +112,11 @@ export class KvConnectionLost extends Error {
   constructor(cmd: string) {
     super(`Socket closed unexpectedly (retrysim: the answer to ${cmd} was lost after the store ran it)`);
     this.name = 'SocketClosedUnexpectedlyError';
+    // No frames: they would be retrysim's own (its bundle's file names and
+    // lines), and an app that shows the stack in its 500 page (Express in
+    // development) would put them in the answer, so a trace's hash would
+    // change with every build of retrysim.
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
