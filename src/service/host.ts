@@ -135,7 +135,8 @@ export class ServiceHost implements HostedInstance {
     if (hook === undefined) return false;
     const text = `unhandled rejection: ${describeThrow(reason)}`;
     this.reached?.add('process-crash');
-    if (this.reached !== undefined) this.reached.threw ??= text;
+    // The dead process's connection closes: SQLite rolls back what it left open.
+    if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK');
     hook(text);
     return true;
   }
@@ -517,12 +518,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     this.host.reached?.add(`step:${label}`);
     this.lastStep = label;
     this.suspend();
+    // What the request's code left unhandled so far ends its process before the step.
+    if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
     // While a fault counter of this instance is armed, whichever request
     // reaches it first takes it: every phase may race for it, so none is
     // declared independent. Counters only count down, so once they are all
     // zero the service's own declaration is exact.
-    // What the request's code left unhandled so far ends its process before the step.
-    if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
     const f = this.host.faults;
     const armed = f.crashMidRequest > 0 || f.loseResponseAfterCommit > 0 || (f.pause !== undefined && f.pause.count > 0);
     this.phase = armed ? undefined : footprint;

@@ -526,11 +526,18 @@ export class KernelClock {
     // next host turn: let it pass while the run still collects them, and drop
     // them (no request of this run is left to crash; the next run must not
     // take them for its own).
-    return raced.then(async (v) => {
+    const settle = async (): Promise<void> => {
       await hostTurn();
       dropRejections();
-      return v;
-    });
+    };
+    // A run that threw too: a search that goes on after an erroring case must not inherit its rejections.
+    return raced.then(
+      async (v) => (await settle(), v),
+      async (e: unknown) => {
+        await settle();
+        throw e;
+      },
+    );
   }
 
   /** Whether this run collects the simulated code's unhandled rejections (see src/sim/rejections.ts). */
