@@ -5,6 +5,7 @@ import { runScenario } from '../scenario/run.js';
 import { scenarioArbitrary } from '../scenario/arbitraries.js';
 import type { AppDescriptor } from './descriptor.js';
 import { appService } from './define.js';
+import { Reached } from '../service/reached.js';
 
 /**
  * A claim that expires: `SET NX PX 500`, then the order (`INCR`, `SET`),
@@ -60,6 +61,13 @@ describe('the slow fault at a later reach of its step (faults.slowAtStepNth)', (
     expect(second.violations.map((v) => v.invariant)).toContain('exactly-one');
     expect(second.reports.op1).toBe(2);
     expect(second.trace.join('\n')).toMatch(/slow 1500 ms after 'kv\.set' \(its 2nd reach in this request\)/);
+    // The coverage row of faults at a later reach counts it (the first reach is not one).
+    const reached = (faults: object) => {
+      const r = new Reached();
+      return runScenario(slowAt(faults), { service: def, reached: r }).then(() => r.ids);
+    };
+    expect(await reached({ slowMs: 1500, slowAtStep: 'kv.set', slowAtStepNth: 2 })).toContain('fault:later-reach');
+    expect(await reached({ slowMs: 1500, slowAtStep: 'kv.set' })).not.toContain('fault:later-reach');
     // Once per request, at the n-th reach only: no request reaches kv.set a 4th time, so nothing is slow.
     const none = await runScenario(slowAt({ slowMs: 1500, slowAtStep: 'kv.set', slowAtStepNth: 4 }), { service: def, keepTrace: true });
     expect(none.trace.join('\n')).not.toMatch(/slow 1500/);
