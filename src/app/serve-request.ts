@@ -2,6 +2,7 @@ import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
 import { hostTurn } from '../sim/host-turns.js';
+import { takeRejection } from '../sim/rejections.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
@@ -42,9 +43,6 @@ export class AppInstance {
   }
 }
 
-/** The request whose app code may be running now (between its turns), to pin an unhandled rejection on. */
-let runningRequest: Pending | undefined;
-
 /**
  * Entering and leaving one turn of app code (a request's, or its process's
  * timers'): the instance's clock, and the store commands' sink and owner.
@@ -54,34 +52,20 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
     enter: () => {
       clock.enter();
       setKvSink(pending);
-      runningRequest = pending;
     },
     leave: () => {
       setKvSink(undefined);
-      runningRequest = undefined;
       clock.leave();
     },
   };
 }
-let rejectionsWatched = false;
 
-/**
- * A promise rejection the app leaves unhandled would end a real Node
- * process (the default since Node 15); here it would end retrysim's. Pin it
- * on the request that was running, which reports it as a broken app.
- */
-function watchRejections(): void {
-  if (rejectionsWatched) return;
-  rejectionsWatched = true;
-  process.on('unhandledRejection', (reason) => {
-    const r = runningRequest;
-    if (r === undefined) throw reason; // not the app's: what Node would do
-    r.unhandled ??= { reason };
-  });
+/** What the app's process does with a rejection nothing handled, where no simulated network can crash it (real mode takes Node's own path). */
+function unhandledText(where: string, reason: unknown): string {
+  return `the app left a promise rejection unhandled ${where}: ${describeThrow(reason)}; Node (--unhandled-rejections=throw, its default) crashes the process here: add a .catch() or await it inside a try`;
 }
 
 class Pending implements KvSink {
-  unhandled: { reason: unknown } | undefined;
   /** The first node-redis method the app called that the simulated store does not have. */
   missing: string | undefined;
   unsupported(method: string): void {
@@ -112,6 +96,11 @@ export class KvConnectionLost extends Error {
   constructor(cmd: string) {
     super(`Socket closed unexpectedly (retrysim: the answer to ${cmd} was lost after the store ran it)`);
     this.name = 'SocketClosedUnexpectedlyError';
+    // No frames: they would be retrysim's own (its bundle's file names and
+    // lines), and an app that shows the stack in its 500 page (Express in
+    // development) would put them in the answer, so a trace's hash would
+    // change with every build of retrysim.
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
@@ -130,7 +119,6 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   inst.clock ??= new InstanceClock(sim.now(), hashSeed(`${sim.instance}@${Math.floor(sim.now())}`));
   const clock = inst.clock;
   const pending = new Pending();
-  watchRejections();
   const { enter, leave } = turnOf(clock, pending);
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
   inst.working++;
@@ -161,8 +149,13 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       await hostTurn();
       // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
-      if (pending.unhandled !== undefined) {
-        throw new ServiceError(desc.name, `the app left a promise rejection unhandled while serving ${req.method} ${req.path} (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}; catch it and answer with a status`);
+      // Only this request's code ran in the turn: a rejection it left unhandled ends the process, as in Node.
+      const rejected = takeRejection();
+      if (rejected !== undefined) {
+        leave();
+        await sim.crashProcess?.(rejected.reason); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, unhandledText(`while serving ${req.method} ${req.path}`, rejected.reason));
       }
       const next = pending.queue.shift();
       if (next !== undefined) {
@@ -275,7 +268,13 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
       clock.advanceTo(now);
       await hostTurn();
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `a timer of the app: ${unsupportedText(pending.missing)}`);
-      if (pending.unhandled !== undefined) throw new ServiceError(desc.name, `the app left a promise rejection unhandled in a timer callback (a real Node process exits on it): ${describeThrow(pending.unhandled.reason)}`);
+      const rejected = takeRejection();
+      if (rejected !== undefined) {
+        leave();
+        await bg.crash?.(rejected.reason); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, unhandledText('in a timer callback', rejected.reason));
+      }
       if (bg.othersLive()) inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
       const next = pending.queue.shift();
       if (next !== undefined) {

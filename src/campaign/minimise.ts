@@ -187,7 +187,11 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
   });
   if (f.loseResponseAfterCommit > 0) withFaults({ loseResponseAfterCommit: f.loseResponseAfterCommit - 1 }, `loseResponseAfterCommit ${f.loseResponseAfterCommit} → ${f.loseResponseAfterCommit - 1}`);
   if (f.crashMidRequest > 0) withFaults({ crashMidRequest: f.crashMidRequest - 1 }, `crashMidRequest ${f.crashMidRequest} → ${f.crashMidRequest - 1}`);
-  if (f.slowMs > 0) withFaults({ slowMs: 0 }, 'slowMs');
+  if (f.slowMs > 0) {
+    // Which reach the slow fault strikes means nothing without it: the file keeps no knob that does nothing new.
+    const { slowAtStepNth: _n, ...rest } = f;
+    out.push({ what: 'slowMs', scenario: { ...s, faults: { ...rest, slowMs: 0 } } });
+  }
   if (f.pause) {
     const { pause: _p, ...rest } = f;
     out.push({ what: 'pause', scenario: { ...s, faults: rest } });

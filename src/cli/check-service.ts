@@ -281,7 +281,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
       violations: cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [],
       minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
-      preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null,
+      preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null, crashes: cx?.crashes ?? [],
       coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
     }));
     return code;
@@ -300,6 +300,8 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   ]]));
   if (cx) {
     for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+    // Not a fault of the scenario: the service's own code ended its process (Node's crash on an unhandled rejection).
+    for (const c of cx.crashes) console.log(`  process crashed (${c.instance}): ${c.cause}`);
     if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');
     const stopped = stoppedLine(cx);
     if (stopped !== undefined) console.log(stopped);

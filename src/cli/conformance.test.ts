@@ -11,7 +11,7 @@ describe('conformance --service table', () => {
   const cell = (column: string, sim: number, real: number, realBroken: string[]): ServiceConformanceCell => ({
     column,
     sim: { effects: sim, violations: [] },
-    real: { effects: real, violations: realBroken, kills: 0, wallMs: 1 },
+    real: { effects: real, violations: realBroken, kills: 0, wallMs: 1, unsettled: [] },
     same: sim === real && realBroken.length === 0,
   });
 
@@ -26,7 +26,7 @@ describe('conformance --service table', () => {
   });
 
   it("a kill column whose process was never killed says so: its 'yes' compares two runs without the fault", () => {
-    const killed = { ...cell('kill_at:charge', 1, 1, []), real: { effects: 1, violations: [], kills: 1, wallMs: 1 } };
+    const killed = { ...cell('kill_at:charge', 1, 1, []), real: { effects: 1, violations: [], kills: 1, wallMs: 1, unsettled: [] } };
     const rows = grid(serviceConformanceTable([killed, cell('kill_at:kv.del', 1, 1, [])], 'order'));
     expect(rows.slice(1).map((r) => r[3])).toEqual(['yes', 'yes (no kill: never reached)']);
   });

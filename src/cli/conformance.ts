@@ -7,6 +7,7 @@ import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
+import { SETTLE_LIMIT_MS } from '../real/scenario-real.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { plural } from '../service/noun.js';
 
@@ -191,6 +192,10 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);
   for (const d of diffs) {
     console.log(`DIFFERENT ${d.column}: sim ${d.sim.effects} ${noun}(s) [${d.sim.violations.join(', ')}], real ${d.real.effects} [${d.real.violations.join(', ')}]`);
+  }
+  // Read before the real processes were done: the column may differ for that reason alone.
+  for (const c of cells.filter((x) => x.real.unsettled.length > 0)) {
+    console.log(`UNSETTLED ${c.column}: real ${c.real.unsettled.join(', ')} still at work (requests or deferred timers) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; its ${plural(noun)} were read then`);
   }
   console.log(diffs.length === 0 ? 'No differences: the model predicts the real service in every column.' : `${diffs.length} difference(s).`);
   return diffs.length === 0 ? 0 : 1;

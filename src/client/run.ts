@@ -168,7 +168,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       noteRunEnd(opts.reached, {
         // The run's span is the client's: until its last call settled (timers left behind may run the kernel on past it).
         steps: def.steps, choices: result.choices, timeMs: Math.max(0, ...workers.map((w) => w.endMs)),
-        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
+        killed: net.servers.some((x) => x.kills > x.crashed), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery: [],

@@ -38,6 +38,13 @@ export interface KillPlan {
   restartAfterMs: number;
 }
 
+/**
+ * How long a process that crashed (an unhandled rejection) takes to come
+ * back: a supervisor's restart (systemd, a container runtime), as the kill
+ * fault's default `restartAfterMs`.
+ */
+export const CRASH_RESTART_MS = 500;
+
 /** Footprint resources of the network (see the constructor). */
 const RNG = 'net:rng';
 const ROUND_ROBIN = 'net:round-robin';
@@ -60,6 +67,8 @@ export interface HostedInstance {
   restart(): void;
   /** The process was killed (`kill -9`): what it had scheduled (its timers) dies with it, before the restart. Optional. */
   killed?(): void;
+  /** Gives the process the way to crash on this network (an error nothing handled: {@link SimNetwork.crash}). Optional. */
+  onCrash?(crash: (text: string) => void): void;
   /** Effects in the database now, for the trace's `db: +1 report` lines; undefined: not traced. */
   effectCount(): number | undefined;
   /** What an effect is called in the trace. Default `report`. */
@@ -69,7 +78,10 @@ export interface HostedInstance {
 /** One server process on the simulated network. */
 export class SimServer {
   up = true;
+  /** Kills of this process, crashes of its own ({@link crashed}) included. */
   kills = 0;
+  /** Of those, the crashes its own code caused (an unhandled rejection: {@link SimNetwork.crash}), not a fault of the scenario. */
+  crashed = 0;
   /** Handlers of this process that returned an answer, counted while an `atAnswer` kill plan is pending for it. */
   answered = 0;
   /** In-flight request tasks and the replies their clients wait for. */
@@ -94,6 +106,8 @@ export class SimNetwork {
   private readonly answerStatus: number;
   private readonly meanMs: number;
   private readonly sdMs: number;
+  /** The crashes so far ({@link crash}): which process, and `unhandled rejection: Error: … (at file:line)`. */
+  readonly crashes: Array<{ instance: string; cause: string }> = [];
   private killPending: KillPlan | undefined;
   /** Reaches of the pending kill's step so far (for its `nth`). */
   private killReaches = 0;
@@ -122,6 +136,7 @@ export class SimNetwork {
     this.answerStatus = opts.answer?.status ?? 0;
     if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
     else this.killPending = kill;
+    for (const srv of servers) srv.instance.onCrash?.((text) => this.crash(srv.index, text));
     // Footprints (for exhaustive exploration's reduction). The real sources
     // of dependence on the network: one latency stream shared in draw order
     // (only when latency is random), the request counter (round-robin over
@@ -241,6 +256,23 @@ export class SimNetwork {
       // yields, and events due now are processed before any task resumes.
       this.kernel.schedule(0, () => this.kill(index, plan.restartAfterMs));
     }
+  }
+
+  /**
+   * The process of server `index` dies of an error nothing handled (`text`:
+   * `unhandled rejection: Error: … (at file:line)`), as a Node process does:
+   * exactly a kill (in-flight requests unanswered, memory lost, committed
+   * rows kept), landing before the current task runs on, and a restart after
+   * {@link CRASH_RESTART_MS}. The trace shows the cause; its hash holds the
+   * crash without the file path (the same run on another machine hashes alike).
+   */
+  crash(index: number, text: string): void {
+    if (!this.servers[index]!.up) return;
+    this.crashes.push({ instance: `s${index}`, cause: text });
+    this.servers[index]!.crashed++;
+    this.kernel.logHashed(`s${index}`, 'process crashed', {});
+    this.kernel.note(`s${index}`, `process crashed: ${text}`);
+    this.kernel.schedule(0, () => this.kill(index, CRASH_RESTART_MS));
   }
 
   /**

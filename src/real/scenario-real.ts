@@ -38,7 +38,22 @@ export interface RealRun {
   /** SIGKILLs the servers received (and survived by restarting). */
   kills: number;
   wallMs: number;
+  /**
+   * Instances (`s0`, …) whose requests or deferred work (a hosted app's
+   * timers after a 202) were still running when {@link SETTLE_LIMIT_MS} ran
+   * out: their effects were read then, possibly before that work wrote them.
+   */
+  unsettled: string[];
 }
+
+/**
+ * How long a real run waits, once its clients are done, for each live
+ * process's requests and deferred work (timers after a 202) to finish before
+ * it reads the effects: the simulation runs to quiescence, a real process
+ * has no end; past this limit the effects are read as they stand, and the
+ * run says which instances were still at work.
+ */
+export const SETTLE_LIMIT_MS = 10_000;
 
 /** Options of {@link runScenarioReal}. */
 export interface RealRunOptions {
@@ -133,7 +148,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
       ...(s.faults.crashAtNth !== undefined ? { crashAtNth: s.faults.crashAtNth } : {}),
     });
     // Where the slow fault strikes is per instance, as in the simulation (hostInstances).
-    if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep });
+    if (s.faults.slowAtStep !== undefined) for (const srv of servers) await srv.setFaults({ slowAtStep: s.faults.slowAtStep, ...(s.faults.slowAtStepNth !== undefined ? { slowAtStepNth: s.faults.slowAtStepNth } : {}) });
     if (kill?.atStep !== undefined) await servers[kill.instance]!.setFaults({ killAtStep: kill.atStep, ...(kill.nth !== undefined ? { killAtStepNth: kill.nth } : {}) });
     if (kill?.atAnswer !== undefined) await servers[kill.instance]!.setFaults({ killAtAnswer: kill.atAnswer });
     for (const sup of supervisors) await sup.watch();
@@ -152,8 +167,11 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     });
     await Promise.all(workers);
     for (const t of timers) clearTimeout(t);
-    // Let work the clients gave up on settle (a slow request still finishing), as the simulation runs to quiescence.
-    await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve())));
+    // Let work the clients gave up on settle (a slow request still finishing) and
+    // work deferred past an answer run (a 202 whose job a timer writes), as the
+    // simulation runs to quiescence.
+    const settled = await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve(true))));
+    const unsettled = servers.filter((_, i) => !settled[i]).map((_, i) => `s${i}`);
     for (const sup of supervisors) await sup.stop();
     // Read-write, as the servers did: a file left by a kill -9 may need its WAL recovered on open.
     const db = new Database(dbPath);
@@ -165,6 +183,7 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
         operations: ends,
         kills: servers.reduce((n, srv) => n + srv.kills, 0),
         wallMs: Date.now() - t0,
+        unsettled,
       };
     } finally {
       db.close();
@@ -176,18 +195,20 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
   }
 }
 
-/** Waits (bounded) until a server has no request in flight. */
-async function settle(srv: ServerProcess, limitMs = 10_000): Promise<void> {
+/** Waits (bounded) until a server has no request in flight and no deferred work running; false: the limit ran out first. */
+async function settle(srv: ServerProcess, limitMs = SETTLE_LIMIT_MS): Promise<boolean> {
   const { httpJson } = await import('./http-transport.js');
   const until = Date.now() + limitMs;
   while (Date.now() < until) {
     try {
       const r = await httpJson(srv.port, 'GET', '/_admin/counts');
+      const c = r.json as { inflight: number; background?: number };
       // The counts request itself is in flight while it is answered.
-      if ((r.json as { inflight: number }).inflight <= 1) return;
+      if (c.inflight <= 1 && (c.background ?? 0) === 0) return true;
     } catch {
-      return; // the process is gone
+      return true; // the process is gone
     }
     await sleepMs(20);
   }
+  return false;
 }

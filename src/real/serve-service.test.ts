@@ -87,6 +87,10 @@ describe('retrysim serve --service: a user service for real', () => {
     const refused = await httpJson(port, 'POST', '/_admin/faults', { pause: { atStep: 'nope', ms: 10, count: 1 } });
     expect(refused.status).toBe(422);
     expect(JSON.stringify(refused.json)).toMatch(/pause\.atStep 'nope' is not declared by service 'memory-and-clock' \(declared: write\)/);
+    // The slow fault's later reach (faults.slowAtStepNth of a scenario) is armed as the others are; a reach of 0 is refused.
+    const slow = await httpJson(port, 'POST', '/_admin/faults', { slowAtStep: 'write', slowAtStepNth: 2 });
+    expect(slow.json).toMatchObject({ slowAtStep: 'write', slowAtStepNth: 2 });
+    expect((await httpJson(port, 'POST', '/_admin/faults', { slowAtStepNth: 0 })).status).toBe(400);
     // killAtStep at a declared step: the process SIGKILLs itself mid-request; the client sees the connection close.
     await s.setFaults({ killAtStep: 'write' });
     const o = await httpSend(port, { method: 'POST', path: '/items', headers: JSONH, body: JSON.stringify({ run: 'r2' }) }, 10_000);

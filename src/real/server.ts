@@ -102,6 +102,7 @@ const adminFaultsSchema = z.strictObject({
   crashAt: z.string().min(1).nullable().optional(),
   crashAtNth: z.number().int().min(1).nullable().optional(),
   slowAtStep: z.string().min(1).nullable().optional(),
+  slowAtStepNth: z.number().int().min(1).nullable().optional(),
   dropResponses: z.number().int().nonnegative().optional(),
   killAtStep: z.string().min(1).nullable().optional(),
   killAtStepNth: z.number().int().min(1).optional(),
@@ -306,7 +307,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       const p = adminFaultsSchema.safeParse(data);
       if (!p.success) return errorResponse(400, p.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-      const { dropResponses, killAtStep, killAtStepNth, killAtAnswer, pause, crashAt, crashAtNth, slowAtStep, ...counters } = p.data;
+      const { dropResponses, killAtStep, killAtStepNth, killAtAnswer, pause, crashAt, crashAtNth, slowAtStep, slowAtStepNth, ...counters } = p.data;
       // The lease check ran at start-up against the slowMs given then; a
       // slower processing time armed now must pass it too (nothing is applied otherwise).
       const problem = counters.slowMs === undefined ? null : dep.slowMsProblem(counters.slowMs);
@@ -318,6 +319,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (crashAt !== undefined) host.faults.crashAt = crashAt ?? undefined;
       if (crashAtNth !== undefined) host.faults.crashAtNth = crashAtNth ?? undefined;
       if (slowAtStep !== undefined) host.faults.slowAtStep = slowAtStep ?? undefined;
+      if (slowAtStepNth !== undefined) host.faults.slowAtStepNth = slowAtStepNth ?? undefined;
       if (dropResponses !== undefined) httpFaults.dropResponses = dropResponses;
       if (killAtStep !== undefined) {
         httpFaults.killAtStep = killAtStep ?? undefined;
@@ -330,7 +332,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // Rows per declared table, and the service's own effect count when it declares one.
       const rows: Record<string, number> = {};
       for (const t of tablesOf(sdb.db)) rows[t] = sdb.db.prepare(`SELECT count(*) FROM "${t.replaceAll('"', '""')}"`).pluck().get() as number;
-      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight });
+      // `background`: the process's own work still running (a hosted app's timers after a 202): a real run waits for it before reading.
+      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive });
     }
     return errorResponse(404, `no route for ${req.method} ${path}`);
   };

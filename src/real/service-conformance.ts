@@ -38,7 +38,8 @@ export interface ServiceColumn {
 export interface ServiceConformanceCell {
   column: string;
   sim: { effects: number; violations: string[] };
-  real: { effects: number; violations: string[]; kills: number; wallMs: number };
+  /** `unsettled`: instances still at work (requests, deferred timers) when the settle limit ran out; their effects were read then. */
+  real: { effects: number; violations: string[]; kills: number; wallMs: number; unsettled: string[] };
   /** Same effects and the same set of broken invariants. */
   same: boolean;
 }
@@ -148,7 +149,7 @@ export async function runServiceConformance(o: ServiceConformanceOptions): Promi
     const cell: ServiceConformanceCell = {
       column: c.name,
       sim: { effects: sim.reports.op1 ?? 0, violations: simV },
-      real: { effects: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs },
+      real: { effects: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs, unsettled: real.unsettled },
       same: (sim.reports.op1 ?? 0) === (real.reports.op1 ?? 0) && simV.join() === realV.join(),
     };
     out.push(cell);

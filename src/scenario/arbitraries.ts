@@ -239,6 +239,12 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     // "held"). Mostly the first reach (it shrinks there); last, and a
     // constant for the built-in claims, which draw exactly as before.
     nth: o.service && (has('crash') || has('pause') || has('kill')) ? fc.record({ crash: reachArb, pause: reachArb, kill: reachArb }) : fc.constant(undefined),
+    // User services only: which reach of its step the slow fault delays (a
+    // hosted app's second `kv.set`, the effect after the claim: a lock
+    // shorter than the slow effect expires under it only there). Last, and a
+    // constant for the built-in claims, which draw exactly as before; every
+    // earlier field of a user service's case is drawn as before too.
+    slowNth: o.service && has('slow') ? reachArb : fc.constant(1),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     const nth = g.nth ?? FIRST_REACHES;
@@ -331,7 +337,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
         slowMs,
         ...(pause ? { pause: g.pauseCrash ? { ...pause, thenCrash: true } : pause === g.pause && nth.pause > 1 ? { ...pause, nth: nth.pause } : { ...pause } } : {}),
         ...(g.crashAt !== undefined && g.crashMidRequest > 0 ? { crashAt: g.crashAt, ...(nth.crash > 1 ? { crashAtNth: nth.crash } : {}) } : {}),
-        ...(g.slowAtStep !== undefined && g.slowMs > 0 ? { slowAtStep: g.slowAtStep } : {}),
+        ...(g.slowAtStep !== undefined && g.slowMs > 0 ? { slowAtStep: g.slowAtStep, ...(g.slowNth > 1 && slowMs > 0 ? { slowAtStepNth: g.slowNth } : {}) } : {}),
         ...(g.kill ? { kill: { instance: 0, atStep: g.kill.atStep, ...(nth.kill > 1 ? { nth: nth.kill } : {}), restartAfterMs: g.kill.restartAfterMs } } : g.killAtAnswer ? { kill: { instance: 0, ...g.killAtAnswer } } : {}),
       },
       operations: ops,

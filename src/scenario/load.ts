@@ -96,6 +96,8 @@ function crossCheck(s: Scenario): ScenarioIssue[] {
   if (s.service.variant !== undefined) out.push(...faultPlacementIssues(s, builtinService(s.service.variant)));
   // Without a crash point to count, "its n-th reach" names nothing: the crash would strike the first point reached, silently.
   if (s.faults.crashAtNth !== undefined && s.faults.crashAt === undefined) out.push({ path: 'faults.crashAtNth', message: 'counts the reaches of faults.crashAt, which is not given' });
+  // The same for the slow fault: its default step is the service's (unknown here), and a count of an unnamed step reads as a mistake.
+  if (s.faults.slowAtStepNth !== undefined && s.faults.slowAtStep === undefined) out.push({ path: 'faults.slowAtStepNth', message: 'counts the reaches of faults.slowAtStep, which is not given' });
   if (kill && kill.instance >= s.service.instances) {
     out.push({ path: 'faults.kill.instance', message: `instance ${kill.instance} does not exist (service.instances = ${s.service.instances})` });
   }

@@ -73,6 +73,12 @@ export interface ScenarioRun {
   recovery: Map<string, RecoveryOutcome>;
   /** The recovery phase's own trace lines (with `keepTrace`). */
   recoveryTrace: string[];
+  /**
+   * Processes of a user's service that crashed in the main run: which, and
+   * why (`unhandled rejection: Error: … (at file:line)`, Node's crash on a
+   * rejection nothing handled); absent or empty: none.
+   */
+  crashes?: Array<{ instance: string; cause: string }>;
 }
 
 /**

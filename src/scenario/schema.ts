@@ -160,6 +160,12 @@ export const scenarioSchema = z.strictObject({
     crashAtNth: nthOf.optional(),
     /** User services: the step after which slowMs applies (default: the service's first step). */
     slowAtStep: z.string().min(1).optional(),
+    /**
+     * With `slowAtStep`: the slow fault delays a request the n-th time it
+     * reaches that step (1-based; absent: the first) — an app's second
+     * `kv.set` (the effect, after the claim) rather than its first.
+     */
+    slowAtStepNth: nthOf.optional(),
     kill: kill.optional(),
   }).default({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 }),
   operations: z.array(operation).min(1).max(16),

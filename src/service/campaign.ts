@@ -165,6 +165,8 @@ export interface ServiceCounterexample {
   /** Every dimension not shown minimal, in words (empty: every one-step simplification was tried and none fails). */
   notMinimal: string[];
   replay: string;
+  /** Processes that crashed in the counterexample's run (an unhandled rejection): which, and why. */
+  crashes: Array<{ instance: string; cause: string }>;
 }
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
@@ -479,5 +481,6 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) },
     notMinimal,
     replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` : '(not written)',
+    crashes: run.crashes ?? [],
   };
 }

@@ -50,6 +50,12 @@ export interface BackgroundSim {
   othersLive(): boolean;
   /** Whether this process is still the one that started the work (false once it was killed). */
   alive(): boolean;
+  /**
+   * The process dies of `reason`, an error nothing handled (an unhandled
+   * rejection in a timer callback), as Node's would; in simulation the call
+   * never returns. Absent, or returning: real mode (the caller reports it).
+   */
+  crash?(reason: unknown): Promise<void>;
 }
 
 export interface ServiceSim<M = unknown> {
@@ -65,6 +71,13 @@ export interface ServiceSim<M = unknown> {
    * real mode, work on the wall clock and real timers.
    */
   background?(name: string, body: (bg: BackgroundSim) => Promise<void>): void;
+  /**
+   * @internal The process dies of `reason`, an error nothing handled (an
+   * unhandled rejection), as Node's would: in simulation every request in it
+   * goes unanswered, its memory is lost, it restarts as after a kill, and
+   * the call never returns. It returns in real mode (the caller reports it).
+   */
+  crashProcess?(reason: unknown): Promise<void>;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -19,6 +19,11 @@ export function markApp(name: string): void {
   appNames.add(name);
 }
 
+/** Whether `name` is a hosted app's (see {@link markApp}). */
+export function isAppName(name: string): boolean {
+  return appNames.has(name);
+}
+
 /** Where a service's per-process state belongs, for the lines naming one whose failure depends on more than the run. */
 export const SERVICE_STATE_HOME = 'keep per-process state in memory() (sim.memory), which each instance gets fresh at start and after a restart';
 /** The same for a hosted app. */

@@ -6,11 +6,12 @@ import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
-import { describeThrow, ServiceError, serviceWord } from './errors.js';
+import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
 import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
+import { probeRejection } from '../sim/rejections.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -20,6 +21,8 @@ export interface HostFaults extends FaultOptions {
   crashAtNth?: number;
   /** The step after which a request sleeps `slowMs`; default the definition's first step. */
   slowAtStep?: string;
+  /** The slow fault strikes a request's n-th reach of its step (1-based); undefined: the first. */
+  slowAtStepNth?: number;
 }
 
 /**
@@ -52,6 +55,15 @@ export class ServiceHost implements HostedInstance {
   private readonly inside: string[] = [];
   /** Requests of this process inside its handler now: one awaiting a promise of another's waits while any other is at work. */
   active = 0;
+  /** Whether this process's requests look for unhandled rejections at their steps and answer (in simulation). */
+  readonly probes: boolean;
+  /**
+   * Background work of this process still running in real mode (a hosted
+   * app's timers after a 202): `serve`'s `/_admin/counts` reports it, so a
+   * real run reads the effects once the deferred work is done, as the
+   * simulation does.
+   */
+  backgroundLive = 0;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -61,11 +73,13 @@ export class ServiceHost implements HostedInstance {
     /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
     readonly reached?: Reached,
   ) {
-    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep };
+    this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep, slowAtStepNth: faults.slowAtStepNth };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
     this.effectNoun = def.effects.noun ?? 'effect';
+    // A hosted app's requests look for unhandled rejections at every turn of their own (src/app/serve-request.ts).
+    this.probes = !isAppName(def.name);
     this.memory = this.freshMemory();
     const t = def.effects.total;
     this.total = t === undefined ? undefined : () => t(sdb.db);
@@ -98,6 +112,35 @@ export class ServiceHost implements HostedInstance {
     this.generation++;
   }
 
+  /**
+   * Crashes this process on the simulated network (set by it: see
+   * {@link onCrash}); undefined in real mode, where Node itself ends the
+   * process.
+   */
+  private crashHook: ((text: string) => void) | undefined;
+
+  /** @internal The network this process runs on: how it dies of an error nothing handled (an unhandled rejection). */
+  onCrash(crash: (text: string) => void): void {
+    this.crashHook = crash;
+  }
+
+  /**
+   * @internal What Node does with a promise rejection the code left unhandled
+   * (`--unhandled-rejections=throw`, its default): the process dies — every
+   * request in it unanswered, its memory lost — and restarts as after a kill.
+   * False when there is no simulated network to crash on (the caller reports it).
+   */
+  crash(reason: unknown): boolean {
+    const hook = this.crashHook;
+    if (hook === undefined) return false;
+    const text = `unhandled rejection: ${describeThrow(reason)}`;
+    this.reached?.add('process-crash');
+    // The dead process's connection closes: SQLite rolls back what it left open.
+    if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK');
+    hook(text);
+    return true;
+  }
+
   /** Tasks of this process's own background work (see {@link ServiceSim.background}). */
   private readonly backgroundTasks: Task<unknown>[] = [];
   /** Bumped by each kill: background work started before it belongs to a dead process. */
@@ -119,6 +162,11 @@ export class ServiceHost implements HostedInstance {
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
       alive: () => this.generation === gen,
+      crash: async (reason) => {
+        if (!this.crash(reason)) return;
+        // The crash lands before this task runs on (due now); the kill ends it with the process.
+        await k.sleep(0);
+      },
     };
     this.backgroundTasks.push(k.spawn(taskName, () => body(bg)));
   }
@@ -153,10 +201,13 @@ export class ServiceHost implements HostedInstance {
       // A handler that awaited another request's promise may end inside that request's turn: back on its own task first.
       if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
+      // Before the answer leaves: a rejection the handler left unhandled ends the process first.
+      if (this.probes) await sim.probeCrash();
       if (key !== undefined) this.left(key);
     } catch (e) {
       if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
+      if (this.probes) await sim.probeCrash();
       if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
       if (e instanceof CrashFault) return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${e.message}` }) };
@@ -225,6 +276,7 @@ export class ServiceHost implements HostedInstance {
  */
 export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): KernelClock {
   const clock = installKernelClock(kernel);
+  clock.collectRejections();
   for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
   return clock;
 }
@@ -318,6 +370,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   /** How often this request reached the armed pause's step, and the armed crash point (for their `nth`). */
   private pauseReaches = 0;
   private crashReaches = 0;
+  /** How often this request reached the slow fault's step while it was armed (for `slowAtStepNth`). */
+  private slowReaches = 0;
   /** The slow fault already delayed this request: processing is slow once per request (SPEC §4), however often its code reaches the step. */
   private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
@@ -448,7 +502,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       alive: () => true,
     };
     const what = this.host.def.name;
-    void body(bg).catch((e: unknown) => process.stderr.write(`retrysim serve: ${e instanceof ServiceError ? e.message : `${serviceWord(what)}: a timer of the process threw ${describeThrow(e)}`}\n`));
+    const host = this.host;
+    host.backgroundLive++;
+    void body(bg)
+      .catch((e: unknown) => process.stderr.write(`retrysim serve: ${e instanceof ServiceError ? e.message : `${serviceWord(what)}: a timer of the process threw ${describeThrow(e)}`}\n`))
+      .finally(() => host.backgroundLive--);
   }
 
   async step(label: string, footprint?: Footprint): Promise<void> {
@@ -460,6 +518,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     this.host.reached?.add(`step:${label}`);
     this.lastStep = label;
     this.suspend();
+    // What the request's code left unhandled so far ends its process before the step.
+    if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
     // While a fault counter of this instance is armed, whichever request
     // reaches it first takes it: every phase may race for it, so none is
     // declared independent. Counters only count down, so once they are all
@@ -479,10 +539,13 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       await this.env.sleep(p.ms, this.phase);
     }
     // The rest of the phase runs after the sleeps: they touch what the phase declared.
-    if (f.slowMs > 0 && label === this.host.slowStep && !this.slowed) {
+    // `slowAtStepNth`: this request's n-th reach of the step (a hosted app's second `kv.set`, after the claim).
+    if (f.slowMs > 0 && label === this.host.slowStep && !this.slowed && (f.slowAtStepNth === undefined || ++this.slowReaches === f.slowAtStepNth)) {
       this.slowed = true;
       this.host.reached?.add(`slow@${label}`);
-      this.env.note?.(`slow ${f.slowMs} ms after '${label}'`);
+      const later = f.slowAtStepNth !== undefined && f.slowAtStepNth > 1;
+      if (later) this.host.reached?.add('fault:later-reach');
+      this.env.note?.(`slow ${f.slowMs} ms after '${label}'${later ? ` (its ${ordinal(f.slowAtStepNth!)} reach in this request)` : ''}`);
       await this.env.sleep(f.slowMs, this.phase);
     }
     this.resume();
@@ -512,6 +575,30 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
         }
       },
     };
+  }
+
+  /**
+   * @internal Lets Node report what the code left unhandled so far (one host
+   * turn), and crashes the process on the first such rejection
+   * ({@link ServiceHost.crash}); simulation only. Called while suspended.
+   */
+  async probeCrash(): Promise<void> {
+    if (this.host.clock === undefined) return;
+    const r = await probeRejection();
+    if (r !== undefined) await this.crashProcess(r.reason);
+  }
+
+  /**
+   * @internal The process dies of `reason`, an error nothing handled: in
+   * simulation the kill lands before this request runs on, and this call
+   * never returns. Elsewhere (real mode) it returns, and the caller says what
+   * Node would do.
+   */
+  async crashProcess(reason: unknown): Promise<void> {
+    if (!this.host.crash(reason)) return;
+    this.env.note?.('dies with its process');
+    await this.env.sleep(0, undefined);
+    throw new ServiceError(this.host.def.name, `request ${this.name} ran on after its process crashed (${describeThrow(reason)}); this is a retrysim bug`);
   }
 
   crashPoint(label: string): void {

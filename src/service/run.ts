@@ -75,6 +75,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     crashAtNth: s.faults.crashAtNth,
     slowMs: s.faults.slowMs,
     slowAtStep: s.faults.slowAtStep,
+    slowAtStepNth: s.faults.slowAtStepNth,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
   }, reached));
@@ -156,7 +157,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       if (opts.reached === undefined) return;
       noteRunEnd(opts.reached, {
         steps: def.steps, choices: result.choices, timeMs: result.timeMs,
-        killed: net.servers.some((x) => x.kills > 0), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
+        killed: net.servers.some((x) => x.kills > x.crashed), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery,
@@ -166,7 +167,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     if (progress === undefined) {
       note([]);
       opts.inspect?.(sdb.db);
-      return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [] };
+      return { reports: verdict.reports, violations: verdict.violations, operations: ends, result, trace: opts.keepTrace ? kernel.trace!.lines() : [], recovery: new Map(), recoveryTrace: [], crashes: net.crashes };
     }
     const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false, mainClock: clock });
     // The effects after recovery, read once per operation for both judgements below.
@@ -195,6 +196,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       trace: opts.keepTrace ? kernel.trace!.lines() : [],
       recovery: rec.outcomes,
       recoveryTrace: rec.trace,
+      crashes: net.crashes,
     };
   } finally {
     releaseDatabase(sdb);

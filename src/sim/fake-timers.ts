@@ -2,7 +2,8 @@ import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
-import { hostTurnPending } from './host-turns.js';
+import { hostTurn, hostTurnPending } from './host-turns.js';
+import { armRejections, disarmRejections, dropRejections } from './rejections.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
 import './virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
@@ -519,7 +520,34 @@ export class KernelClock {
       };
       arm();
     });
-    return Promise.race([run, failed]).finally(() => realClearImmediate(timer));
+    const raced = Promise.race([run, failed]).finally(() => realClearImmediate(timer));
+    if (!this.rejections) return raced;
+    // Node reports what the run's last microtasks left unhandled before the
+    // next host turn: let it pass while the run still collects them, and drop
+    // them (no request of this run is left to crash; the next run must not
+    // take them for its own).
+    const settle = async (): Promise<void> => {
+      await hostTurn();
+      dropRejections();
+    };
+    // A run that threw too: a search that goes on after an erroring case must not inherit its rejections.
+    return raced.then(
+      async (v) => (await settle(), v),
+      async (e: unknown) => {
+        await settle();
+        throw e;
+      },
+    );
+  }
+
+  /** Whether this run collects the simulated code's unhandled rejections (see src/sim/rejections.ts). */
+  private rejections = false;
+
+  /** Collects the unhandled rejections of simulated code until {@link release} (services and hosted apps; see src/sim/rejections.ts). */
+  collectRejections(): void {
+    if (this.rejections) return;
+    this.rejections = true;
+    armRejections();
   }
 
   /** Uninstalls the globals and drops every timer (idempotent; call in a `finally`). */
@@ -532,6 +560,10 @@ export class KernelClock {
     }
     this.timers.clear();
     this.onFailure = undefined;
+    if (this.rejections) {
+      this.rejections = false;
+      disarmRejections();
+    }
   }
 
   /** @internal */
