@@ -12,6 +12,7 @@ import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock }
 import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
 import { probeRejection } from '../sim/rejections.js';
+import { isOwnService } from './own.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -78,8 +79,9 @@ export class ServiceHost implements HostedInstance {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
     this.effectNoun = def.effects.noun ?? 'effect';
-    // A hosted app's requests look for unhandled rejections at every turn of their own (src/app/serve-request.ts).
-    this.probes = !isAppName(def.name);
+    // A hosted app's requests look for unhandled rejections at every turn of their own (src/app/serve-request.ts);
+    // retrysim's own services leave none (src/service/own.ts).
+    this.probes = !isAppName(def.name) && !isOwnService(def);
     this.memory = this.freshMemory();
     const t = def.effects.total;
     this.total = t === undefined ? undefined : () => t(sdb.db);

@@ -1,4 +1,5 @@
 import type { ServiceDefinition, ServiceSim } from '../service/definition.js';
+import { ownService } from '../service/own.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { Deferred } from './env.js';
 import { serveTracker } from './handler.js';
@@ -45,7 +46,8 @@ const idsOf = (db: Parameters<ServiceDefinition['setup']>[0]) => storeOn(db);
 export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerMemory> {
   const { variant } = d;
   const leaseMs = d.leaseMs ?? DEFAULT_LEASE_MS;
-  return {
+  // Our own code: its steps skip the unhandled-rejection probe (src/service/own.ts).
+  return ownService({
     name: variant,
     tables: ['idempotency_keys', 'reports'],
     setup,
@@ -90,7 +92,7 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
       query: (op) => ({ path: `/reports?run_id=${encodeURIComponent(op.runId)}` }),
       found: (status, body) => status === 200 && (JSON.parse(body) as { reports: unknown[] }).reports.length > 0,
     },
-  };
+  });
 }
 
 /** The variants whose claim takes an expired lease over (key_atomic's strategy, lease guards intact or broken). */
