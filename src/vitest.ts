@@ -32,6 +32,8 @@ import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample } from './client/campaign.js';
 import { Reached } from './service/reached.js';
+import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
+import { SHRINK_RUNS_MAX } from './campaign/run.js';
 
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
@@ -55,6 +57,99 @@ export interface ServiceCaseOptions {
 
 const modules = new WeakMap<ServiceDefinition, string>();
 
+/**
+ * How long shrinking a failure may take unless told: the default of
+ * `retrysim check --service/--app/--client --shrink-budget` (60 s).
+ */
+export const DEFAULT_SHRINK_BUDGET_MS = 60_000;
+
+/** The shrink limits a reporter ({@link replayable}, {@link explainClient}) set for its service or client. */
+interface ShrinkSettings {
+  budgetMs: number;
+  clockMs: () => number;
+  /** Shrink candidates fast-check may run before the minimiser takes over: the CLI's for the same kind of campaign. */
+  runsMax: number;
+}
+
+/** Keyed by the service definition or the client object the reporter was made for, and that the property runs its cases with. */
+const shrinkSettings = new WeakMap<object, ShrinkSettings>();
+
+/**
+ * The shrinking of one generated case and everything shrunk from it. The
+ * owner (the service or client the property ran the case on) is learnt when
+ * {@link runServiceCase} or {@link runClientCase} runs a case; a reporter
+ * made for that owner sets the limits. Then fast-check's shrinking stops
+ * where `check --service/--client` stops it: for a service after
+ * {@link SHRINK_RUNS_MAX} candidates (the minimiser takes over from there;
+ * a client campaign has no such cap), or when the shrink budget, started at
+ * the first failure, runs out. The same seed and the
+ * same arbitrary so shrink along the same path as the CLI, to the same
+ * counterexample.
+ */
+class ShrinkPhase {
+  owner: object | undefined;
+  tried = 0;
+  limit: MinimiseOptions['timeLimit'];
+
+  /** The time limit of this failure's shrinking (started on first use), or undefined when no reporter limits it. */
+  timeLimit(): MinimiseOptions['timeLimit'] {
+    const set = this.owner === undefined ? undefined : shrinkSettings.get(this.owner);
+    if (set === undefined) return undefined;
+    return (this.limit ??= shrinkTimeLimit(set.clockMs, set.budgetMs));
+  }
+
+  /** Whether fast-check may run one more shrink candidate. */
+  allow(): boolean {
+    const limit = this.timeLimit();
+    if (limit === undefined) return true; // no reporter of ours: fast-check's own shrinking, unbounded
+    if (this.tried >= shrinkSettings.get(this.owner!)!.runsMax || limit.expired()) return false;
+    this.tried++;
+    return true;
+  }
+}
+
+const phases = new WeakMap<object, ShrinkPhase>();
+
+/** Notes who ran a case (a service or a client): its reporter's shrink limits apply to the case's shrinking. */
+function ranBy(c: GeneratedCase, owner: object): void {
+  const p = phases.get(c);
+  if (p !== undefined) p.owner ??= owner;
+}
+
+/** An arbitrary of cases whose shrinking a {@link ShrinkPhase} bounds; the cases themselves are the inner arbitrary's. */
+class BoundedShrink extends fc.Arbitrary<GeneratedCase> {
+  constructor(private readonly inner: fc.Arbitrary<GeneratedCase>) {
+    super();
+  }
+
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<GeneratedCase> {
+    const v = this.inner.generate(mrng, biasFactor);
+    phases.set(v.value_, new ShrinkPhase());
+    return v;
+  }
+
+  canShrinkWithoutContext(value: unknown): value is GeneratedCase {
+    return this.inner.canShrinkWithoutContext(value);
+  }
+
+  shrink(value: GeneratedCase, context: unknown): fc.Stream<fc.Value<GeneratedCase>> {
+    // A value fast-check did not get from us (shrunk without context): a phase of its own.
+    let phase = phases.get(value);
+    if (phase === undefined) phases.set(value, (phase = new ShrinkPhase()));
+    const p = phase;
+    // Lazy: asked as fast-check pulls each candidate, right before it runs it.
+    return this.inner.shrink(value, context).takeWhile(() => p.allow()).map((v) => (phases.set(v.value_, p), v));
+  }
+}
+
+/** The limits of a reporter's `shrinkBudgetMs` and `clockMs`, checked (a clear line, not a silent default, for a bad value). */
+function shrinkSettingsOf(o: { shrinkBudgetMs?: number; clockMs?: () => number }, what: string, runsMax: number): ShrinkSettings {
+  const budgetMs = o.shrinkBudgetMs ?? DEFAULT_SHRINK_BUDGET_MS;
+  if (!(typeof budgetMs === 'number' && budgetMs > 0)) throw new TypeError(`retrysim: ${what}: shrinkBudgetMs must be a number of ms above 0 (Infinity: no time limit), got ${String(budgetMs)}`);
+  // The machine's clock, read between runs by the test's reporter, never by the simulated code.
+  return { budgetMs, runsMax, clockMs: o.clockMs ?? (() => performance.now()) }; // real-time: allowed (the shrink budget is wall-clock, as the CLI's)
+}
+
 function moduleOf(def: ServiceDefinition, module?: string | URL): string {
   const m = module instanceof URL ? moduleKey(fileURLToPath(module)) : module ?? modules.get(def) ?? def.name;
   modules.set(def, m);
@@ -69,12 +164,13 @@ function moduleOf(def: ServiceDefinition, module?: string | URL): string {
  */
 export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
   validateDefinition(def, String(o.module ?? 'service'));
-  return serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults);
+  return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
 }
 
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
 export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
   moduleOf(def);
+  ranBy(c, def);
   // Reached only for the first exception a handler threw: an inconclusive report names it.
   const reached = new Reached();
   const r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached });
@@ -101,6 +197,35 @@ export interface ReplayableOptions {
   module?: string | URL;
   /** Where the minimised counterexample is written. Default `.retrysim/found` (as every command writes them). */
   foundDir?: string;
+  /**
+   * Wall-clock ms that shrinking a failure may take, from the moment it is
+   * found (fast-check's shrinking and the minimiser together), as `retrysim
+   * check --service --shrink-budget`. Default {@link DEFAULT_SHRINK_BUDGET_MS}
+   * (60 s); `Infinity`: only the run counts limit it. When it runs out, the
+   * case in hand — which fails — is still written and replays, and the
+   * failure message says that shrinking stopped at its time limit.
+   */
+  shrinkBudgetMs?: number;
+  /** Measures elapsed ms for `shrinkBudgetMs`. Default: the machine's clock (`performance.now`); a test passes one of its own. */
+  clockMs?: () => number;
+}
+
+/** The phase of a failing case fast-check reported, for the time limit its shrinking already started (or a fresh one). */
+function limitOf(c: GeneratedCase, owner: object): MinimiseOptions['timeLimit'] {
+  let p = phases.get(c);
+  if (p === undefined) phases.set(c, (p = new ShrinkPhase()));
+  p.owner ??= owner;
+  return p.timeLimit();
+}
+
+/** The message's heading and its note, for a counterexample whose shrinking the time limit stopped or not. */
+function stoppedText(cx: { minimised: { stopped?: { by: string } } }): { heading: string; note: string } {
+  const s = cx.minimised.stopped;
+  if (s === undefined) return { heading: 'minimised counterexample', note: '' };
+  return {
+    heading: `counterexample, shrinking stopped at its time limit (${s.by})`,
+    note: `  not known to be minimal: shrinking stopped at its time limit (${s.by}); the counterexample fails and replays as written, and a larger shrinkBudgetMs shrinks it further\n`,
+  };
 }
 
 /**
@@ -114,6 +239,7 @@ export interface ReplayableOptions {
  * a different and larger case) is shown only if minimising fails.
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
+  shrinkSettings.set(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX));
   return {
     asyncReporter: async (details) => {
       const a = answered.get(def);
@@ -127,7 +253,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       const module = moduleOf(def, o.module);
       let cx;
       try {
-        cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR);
+        cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR, undefined, undefined, limitOf(c, def));
       } catch (e) {
         throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nretrysim: (could not minimise the counterexample: ${(e as Error).message})`);
       }
@@ -138,10 +264,11 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         throw new Error(`${failedLine(details)}\n\nretrysim: ${serviceNotReproduced(def, problem)}`);
       }
       const s = cx.size;
+      const stopped = stoppedText(cx);
       throw new Error(`${failedLine(details)}\n\n` +
-        `retrysim: minimised counterexample (${sizeText(s)}):\n` +
+        `retrysim: ${stopped.heading} (${sizeText(s)}):\n` +
         `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
-        (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') +
+        (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') + stopped.note +
         `  written to ${cx.file}\n  replay: ${cx.replay}`);
     },
   };
@@ -183,9 +310,9 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
-    return clientCaseArbitrary({ service: def, serviceModule: moduleOf(def, o.module) }, o.faults).map((c) => (clientServices.set(c, def), c));
+    return new BoundedShrink(clientCaseArbitrary({ service: def, serviceModule: moduleOf(def, o.module) }, o.faults).map((c) => (clientServices.set(c, def), c)));
   }
-  return clientCaseArbitrary({ variant: o.variant ?? 'key_atomic' }, o.faults);
+  return new BoundedShrink(clientCaseArbitrary({ variant: o.variant ?? 'key_atomic' }, o.faults));
 }
 
 /**
@@ -198,6 +325,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
+  ranBy(c, client);
   return runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
 }
 
@@ -211,6 +339,10 @@ export interface ExplainClientOptions {
   module?: string | URL;
   /** Where the counterexample file goes. Default `.retrysim/found`. */
   foundDir?: string;
+  /** As {@link ReplayableOptions.shrinkBudgetMs} (`check --client --shrink-budget`): default 60 s. */
+  shrinkBudgetMs?: number;
+  /** Measures elapsed ms for `shrinkBudgetMs`. Default: the machine's clock. */
+  clockMs?: () => number;
 }
 
 /**
@@ -221,6 +353,7 @@ export interface ExplainClientOptions {
  * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
+  shrinkSettings.set(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY));
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
@@ -236,7 +369,8 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       // The minimised case when minimising and writing worked; else fast-check's, as it failed.
       let shown = c.scenario;
       try {
-        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}) });
+        const timeLimit = limitOf(c, client);
+        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}) });
         // The file must replay as its reader will run it (a fresh process), as `check --client` holds it to.
         const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module]);
         if (problem !== undefined) {
@@ -245,7 +379,8 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         }
         r = cx.run;
         shown = cx.scenario;
-        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+        const note = stoppedText(cx).note;
+        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}${note === '' ? '' : `\n${note.trimEnd()}`}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
       } catch (e) {
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;

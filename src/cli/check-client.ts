@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
-import { flags, intFlag, usage, UsageError, writableDir } from './args.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, loadClient } from '../client/load.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
@@ -15,15 +15,26 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
-import { DEFAULT_SHRINK_BUDGET, parseDuration } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
+import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, stoppedLine } from './check-service.js';
+
+/**
+ * The machine's clock for the campaign's wall time (a shard file's
+ * `wallMs`), taken before any run: a client run installs fake timers
+ * process-wide (performance.now on virtual time) while it runs, and a run a
+ * time budget interrupted may still be in flight when the wall time is read
+ * (it read as negative, and merge refused the shard file).
+ */
+const wallNow = performance.now.bind(performance);
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
 const DEFAULT_SCHEDULES = 5000;
 
 const HELP = `retrysim check --client PATH [--name N] [--variant V | --service PATH] [--runs N] [--time-budget D]
-               [--shrink-budget D] [--seed S] [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR] [--html DIR] [--json]
+               [--shrink-budget D] [--seed S] [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
+               [--shard I/N|auto --out FILE] [--html DIR] [--json]
 
 The property campaign on your own retry client: a module exporting a
 RetryClient ({ name, deadlineMs, run(fetch, op) }; TypeScript or JavaScript,
@@ -62,6 +73,12 @@ reproduces; what the minimiser could not show minimal is said.
                   reordering service steps that commute (the client's own steps are opaque, so
                   every order of them runs); the schedule limit stopping it is inconclusive (4)
   --expect V      holds or fails: exit 0 only when the verdict is this one
+  --shard I/N     run only shard I of N of the runs (random, pct; 1 <= I <= N; auto: from
+                  RETRYSIM_SHARD=I/N or a CI's parallel-job variables), for machines or CI jobs;
+                  every shard generates the whole campaign's cases and runs its own, so
+                  'retrysim merge' of all N files gives the unsharded verdict, first failing run,
+                  counterexample and coverage; a shard exits 0 when it ran
+  --out FILE      write this run's result for 'retrysim merge' (with --shard)
   --found DIR     where the counterexample goes (default ${CLIENT_FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
                   own run (its requests, waits, answers, the faults, the check it breaks)
@@ -91,6 +108,8 @@ export async function run(argv: string[]): Promise<number> {
       found: { type: 'string' },
       html: { type: 'string' },
       json: { type: 'boolean' },
+      shard: { type: 'string' },
+      out: { type: 'string' },
     }, HELP);
     if (typeof a === 'number') return a;
     const v = a.values;
@@ -109,6 +128,11 @@ export async function run(argv: string[]): Promise<number> {
     const shrinkBudgetMs = parseDuration('shrink-budget', v['shrink-budget'] ?? DEFAULT_SHRINK_BUDGET);
     // A budget alone: as many runs as fit (a verdict still needs the default count).
     const maxRuns = timeBudgetMs !== undefined && v.runs === undefined ? 2 ** 31 - 1 : runs;
+    const shard = v.shard === undefined ? undefined : v.shard === 'auto' ? shardFromEnv(process.env) : parseShard(v.shard);
+    if (shard !== undefined && explore === 'exhaustive') throw new UsageError('--shard splits generated campaigns (random, pct); --explore exhaustive is not sharded');
+    if (shard !== undefined && v.out === undefined) throw new UsageError('--shard needs --out FILE (merge the shards with retrysim merge)');
+    if (v.out !== undefined && explore === 'exhaustive') throw new UsageError('--out writes a generated campaign (random, pct) for retrysim merge; --explore exhaustive is not sharded');
+    const out = v.out === undefined ? undefined : writableFile('out', v.out);
     const seed = intFlag('seed', v.seed, 1);
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
@@ -116,22 +140,25 @@ export async function run(argv: string[]): Promise<number> {
     let r: ClientCampaignResult;
     let client: RetryClient;
     let service: ServiceDefinition | undefined;
+    let against = '';
+    const wall0 = wallNow();
     try {
       client = await loadClient(v.client, v.name);
       service = v.service === undefined ? undefined : await loadService(v.service);
-      const against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
+      against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
-      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}`);
+      log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       // With a budget the run count is known only at the end: the reproduce line then names the runs that ran.
       if (timeBudgetMs === undefined) log(`reproduce: retrysim check ${argv.join(' ')}`);
-      const bar = serviceProgress({ what: `client ${client.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: explore === 'exhaustive' || maxRuns !== runs ? undefined : runs, json: v.json === true });
+      const bar = serviceProgress({ what: `client ${client.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: explore === 'exhaustive' || maxRuns !== runs || shard !== undefined ? undefined : runs, json: v.json === true });
       try {
         r = await runClientCampaign({
           client, module: v.client, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, faults, explore,
           // The machine's clock, read by the CLI between runs only (never by the simulated code).
           shrinkBudgetMs, clockMs: () => performance.now(),
           ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
+          ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
           onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
         });
       } finally {
@@ -156,63 +183,121 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
     }
-    const cx = r.counterexample;
-    const why: string[] = [];
-    if (r.verdict === 'inconclusive') why.push(`inconclusive: ${r.inconclusive ?? 'fewer scenarios ran than asked'}`);
-    else if (r.verdict !== (expected ?? 'holds')) why.push(`expected ${expected ?? 'holds'}, got ${r.verdict}`);
-    for (const p of cx?.notMinimal ?? []) why.push(`counterexample not minimal: ${p}`);
-    const ok = why.length === 0;
-    const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
-    const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
+    if (out !== undefined) {
+      const file: ClientShardFile = {
+        format: CLIENT_SHARD_FORMAT, module: v.client, against, command: campaignCommand(argv), atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
+        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r),
+      };
+      writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
+      log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
+    }
     if (html !== undefined) {
+      const cx = r.counterexample;
+      const ok = whyOf(r, expected).length === 0;
       const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
       const { writeClientStepperPage } = await import('../report/html/write.js');
       const svc = service;
-      const against = svc !== undefined ? `service ${svc.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
       const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) },
         (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}) }));
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
     }
-    if (v.json) {
-      console.log(JSON.stringify({
-        client: r.client, module: v.client, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: expected ?? 'holds', ok, why,
-        firstFailureRun: r.firstFailureRun ?? null,
-        counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
-        minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
-        coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
-      }));
-      return code;
-    }
-    console.log('');
-    console.log(textTable(['', 'client', r.explore === 'exhaustive' ? 'schedules' : 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
-      ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
-      r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
-      cx ? sizeText(cx.size, 'request') : '-',
-      cx ? minimalCell(cx) : '-',
-      cx?.file ?? '-',
-    ]]));
-    if (cx) {
-      for (const w of cx.run.workers) for (const q of w.sent) console.log(`  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
-      for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
-      const stopped = stoppedLine(cx);
-      if (stopped !== undefined) console.log(stopped);
-      console.log(`  replay: ${cx.replay}`);
-    }
-    if (r.coverage !== undefined) console.log(`\n${reachedText(r.client, r.runs, r.coverage)}`);
-    // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-    const block = reasonsBlock(why, expected !== undefined);
-    if (block !== undefined) console.log(`\n${block}`);
-    if (r.verdict === 'inconclusive' && timeBudgetMs !== undefined && r.explore !== 'exhaustive') {
-      console.log(`to conclude: give it the runs, e.g. retrysim check ${withRuns(argv, runs).join(' ')}`);
-    } else if (r.verdict === 'inconclusive') {
-      // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
-      const against = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
-      console.log(`to conclude: raise the schedule limit, e.g. retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${against} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`);
+    // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
+    const target = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
+    const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
+    const code = reportClientCampaign(r, { module: v.client, expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit });
+    if (shard !== undefined) {
+      // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
+      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
+      return 0;
     }
     return code;
   });
+}
+
+/** Why a client campaign's row is not ✓. */
+function whyOf(r: ShardClientResult, expected: 'holds' | 'fails' | undefined): string[] {
+  const why: string[] = [];
+  if (r.verdict === 'inconclusive') why.push(`inconclusive: ${r.inconclusive ?? 'fewer scenarios ran than asked'}`);
+  else if (r.verdict !== (expected ?? 'holds')) why.push(`expected ${expected ?? 'holds'}, got ${r.verdict}`);
+  for (const p of r.counterexample?.notMinimal ?? []) why.push(`counterexample not minimal: ${p}`);
+  return why;
+}
+
+/** How {@link reportClientCampaign} prints: `check --client` after its run, `merge` after merging its shards. */
+export interface ClientReport {
+  /** The client's module, as given to `--client`. */
+  module: string;
+  expected: 'holds' | 'fails' | undefined;
+  json: boolean;
+  timeBudgetMs: number | undefined;
+  /** The runs asked (a verdict needs them). */
+  runs: number;
+  /** The campaign's arguments after `check` (the "to conclude" line's command). */
+  command: readonly string[];
+  /** The command that finishes an exhaustive search its limit stopped (not for a merge: exhaustive is not sharded). */
+  raiseLimit?: string;
+}
+
+/** Prints a client campaign's table (or `--json`), the counterexample and the coverage; returns the exit code. */
+export function reportClientCampaign(r: ShardClientResult, o: ClientReport): number {
+  const cx = r.counterexample;
+  const why = whyOf(r, o.expected);
+  const ok = why.length === 0;
+  const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
+  const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
+  if (o.json) {
+    console.log(JSON.stringify({
+      client: r.client, module: o.module, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
+      firstFailureRun: r.firstFailureRun ?? null,
+      counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
+      minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
+      coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
+    }));
+    return code;
+  }
+  console.log('');
+  console.log(textTable(['', 'client', r.explore === 'exhaustive' ? 'schedules' : 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
+    ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
+    r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
+    cx ? sizeText(cx.size, 'request') : '-',
+    cx ? minimalCell(cx) : '-',
+    cx?.file ?? '-',
+  ]]));
+  if (cx) {
+    for (const w of cx.run.workers) for (const q of w.sent) console.log(`  ${w.name}  t=${q.atMs.toFixed(0)} ms  ${q.method} ${q.path}  key=${q.key ?? '(none)'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
+    for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+    const stopped = stoppedLine(cx);
+    if (stopped !== undefined) console.log(stopped);
+    console.log(`  replay: ${cx.replay}`);
+  }
+  if (r.coverage !== undefined) console.log(`\n${reachedText(r.client, r.runs, r.coverage)}`);
+  // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
+  const block = reasonsBlock(why, o.expected !== undefined);
+  if (block !== undefined) console.log(`\n${block}`);
+  if (r.verdict === 'inconclusive' && o.timeBudgetMs !== undefined && r.explore !== 'exhaustive') {
+    console.log(`to conclude: give it the runs, e.g. retrysim check ${withRuns(o.command, o.runs).join(' ')}`);
+  } else if (r.verdict === 'inconclusive' && o.raiseLimit !== undefined) {
+    console.log(`to conclude: raise the schedule limit, e.g. ${o.raiseLimit}`);
+  }
+  return code;
+}
+
+/** The campaign's arguments without the flags that differ between its shards or only say where output goes (`--shard`, `--out`, `--found`, `--html`, `--json`). */
+function campaignCommand(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--json') continue;
+    if (a === '--shard' || a === '--out' || a === '--found' || a === '--html') {
+      i++;
+      continue;
+    }
+    if (/^--(shard|out|found|html)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
 }
 
 /** The command line with `--time-budget` and `--runs` replaced by `--runs n` (what ran, so the line reproduces it). */

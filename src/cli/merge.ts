@@ -4,6 +4,8 @@ import { mergeShards, parseShardFile, ShardError, type ShardFile } from '../camp
 import { printResults } from './check-report.js';
 import { mergeServiceShards, parseServiceShard, SERVICE_SHARD_FORMAT } from '../service/shard.js';
 import { reportServiceCampaign } from './check-service.js';
+import { CLIENT_SHARD_FORMAT, mergeClientShards, parseClientShard } from '../client/shard.js';
+import { reportClientCampaign } from './check-client.js';
 
 const HELP = `retrysim merge FILE... [--json]
 
@@ -23,16 +25,29 @@ The shards of a campaign on your service (retrysim check --service PATH --shard 
 --out FILE) merge the same way, into what check --service prints: the failure
 at the lowest run number (the one the unsharded campaign stops at, shrunk the
 same way), else holds over every shard's runs with the coverage summed, else
-inconclusive.`;
+inconclusive.
 
-/** The parsed JSON of a service shard file, or undefined for anything else (parseShardFile then names what is wrong). */
-function serviceShardJson(text: string): unknown {
+The shards of a campaign on your retry client (retrysim check --client PATH
+--shard I/N --out FILE) merge the same way, into what check --client prints.`;
+
+/** The parsed JSON of a service or client shard file (by its `format`), or undefined for anything else (parseShardFile then names what is wrong). */
+function formatJson(text: string, format: string): unknown {
   try {
     const raw = JSON.parse(text) as unknown;
-    return typeof raw === 'object' && raw !== null && (raw as { format?: unknown }).format === SERVICE_SHARD_FORMAT ? raw : undefined;
+    return typeof raw === 'object' && raw !== null && (raw as { format?: unknown }).format === format ? raw : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The shards of one kind (`format`) among `texts`, or undefined when none is; a {@link ShardError} when only some are (kinds do not mix). */
+function ofFormat(texts: ReadonlyArray<{ source: string; text: string }>, format: string): Array<{ source: string; raw: unknown }> | undefined {
+  const all = texts.map(({ source, text }) => ({ source, raw: formatJson(text, format) }));
+  const one = all.find((x) => x.raw !== undefined);
+  if (one === undefined) return undefined;
+  const other = all.find((x) => x.raw === undefined);
+  if (other !== undefined) throw new ShardError(`${other.source}: not a ${format} file, unlike ${one.source}: shards of one campaign only`);
+  return all;
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
@@ -55,16 +70,21 @@ export async function run(argv: string[]): Promise<number> {
       return { source, text };
     });
     // A service campaign's shards (check --service --shard) have a format of their own; the two do not mix.
-    const service = texts.map(({ source, text }) => ({ source, raw: serviceShardJson(text) }));
-    if (service.some((x) => x.raw !== undefined)) {
-      const other = service.find((x) => x.raw === undefined);
-      if (other !== undefined) throw new ShardError(`${other.source}: not a ${SERVICE_SHARD_FORMAT} file, unlike ${service.find((x) => x.raw !== undefined)!.source}: shards of one campaign only`);
+    const service = ofFormat(texts, SERVICE_SHARD_FORMAT);
+    if (service !== undefined) {
       const m = mergeServiceShards(service.map((x) => ({ source: x.source, file: parseServiceShard(x.raw, x.source) })));
       if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s) of ${m.flag} ${m.result.module}, seed ${m.result.seed}, explore ${m.result.explore}`);
       return await reportServiceCampaign(m.result, {
         subject: `${m.flag === '--app' ? 'app' : 'service'} ${m.result.service} (${m.result.module})`, expected: m.expect ?? undefined, json: a.values.json === true,
         timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, reproduce: m.reproduce,
       });
+    }
+    // A client campaign's shards (check --client --shard), likewise.
+    const client = ofFormat(texts, CLIENT_SHARD_FORMAT);
+    if (client !== undefined) {
+      const m = mergeClientShards(client.map((x) => ({ source: x.source, file: parseClientShard(x.raw, x.source) })));
+      if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s) of --client ${m.module} (client '${m.result.client}' against ${m.against}), seed ${m.result.seed}, explore ${m.result.explore}`);
+      return reportClientCampaign(m.result, { module: m.module, expected: m.expect ?? undefined, json: a.values.json === true, timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, command: m.command });
     }
     const files: Array<{ source: string; file: ShardFile }> = texts.map(({ source, text }) => ({ source, file: parseShardFile(text, source) }));
     merged = mergeShards(files);

@@ -23,6 +23,7 @@ import { exploreAll } from '../sim/explore/exhaustive.js';
 import { countRun, coverageOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { Reached } from '../service/reached.js';
 import { clientSituationsOf } from './coverage.js';
+import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /** The faults a retry client is run under by default. */
 export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer'];
@@ -173,6 +174,14 @@ export interface ClientCampaignOptions extends ClientTarget {
   timeBudgetMs?: number;
   /** The scenarios a holding verdict needs (default `runs`). */
   atLeast?: number;
+  /**
+   * Random and pct only: run only the run indices this slice owns (blocks of
+   * 64 dealt round-robin over the shards, as for services and built-in
+   * claims). Every case is still generated, in the same order, so a shard
+   * runs exactly the cases the whole campaign would at its indices, and a
+   * failure is found at the same run number and shrunk the same way.
+   */
+  slice?: Slice;
   /** After each run judged before a failure: how many so far (a person's progress). */
   onProgress?: (done: number) => void;
   /** After a failure at run `at`: each of the minimiser's runs, `tried` so far. */
@@ -202,8 +211,10 @@ export interface ClientCampaignResult {
   /** Why the verdict is inconclusive, in one sentence. */
   inconclusive?: string;
   faults: FaultKind[];
-  /** Scenarios run (schedules, exhaustive): all of them, or up to and including the first failure. */
+  /** Scenarios run (schedules, exhaustive): all of them, or up to and including the first failure; a shard's own (see `slice`). */
   runs: number;
+  /** Random and pct without a failure: run indices generated (every slice's, a sharded campaign's too), 0..generated-1. */
+  generated?: number;
   verdict: 'holds' | 'fails' | 'inconclusive';
   /** 1-based number of the first failing scenario. */
   firstFailureRun?: number;
@@ -249,12 +260,19 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     return campaignPct(c.scenario.seed, probe.steps);
   };
   let done = 0;
+  let index = -1;
   let firstFailureRun: number | undefined;
   /** The shrink budget, started at the first failure: fast-check's shrinking stops at it too. */
   let shrinkLimit: MinimiseOptions['timeLimit'];
+  const slice = o.slice;
   const counted = counter(o, faults, { slowAtAnyStep: service !== undefined, killAtAnswer: service !== undefined });
   const prop = fc.asyncProperty(clientCaseArbitrary(o, faults), async (c) => {
     if (firstFailureRun !== undefined && shrinkLimit?.expired() === true) return true;
+    // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
+    if (firstFailureRun === undefined) {
+      index++;
+      if (slice !== undefined && !owns(slice, index)) return true;
+    }
     const r = await counted.run(c.scenario, await choicesOf(c));
     if (firstFailureRun === undefined) {
       done++;
@@ -262,18 +280,22 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     }
     if (r.violations.length === 0) return true;
     if (firstFailureRun === undefined && o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs);
-    firstFailureRun ??= done;
+    // The run's number in the whole campaign (a shard's own count of runs would be another).
+    firstFailureRun ??= index + 1;
     return false;
   });
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   const base = { client: o.client.name, seed: o.seed, explore, faults };
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {
-    const ran = details.failed ? 0 : details.numRuns;
+    const generated = details.failed ? 0 : details.numRuns;
+    // A shard ran the indices it owns among those generated; fewer than asked is inconclusive, never a ✓.
+    const ran = slice === undefined ? generated : ownedCount(slice, generated);
     const coverage = counted.coverage(ran);
-    const atLeast = o.atLeast ?? o.runs;
-    if (ran < atLeast) return { ...base, runs: ran, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}`, coverage };
-    return { ...base, runs: ran, verdict: 'holds', coverage };
+    const atLeast = slice === undefined ? (o.atLeast ?? o.runs) : ownedCount(slice, o.atLeast ?? o.runs);
+    const part = { ...base, runs: ran, generated, coverage };
+    if (ran < atLeast) return { ...part, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}` };
+    return { ...part, verdict: 'holds' };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];

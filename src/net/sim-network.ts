@@ -1,3 +1,4 @@
+import { stableBody, stableHeaders } from './stable-paths.js';
 import type { Kernel, Task } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
 import type { Prng } from '../random/prng.js';
@@ -195,10 +196,12 @@ export class SimNetwork {
       // An `atAnswer` kill lands now, before the answer leaves: the request stays in
       // flight, so the kill (due now, before any task resumes) closes its connection.
       if (!this.killAtAnswer(server)) server.inflight.delete(task);
-      const data: Record<string, unknown> = { body: res.body };
+      // Recorded without this machine's paths (an error page's stack names them).
+      const recorded = stableBody(res.body);
+      const data: Record<string, unknown> = { body: recorded };
       if (res.replay) data.replay = true;
       k.log(name, `answer ${res.status}`, data);
-      k.logHashed(name, 'answer headers', { status: res.status, headers: res.headers });
+      k.logHashed(name, 'answer headers', { status: res.status, headers: recorded === res.body ? res.headers : stableHeaders(res.headers, recorded) });
       await k.sleep(this.latency(), this.loseLeft > 0 ? union(answer, { writes: [LOSE] }) : answer);
       if (res.dropConnection || this.loseLeft > 0) {
         if (!res.dropConnection) {

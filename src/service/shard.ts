@@ -132,8 +132,16 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   return { ...ctx, result: { ...part, verdict: 'holds' } };
 }
 
+/** What {@link consistent} reads of a shard file: a service's or a client's (`check --client --shard`). */
+export interface ShardCounts {
+  maxRuns: number;
+  timeBudgetMs: number | null;
+  shard: { index: number; count: number };
+  result: { verdict: string; runs: number; generated?: number; firstFailureRun?: number; counterexample?: unknown; coverage?: { rows: ReadonlyArray<{ id: string; runs: number }> } };
+}
+
 /** A shard's counts must be ones `check` writes: the numbers its own indices allow. */
-function consistent(source: string, f: ServiceShardFile): void {
+export function consistent(source: string, f: ShardCounts): void {
   const r = f.result;
   const slice = { shard: f.shard.index, shards: f.shard.count, worker: 0, workers: 1 };
   const where = `${source} (shard ${f.shard.index + 1}/${f.shard.count})`;

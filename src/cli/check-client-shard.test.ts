@@ -1,0 +1,114 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
+
+const CLIENT = 'examples/fetch-retry-client/client.ts';
+
+/** `check --client --json` or `merge --json`, parsed, with where files went taken out (the found dirs differ by shard). */
+async function json(args: string[]): Promise<{ code: number; j: Record<string, unknown> }> {
+  const r = await runMain([...args, '--json']);
+  if (r.out === '') throw new Error(`no JSON (exit ${r.code}): ${r.err}`);
+  const j = JSON.parse(r.out) as Record<string, unknown>;
+  if (typeof j.counterexample === 'string') j.counterexample = basename(j.counterexample);
+  if (typeof j.replay === 'string') j.replay = (j.replay as string).replace(/ \S+\/([^/ ]+\.json)/, ' $1');
+  return { code: r.code, j };
+}
+
+/** Runs shards 1..n of a client campaign; resolves to their --out files. */
+async function shards(args: string[], n: number, dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    const out = join(dir, `shard-${i}.json`);
+    const r = await runMain([...args, '--shard', `${i}/${n}`, '--out', out, '--found', join(dir, `found-${i}`)]);
+    expect(r.code, r.err).toBe(0); // a shard that ran exits 0, whatever its slice found: verdicts are merge's
+    files.push(out);
+  }
+  return files;
+}
+
+describe('check --client --shard I/N --out FILE, then retrysim merge', () => {
+  it('a failing client: the shard owning run 79 finds it there, and merge gives the unsharded first failure and counterexample', async () => {
+    const dir = tmp('rs-client-shard-');
+    // The fixed client against a service whose lease has no fence: it fails at run 79 of seed 2 (index 78, the second block of 64: shard 2's).
+    const args = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--service', 'examples/lease-without-fencing/service.ts', '--runs', '300', '--seed', '2'];
+    const files = await shards(args, 3, dir);
+    const merged = await json(['merge', files[2]!, files[0]!, files[1]!]);
+    const whole = await json([...args, '--found', join(dir, 'whole')]);
+    expect(merged.code).toBe(1);
+    expect(merged.j).toEqual(whole.j);
+    expect(merged.j.firstFailureRun).toBe(79);
+    // The counterexample the merge names is the one shard 2 wrote, the very file the unsharded run writes.
+    const text = await runMain(['merge', ...files]);
+    expect(text.out).toMatch(/│ ✗ │ fetch-retry-client-fixed │ 79 +│ fails +│ run 79/);
+    const named = /(\S+found-2\/\S+\.json)/.exec(text.out)![1]!;
+    expect(readFileSync(named, 'utf8')).toBe(readFileSync(join(dir, 'whole', basename(named)), 'utf8'));
+    expect(text.out).toContain(`replay: retrysim replay --client ${CLIENT} ${named} --trace`);
+  });
+
+  it('a holding client: the merged --json is the unsharded one, coverage counts included', async () => {
+    const dir = tmp('rs-client-shard-');
+    const args = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '150'];
+    const files = await shards(args, 3, dir);
+    const merged = await json(['merge', ...files]);
+    const whole = await json([...args, '--found', join(dir, 'whole')]);
+    expect(merged.code).toBe(0);
+    expect(merged.j).toEqual(whole.j);
+    expect(merged.j.verdict).toBe('holds');
+    expect(merged.j.runs).toBe(150);
+  });
+
+  it('shards a time budget stopped short merge to inconclusive, exit 4, with a command that concludes', async () => {
+    const dir = tmp('rs-client-shard-');
+    // 300 runs of a client cannot fit in 1 ms: each shard stops long before its share.
+    const files = await shards(['check', '--client', CLIENT, '--runs', '300', '--time-budget', '1ms'], 2, dir);
+    const merged = await json(['merge', ...files]);
+    expect(merged.code).toBe(4);
+    expect(merged.j.verdict).toBe('inconclusive');
+    expect(merged.j.why).toEqual([expect.stringMatching(/^inconclusive: \d+ of 300 scenarios ran \(the time budget ran out\)$/)]);
+    const text = await runMain(['merge', ...files]);
+    expect(text.out).toContain(`to conclude: give it the runs, e.g. retrysim check --client ${CLIENT} --runs 300`);
+  });
+
+  it('refuses a hand-edited shard, a missing one, one given twice, another campaign and a service shard beside it: one line, exit 2, nothing else printed', async () => {
+    const dir = tmp('rs-client-shard-');
+    const args = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '100'];
+    const files = await shards(args, 2, dir);
+    const refused = async (names: string[], why: RegExp) => {
+      const r = await runMain(['merge', ...names]);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toMatch(why);
+      expect(r.err.split('\n')).toHaveLength(1);
+    };
+    const edited = JSON.parse(readFileSync(files[1]!, 'utf8')) as { result: { runs: number; coverage: { rows: Array<{ runs: number }> } } };
+    edited.result.runs += 1;
+    const more = join(dir, 'edited.json');
+    writeFileSync(more, JSON.stringify(edited));
+    await refused([files[0]!, more], /^retrysim merge: .*edited\.json \(shard 2\/2\): says it ran 37 runs, but it owns 36 of the 100 generated$/);
+    edited.result.runs -= 1;
+    edited.result.coverage.rows[0]!.runs = 99;
+    writeFileSync(more, JSON.stringify(edited));
+    await refused([files[0]!, more], /coverage counts 99 runs reaching .*, more than the 36 it ran/);
+    await refused([files[0]!], /^retrysim merge: missing shard 2\/2 of the campaign of /);
+    await refused([files[0]!, files[0]!, files[1]!], /shard 1\/2 is given twice/);
+    const other = join(dir, 'other.json');
+    expect((await runMain([...args.slice(0, -1), '101', '--shard', '2/2', '--out', other, '--found', join(dir, 'of')])).code).toBe(0);
+    await refused([files[0]!, other], /other\.json: not the campaign of .*shard-1\.json/);
+    const service = join(dir, 'service.json');
+    expect((await runMain(['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '10', '--shard', '1/1', '--out', service, '--found', join(dir, 'sf')])).code).toBe(0);
+    await refused([service, files[0]!, files[1]!], /shard-1\.json: not a retrysim\.service-shard\/1 file, unlike .*service\.json/);
+  });
+
+  it('--shard needs --out, is not for --explore exhaustive, and must name a shard', async () => {
+    const a = await runMain(['check', '--client', CLIENT, '--shard', '1/2']);
+    expect([a.code, a.err]).toEqual([2, 'retrysim check: --shard needs --out FILE (merge the shards with retrysim merge)']);
+    const b = await runMain(['check', '--client', CLIENT, '--shard', '1/2', '--out', 'x.json', '--explore', 'exhaustive']);
+    expect([b.code, b.err]).toEqual([2, 'retrysim check: --shard splits generated campaigns (random, pct); --explore exhaustive is not sharded']);
+    const c = await runMain(['check', '--client', CLIENT, '--shard', '0/2', '--out', 'x.json']);
+    expect([c.code, c.err]).toEqual([2, "retrysim check: --shard must be I/N with 1 <= I <= N (or auto), got '0/2'"]);
+  });
+});

@@ -1,0 +1,102 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
+import { loadScenario } from './scenario/load.js';
+import twoTransactions from '../examples/two-transactions/service.js';
+import ttl from '../examples/ttl-from-date-now/service.js';
+import { buggyClient, fixedClient } from '../examples/fetch-retry-client/client.js';
+import lease from '../examples/lease-without-fencing/service.js';
+import { runMain } from './testing/cli.js';
+import { tempDirs } from './testing/temp-dirs.js';
+
+const tmp = tempDirs();
+
+/** The message the property's failure carries. */
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('the property did not fail');
+}
+
+/** A clock that jumps an hour per read: any budget has run out by the next read, whatever the machine's speed. */
+function jumpingClock(): () => number {
+  let now = 0;
+  return () => (now += 3_600_000);
+}
+
+/** Runs the printed replay command; resolves to its exit code (and stderr, for the assertion's message). */
+async function replays(msg: string): Promise<{ code: number; err: string }> {
+  const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
+  return runMain(cmd.split(' ').slice(1));
+}
+
+describe('retrysim/vitest: the shrink budget (shrinkBudgetMs, as check --shrink-budget)', () => {
+  it('a service property whose budget has run out when the failure is found still fails with the counterexample in hand, written and replayable, and says shrinking stopped at its time limit', async () => {
+    const found = tmp('rs-vitest-shrink-');
+    const module = 'examples/two-transactions/service.ts';
+    const prop = fc.asyncProperty(serviceCases(twoTransactions, { module, faults: ['crash'] }), async (c) => (await runServiceCase(twoTransactions, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(twoTransactions, { module, foundDir: found, shrinkBudgetMs: 1, clockMs: jumpingClock() }), numRuns: 300, seed: 1 }));
+    // fast-check ran no shrink candidate: the budget covers its shrinking too, not only the minimiser's.
+    expect(msg).toContain('shrunk 0 time(s)');
+    expect(msg).toContain('retrysim: counterexample, shrinking stopped at its time limit (shrink budget 1 ms) (');
+    expect(msg).not.toContain('minimised counterexample');
+    expect(msg).toContain('not known to be minimal: shrinking stopped at its time limit (shrink budget 1 ms); the counterexample fails and replays as written');
+    expect(msg).toMatch(/exactly-one \(op\d+\): /);
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    expect(readdirSync(found)).toEqual([file.split('/').at(-1)]);
+    expect(loadScenario(file).description).toContain('Not shown minimal: shrinking stopped at its time limit (shrink budget 1 ms)');
+    const r = await replays(msg);
+    expect(r.code, r.err).toBe(0);
+  });
+
+  it('a client property stopped by its budget says so too, and its file replays', async () => {
+    const found = tmp('rs-vitest-shrink-');
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(buggyClient, { module: 'examples/fetch-retry-client/client.ts', foundDir: found, shrinkBudgetMs: 1, clockMs: jumpingClock() }), numRuns: 300, seed: 1 }));
+    expect(msg).toContain('shrunk 0 time(s)');
+    expect(msg).toContain('not known to be minimal: shrinking stopped at its time limit (shrink budget 1 ms)');
+    expect(msg).toContain('written to ');
+    const r = await replays(msg);
+    expect(r.code, r.err).toBe(0);
+  });
+
+  it('a budget that is not a positive number is one clear line when the parameters are made', () => {
+    expect(() => replayable(twoTransactions, { shrinkBudgetMs: 0 })).toThrow('retrysim: replayable(two-transactions): shrinkBudgetMs must be a number of ms above 0 (Infinity: no time limit), got 0');
+    expect(() => explainClient(buggyClient, { shrinkBudgetMs: Number.NaN })).toThrow(/^retrysim: explainClient\(fetch-retry-client\): shrinkBudgetMs must be/);
+  });
+});
+
+describe('retrysim/vitest and check --service: one bug, one counterexample', () => {
+  it('the same service, seed and faults give the same counterexample file, byte for byte (ttl-from-date-now, seed 2: the helper shrank it to 2 workers where the CLI has 1)', async () => {
+    const dir = tmp('rs-vitest-same-');
+    const module = 'examples/ttl-from-date-now/service.ts';
+    const cli = await runMain(['check', '--service', module, '--seed', '2', '--runs', '300', '--found', join(dir, 'cli'), '--json']);
+    expect(cli.code, cli.err).toBe(1);
+    const fromCli = (JSON.parse(cli.out) as { counterexample: string }).counterexample;
+    // The property as the example writes it: every violation fails it (what check --service judges).
+    const prop = fc.asyncProperty(serviceCases(ttl, { module: new URL('../examples/ttl-from-date-now/service.ts', import.meta.url) }), async (c) => {
+      expect((await runServiceCase(ttl, c)).violations).toEqual([]);
+    });
+    const msg = await failure(fc.assert(prop, { ...replayable(ttl, { foundDir: join(dir, 'helper') }), numRuns: 300, seed: 2 }));
+    const fromHelper = /written to (\S+)/.exec(msg)![1]!;
+    expect(fromHelper.split('/').at(-1)).toBe(fromCli.split('/').at(-1));
+    expect(readFileSync(fromHelper, 'utf8')).toBe(readFileSync(fromCli, 'utf8'));
+  });
+
+  it('a client: explainClient and check --client give the same file for the same seed (the fixed fetch client against lease-without-fencing, seed 2: 81 shrink candidates, past the services\' cap of 40)', async () => {
+    const dir = tmp('rs-vitest-same-');
+    const module = 'examples/fetch-retry-client/client.ts';
+    const service = 'examples/lease-without-fencing/service.ts';
+    const cli = await runMain(['check', '--client', module, '--name', fixedClient.name, '--service', service, '--seed', '2', '--runs', '300', '--found', join(dir, 'cli'), '--json']);
+    expect(cli.code, cli.err).toBe(1);
+    const fromCli = (JSON.parse(cli.out) as { counterexample: string }).counterexample;
+    const prop = fc.asyncProperty(clientCases({ service: lease, module: service }), async (c) => (await runClientCase(fixedClient, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(fixedClient, { module, foundDir: join(dir, 'helper') }), numRuns: 300, seed: 2 }));
+    const fromHelper = /written to (\S+)/.exec(msg)![1]!;
+    expect(readFileSync(fromHelper, 'utf8')).toBe(readFileSync(fromCli, 'utf8'));
+  });
+});
