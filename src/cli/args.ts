@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** A bad flag or argument: printed with the command's help, exit code 2. */
@@ -100,31 +100,40 @@ export function seedFlag(raw: string | undefined): number {
 }
 
 /**
- * Checks before any work that output can go to `dir` (created if missing),
- * so a bad path fails at once with a clear message instead of after a long
- * run. A {@link UsageError} names the flag and the reason.
+ * Checks before any work that output can go to `dir`, so a bad path fails
+ * at once with a clear message instead of after a long run. A
+ * {@link UsageError} names the flag and the reason. The check makes the
+ * missing levels (only a real mkdir tells, under /proc or on a read-only
+ * mount) and removes them again: the command makes the directory when it
+ * writes something there, so a command that then stops on bad input (a
+ * module that does not load) leaves nothing behind.
  */
 export function writableDir(flag: string, dir: string): string {
+  const made: string[] = [];
   try {
     if (dir === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
-    makeDirs(dir);
+    makeDirs(dir, made);
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new UsageError(`--${flag} '${dir}' is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } finally {
+    for (const d of made.reverse()) rmdirSync(d);
   }
   return dir;
 }
 
 /**
- * `mkdir -p`, one level at a time: Node's own recursive mkdirSync spins
- * forever under /proc (where mkdir fails with ENOENT at every level).
+ * `mkdir -p`, one level at a time (each level made is pushed on `made`):
+ * Node's own recursive mkdirSync spins forever under /proc (where mkdir
+ * fails with ENOENT at every level).
  */
-function makeDirs(dir: string): void {
+function makeDirs(dir: string, made: string[]): void {
   const abs = resolve(dir);
   if (existsSync(abs)) return;
-  makeDirs(dirname(abs));
+  makeDirs(dirname(abs), made);
   mkdirSync(abs);
+  made.push(abs);
 }
 
 /**

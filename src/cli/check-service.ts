@@ -60,8 +60,9 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --explore M     random: fast-check-generated schedules (shrinkable, default)
                   pct: generated scenarios, PCT schedules (depth 3)
                   exhaustive: every schedule of the service's small scenarios (one
-                  operation, at most one fault at each of its steps and crash points),
-                  with sleep-set reduction; stopped by the limit it is inconclusive
+                  operation, at most one fault at each of its steps and crash points;
+                  two tenants with one raw key, without a fault and with both answers
+                  lost), with sleep-set reduction; stopped by the limit it is inconclusive
   --expect V      holds or fails: exit 0 only when the verdict is this one
   --shard I/N     run only shard I of N of the runs (random, pct; 1 <= I <= N; auto: from
                   RETRYSIM_SHARD=I/N or a CI's parallel-job variables), for machines or CI jobs;

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
 import { writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
@@ -116,6 +116,12 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`retrysim replay: ${untrusted}`);
     return 2;
   }
+  const missing = missingModule(file, 'service', values.service, scenario.service.module)
+    ?? (scenario.client.name !== undefined ? missingModule(file, 'client', values.client, scenario.client.module) : undefined);
+  if (missing !== undefined) {
+    console.error(`retrysim replay: ${missing}`);
+    return 2;
+  }
   if (values.client !== undefined || scenario.client.name !== undefined) {
     return replayClient(file, scenario, values.client, modulePath, { trace: values.trace === true, json: values.json === true, html: values.html });
   }
@@ -207,6 +213,20 @@ export function untrustedModule(file: string, kind: 'service' | 'client', flag: 
   const other = otherFlag !== undefined ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFlag}`
     : otherFromFile !== undefined && !insideCwd(otherFromFile) ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFromFile}` : '';
   return `${file} names ${kind} module '${fromFile}', outside this directory; a scenario file does not choose code to run — if you trust it, name it yourself: retrysim replay --${kind} ${fromFile}${other} ${file}`;
+}
+
+/**
+ * Why a module the file names (and the command line does not) cannot be
+ * found, or undefined. A file names its module as its campaign was given it,
+ * relative to the directory the campaign ran in; replayed from elsewhere,
+ * "no such file /elsewhere/…" reads as if the file were broken.
+ */
+function missingModule(file: string, kind: 'service' | 'client', flag: string | undefined, fromFile: string | undefined): string | undefined {
+  if (flag !== undefined || fromFile === undefined) return undefined;
+  const abs = resolve(fromFile);
+  if (existsSync(abs)) return undefined;
+  const how = kind === 'client' ? `--client PATH ${file}` : `--service PATH ${file} (--app PATH for an app)`;
+  return `${file} names its ${kind} module '${fromFile}', which is not in this directory (${abs}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay ${how}`;
 }
 
 function insideCwd(module: string): boolean {

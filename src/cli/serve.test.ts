@@ -88,6 +88,17 @@ describe('retrysim serve (CLI)', () => {
     expect(s.output).toMatch(/SIGTERM: stopping; draining 1 in-flight/);
   });
 
+  it('SIGTERM ends the process (exit 0) when the service left an interval running, instead of its next tick throwing on the closed database', async () => {
+    const s = new ServerProcess({ module: 'src/real/fixtures/interval-sweeper.ts', dbPath: join(dir, 'sweeper.db') });
+    live.push(s);
+    const port = await s.start();
+    const res = await httpSend(port, { method: 'POST', path: '/items', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ run: 'r' }) }, 30_000);
+    expect(res.kind === 'response' && res.status).toBe(201);
+    expect(await s.stop()).toEqual({ code: 0, signal: null });
+    expect(s.output).toMatch(/retrysim serve: stopped\n?$/);
+    expect(s.output).not.toMatch(/connection is not open/);
+  });
+
   it('--help exits 0', async () => {
     const r = await runCli(['serve', '--help']);
     expect(r.code).toBe(0);

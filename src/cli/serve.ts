@@ -179,7 +179,11 @@ export async function run(argv: string[]): Promise<number> {
   console.error(`retrysim serve: ${signal}: stopping; draining ${server.inflight()} in-flight request(s)`);
   await server.close();
   console.error('retrysim serve: stopped');
-  return 0;
+  // Stopped means the process ends: a timer the service started and never
+  // cleared (a sweeper's setInterval, as a server that runs until it is
+  // stopped has) would keep it alive and tick against the closed database,
+  // ending it seconds later with a stack trace and exit 1.
+  process.exit(0);
 }
 
 /** Resolves true on a line "go" on stdin, false when stdin ends first. */

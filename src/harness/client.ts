@@ -26,6 +26,8 @@ export interface ClientEnv {
   sleep(ms: number): Promise<void>;
   /** The client's own stream: backoff jitter and per_attempt keys. */
   rng: Prng;
+  /** A line of the trace on this worker (shown, not hashed); the simulation provides it. */
+  note?(text: string): void;
 }
 
 /** One logical operation's business content and identity. */

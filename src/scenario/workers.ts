@@ -78,7 +78,7 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
           end.results.push(res.final);
           const key = log[log.length - 1]?.key;
           if (s.client.keyReuseProbe && res.final.kind === 'success' && key !== undefined) {
-            const probe = await probeKeyReuse(transport, key, intent, endpoint, s.client.timeoutMs);
+            const probe = await probeKeyReuse(transport, key, intent, endpoint, s.client.timeoutMs, env.note);
             if (probe !== undefined) (end.probes ??= []).push(probe);
           }
           return res;
@@ -102,12 +102,14 @@ export function editedTitle(title: string): string {
  * a plain retry, not a reuse (the campaign leaves the probe out for such a
  * service; a scenario file may still ask for it).
  */
-async function probeKeyReuse(transport: Transport, key: string, original: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number) {
+async function probeKeyReuse(transport: Transport, key: string, original: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number, note?: (text: string) => void) {
   const intent = { ...original, title: editedTitle(original.title) };
   const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key };
   if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   if (endpoint && body === endpoint.body(original)) return undefined;
+  // Said on the trace: otherwise a worker that already succeeded is seen sending again, for no stated reason.
+  note?.(`key-reuse probe: key '${key}' sent again with another body (title '${intent.title}'), once: it must be refused`);
   const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
   return { key, outcome: wire.kind === 'response' ? wire.status : wire.reason };
 }

@@ -8,6 +8,7 @@ import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
+import { isHostedApp } from '../app/define.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
 import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
@@ -609,6 +610,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (this.crashAfterPause) {
       this.crashAfterPause = false;
       this.host.reached?.add(`crash@${label}`);
+      this.env.note?.(`crash at '${label}' (after the pause)`);
       throw new CrashFault(`${label} (after a pause)`);
     }
     const f = this.host.faults;
@@ -616,10 +618,13 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     const nth = f.crashAt === label ? f.crashAtNth : undefined;
     if ((f.crashAt === undefined || f.crashAt === label) && f.crashMidRequest > 0 && (nth === undefined || ++this.crashReaches === nth) && fire(f, 'crashMidRequest')) {
       this.host.reached?.add(`crash@${label}`);
-      if (nth !== undefined && nth > 1) {
-        this.host.reached?.add('fault:later-reach');
-        this.env.note?.(`crash at '${label}' (its ${ordinal(nth)} reach in this request)`);
-      }
+      if (nth !== undefined && nth > 1) this.host.reached?.add('fault:later-reach');
+      // On the trace where it strikes, also at a first reach: a handler that
+      // catches the exception (its own retry helper, a cleanup that answers
+      // 200) would otherwise hide the counterexample's one fault. A hosted
+      // app's store says it in its own line at a first reach (serve-request.ts).
+      if (nth !== undefined && nth > 1) this.env.note?.(`crash at '${label}' (its ${ordinal(nth)} reach in this request)`);
+      else if (!isHostedApp(def)) this.env.note?.(`crash at '${label}'`);
       throw new CrashFault(label);
     }
   }

@@ -64,3 +64,15 @@ describe('the key-reuse probe needs a body that changes with the title', () => {
     expect(r.trace.filter((l) => /spawn/.test(l) && /s0\//.test(l))).toHaveLength(1); // one request: the probe was not sent
   });
 });
+
+describe('the key-reuse probe on the trace', () => {
+  it('is announced on its worker\'s line before the request it sends, so the reader knows why the worker sends again after its success', async () => {
+    const def = orders(true);
+    const r = await runScenario(probing(def), { service: def, keepTrace: true });
+    const trace = r.trace.map(String);
+    const at = trace.findIndex((l) => /op1\.w0\s+key-reuse probe: key '[^']+' sent again with another body \(title 't \(edited\)'\), once: it must be refused$/.test(l));
+    expect(at).toBeGreaterThan(-1);
+    const probeSpawn = trace.findIndex((l) => /s0\/op1\.w0#2\s+spawn/.test(l));
+    expect(at).toBeLessThan(probeSpawn);
+  });
+});

@@ -122,7 +122,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       const fp = net.clientFootprint;
       kernel.spawn(w.name, async () => {
         if (w.startMs > 0) await kernel.sleep(w.startMs, fp);
-        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng });
+        const res = await w.run(obs === undefined ? transport : observedTransport(transport, w.name, obs), { now: () => kernel.now, sleep: (ms) => kernel.sleep(ms, fp), rng, note: (text) => kernel.note(w.name, text) });
         const f = res.final;
         kernel.log(w.name, `result ${f.kind}`, f.kind === 'success'
           ? { [def.effects.noun === undefined ? 'id' : `${def.effects.noun}Id`]: f.reportId, replay: f.replay, calls: res.toolCalls.length }

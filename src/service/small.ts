@@ -14,7 +14,8 @@ import { isHostedApp } from '../app/define.js';
  * paused request at each step (paused past the client's timeout, so the
  * retry arrives while it is stalled), a kill at each step or as its answer
  * leaves — or two tenants
- * whose raw keys coincide, or the same key sent again with another body.
+ * whose raw keys coincide (also with both answers lost, so each retries),
+ * or the same key sent again with another body.
  * Small enough that every schedule of each can be run.
  */
 export function serviceSmallScenarios(def: ServiceDefinition, module: string, faults: readonly FaultKind[], keySource: KeySource = 'tool_call'): Scenario[] {
@@ -52,6 +53,15 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
       { ...op, workers: 1 },
       { ...op, id: 'op2', workers: 1, tenant: 'globex' },
     ] }],
+    // The same two tenants, each retrying once: a key table that drops the
+    // second tenant's entry (a PRIMARY KEY on the raw key alone under a
+    // per-tenant lookup) answers both first attempts and charges the second
+    // tenant again on its retry; both answers lost, so whichever tenant came
+    // second retries, with no preemption.
+    ['two tenants, same raw key, both answers lost after the commit', has('tenants') && has('loseResponse'), { operations: [
+      { ...op, workers: 1 },
+      { ...op, id: 'op2', workers: 1, tenant: 'globex' },
+    ], faults: { loseResponseAfterCommit: 2 } }],
     ['one key, a second body', has('keyReuseProbe'), { operations: [{ ...op, workers: 1 }], client: { ...base.client, keyReuseProbe: true } }],
   ];
   return variants.filter(([, on]) => on).map(([name, , over]) => parseScenario(JSON.stringify({ ...base, name: `${def.name}: ${name}`, ...over })));

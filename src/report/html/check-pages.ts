@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CampaignResult } from '../../campaign/run.js';
 import type { RunOptions } from '../../scenario/run.js';
@@ -17,6 +17,8 @@ import type { StepperSource } from './stepper-data.js';
  * shows the very run the campaign found.
  */
 export async function writeCheckPages(dir: string, results: readonly CampaignResult[]): Promise<string[]> {
+  // Made when there is something to write (the CLI checked up front that it can be).
+  mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   const rows: string[] = [];
   for (const r of results) {
@@ -74,6 +76,8 @@ export interface ServiceCheckRow {
  * them for built-in claims.
  */
 export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, opts: RunOptions | DrawRun): Promise<{ written: string[]; problem?: string }> {
+  // Made when there is something to write (the CLI checked up front that it can be).
+  mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   const cx = row.counterexample;
   let link = '—';
