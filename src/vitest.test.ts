@@ -43,6 +43,10 @@ describe('retrysim/vitest', () => {
     expect(msg).toContain('1 op, 1 worker, 1 fault,');
     const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
     expect(cmd).toContain(`--service ${module} ${found}`);
+    // The file says truthfully what found it — a vitest property, not `retrysim check` — and how to replay it.
+    const description = loadScenario(/written to (\S+)/.exec(msg)![1]!).description;
+    expect(description).toMatch(new RegExp(`^Found by a vitest property \\(retrysim's vitest helper, seed 1; replay with retrysim replay --service ${module} <this file>\\): `));
+    expect(description).not.toContain('retrysim check');
     const r = await cli(cmd.split(' ').slice(1));
     expect(r.code, r.err).toBe(0);
   });
@@ -83,6 +87,7 @@ describe('retrysim/vitest', () => {
     expect(msg).not.toContain('Counterexample:');
     const file = /written to (\S+)/.exec(msg)![1]!;
     expect(loadScenario(file).service.module).toBe(module);
+    expect(loadScenario(file).description).toMatch(/^Found for retry client 'fetch-retry-client' by a vitest property \(retrysim's vitest helper, seed 1; replay with retrysim replay --client examples\/fetch-retry-client\/client\.ts <this file>\): /);
     const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
     const r = await cli(cmd.split(' ').slice(1));
     expect(r.code, r.err).toBe(0);

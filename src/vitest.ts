@@ -253,7 +253,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       const module = moduleOf(def, o.module);
       let cx;
       try {
-        cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR, undefined, undefined, limitOf(c, def));
+        cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR, undefined, undefined, limitOf(c, def), 'vitest');
       } catch (e) {
         throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nretrysim: (could not minimise the counterexample: ${(e as Error).message})`);
       }
@@ -370,7 +370,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       let shown = c.scenario;
       try {
         const timeLimit = limitOf(c, client);
-        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}) });
+        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
         // The file must replay as its reader will run it (a fresh process), as `check --client` holds it to.
         const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module]);
         if (problem !== undefined) {

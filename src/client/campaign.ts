@@ -11,7 +11,7 @@ import { hashJson } from '../sim/canonical.js';
 import { builtinService, type BuiltinName as Variant } from '../tracker/builtin.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { serviceCaseArbitrary } from '../service/campaign.js';
+import { serviceCaseArbitrary, type FoundBy } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
 import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
@@ -79,7 +79,7 @@ export interface ClientCounterexample {
  * `timeLimit` (the shrink budget) stops the minimiser: the case in hand is
  * recorded all the same, said not known to be minimal.
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit'] } = {}): Promise<ClientCounterexample> {
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit']; foundBy?: FoundBy } = {}): Promise<ClientCounterexample> {
   const opts = o.service ? { service: o.service } : {};
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
@@ -112,7 +112,8 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   const scenario: Scenario = {
     ...m.scenario,
     name: `${client.name}: shrunk counterexample`,
-    description: `Found for retry client '${client.name}'${o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    // A vitest property was not `retrysim check`: its file says so, with the command that replays it.
+    description: `Found for retry client '${client.name}'${o.foundBy === 'vitest' ? ` by a vitest property (retrysim's vitest helper${o.seed !== undefined ? `, seed ${o.seed}` : ''}; replay with retrysim replay --client ${o.module ?? '<your client module>'} <this file>)` : o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name },
     schedule: scheduleOf(first.result.choices),

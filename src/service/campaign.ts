@@ -418,6 +418,9 @@ function notRerun(def: ServiceDefinition, what: string): ServiceError {
   return new ServiceError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
 }
 
+/** What found a counterexample, as its file's description says: `retrysim check` or a vitest property (retrysim/vitest). */
+export type FoundBy = 'check' | 'vitest';
+
 /**
  * Minimises a failing case and writes it with its schedule and `expect`
  * (the effects and the violated invariants), named by service, invariant
@@ -426,7 +429,7 @@ function notRerun(def: ServiceDefinition, what: string): ServiceError {
  * said in the file's description too. `timeLimit` (the shrink budget)
  * stops the minimiser; the case in hand is written, said not known minimal.
  */
-export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void, timeLimit?: MinimiseOptions['timeLimit']): Promise<ServiceCounterexample> {
+export async function minimiseAndWrite(def: ServiceDefinition, module: string, c: GeneratedCase, seed: number, foundDir?: string, choices?: ChoiceSource, onRun?: (tried: number) => void, timeLimit?: MinimiseOptions['timeLimit'], foundBy: FoundBy = 'check'): Promise<ServiceCounterexample> {
   registerService(module, def);
   const run1 = runner(def);
   const first = await run1(c.scenario, choices ?? new ListChoice(c.choices));
@@ -458,8 +461,9 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const scenario: Scenario = {
     ...m.scenario,
     name: `${def.name}: shrunk counterexample`,
-    // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it.
-    description: `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed}): ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it;
+    // a vitest property was not `retrysim check`, so its file says what found it and how to replay it.
+    description: `${foundBy === 'vitest' ? `Found by a vitest property (retrysim's vitest helper, seed ${seed}; replay with retrysim replay ${moduleFlag(def)} ${module} <this file>)` : `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed})`}: ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },
