@@ -14,6 +14,29 @@ describe('a wrong flag', () => {
     expect(r.err.split('\n')).toEqual([expect.stringMatching(new RegExp(`^retrysim ${command}: Unknown option '--bogus'.* \\(retrysim ${command} --help lists the options\\)$`))]);
   });
 
+  // `check --client --help` (no path yet) said "argument is ambiguous": --help
+  // asks for the help wherever it stands, the same page as with a path given.
+  it.each([
+    ['check', '--client'], ['check', '--service'], ['check', '--app'], ['check', '--variant'],
+    ['replay', '--service'], ['replay', '--app'], ['replay', '--client'],
+    ['serve', '--service'], ['serve', '--app'], ['conformance', '--service'], ['conformance', '--app'],
+    ['flaky', '--service'], ['herd', '--seed'], ['amplify', '--seed'], ['matrix', '--seed'], ['demo', '--seed'],
+  ])('%s %s --help (the value missing) prints that help, exit 0', async (command, flag) => {
+    const withValue = await runMain([command, flag!, 'x.ts', '--help']);
+    expect(withValue.code).toBe(0);
+    for (const help of ['--help', '-h']) {
+      const r = await runMain([command, flag!, help]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toBe(withValue.out);
+    }
+  });
+
+  it('check --client --help is the help of check --client, not of check', async () => {
+    const r = await runMain(['check', '--client', '--help']);
+    expect(r.out).toMatch(/^retrysim check --client PATH /);
+  });
+
   it('a flag missing its value is one line too (parseArgs says it in three)', async () => {
     const r = await runMain(['check', '--client', '--json']);
     expect(r.code).toBe(2);

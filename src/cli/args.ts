@@ -26,6 +26,12 @@ export const FLAG_TABLES = new Map<string, FlagTable>();
  */
 export function flags<O extends Options>(command: string, argv: string[], options: O, help: string, allowPositionals = false): ReturnType<typeof parseArgs<FlagsConfig<O>>> | number {
   FLAG_TABLES.set(command, options as FlagTable);
+  // Before parsing: `check --client --help` (no path yet) is a request for
+  // help, which parseArgs would read as --client's value and call ambiguous.
+  if (asksHelp(argv)) {
+    console.log(help);
+    return 0;
+  }
   try {
     const config: FlagsConfig<O> = { args: joinNegativeValues(argv, options), strict: true, allowPositionals, options: { ...options, help: { type: 'boolean', short: 'h' } } };
     const r = parseArgs(config);
@@ -40,6 +46,19 @@ export function flags<O extends Options>(command: string, argv: string[], option
     console.error(`retrysim ${command}: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')} (retrysim ${command} --help lists the options)`);
     return 2;
   }
+}
+
+/**
+ * Whether `--help` or `-h` is one of the arguments (before a `--`
+ * terminator), wherever it stands — also where a flag's value is missing
+ * (`--service --help`): help is what the user asked for, not an error.
+ */
+export function asksHelp(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
 }
 
 /**

@@ -9,7 +9,7 @@ import { STRATEGY_NAMES, isStrategyName } from '../backoff/strategies.js';
 import type { StrategyName } from '../backoff/strategies.js';
 import { runGrid, herdJsonRow, DEFAULT_CLIENTS, DEFAULT_RUNS, DEFAULT_STRATEGIES } from '../herd/grid.js';
 import { herdSvg } from '../herd/svg.js';
-import { FLAG_TABLES, UsageError, joinNegativeValues, seedFlag, writableFile } from './args.js';
+import { FLAG_TABLES, UsageError, asksHelp, joinNegativeValues, seedFlag, writableFile } from './args.js';
 
 const HELP = `Usage: retrysim herd [options]
 
@@ -66,6 +66,8 @@ export function estimatedEvents(runs: number, clients: readonly number[], strate
 
 function parse(argv: string[]): Opts | 'help' {
   FLAG_TABLES.set('herd', HERD_OPTIONS);
+  // `--seed --help` (a value missing) asks for help too, as in every command (args.ts flags()).
+  if (asksHelp(argv)) return 'help';
   let values;
   try {
     ({ values } = parseArgs({

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { markApp } from '../service/errors.js';
 import { SimLimitError } from '../sim/errors.js';
+import { asksHelp } from './args.js';
 
 type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
 
@@ -95,7 +96,8 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`retrysim: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  const appProblem = APP_COMMANDS.has(name) ? appFlagProblem(rest) : undefined;
+  // `--app --help` asks for help (the command prints it), not about a missing path.
+  const appProblem = APP_COMMANDS.has(name) && !asksHelp(rest) ? appFlagProblem(rest) : undefined;
   if (appProblem !== undefined) {
     console.error(`retrysim ${name}: ${appProblem} (retrysim ${name} --help lists the options)`);
     return 2;
