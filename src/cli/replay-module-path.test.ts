@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDirs } from '../testing/temp-dirs.js';
 
@@ -25,7 +25,37 @@ describe('replay of a file whose module path is relative to another directory', 
     expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`retrysim replay: cx.json names its service module 'examples/app-plain-http/app.ts', which is not in this directory (${join(d, 'examples/app-plain-http/app.ts')}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay --service PATH cx.json (--app PATH for an app)`);
+    // Found by `check --app` (its description says so): an app module, named with --app.
+    expect(lines[0]).toBe(`retrysim replay: cx.json names its app module 'examples/app-plain-http/app.ts', which is not in this directory (${join(d, 'examples/app-plain-http/app.ts')}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay --app PATH cx.json`);
+  });
+
+  // The file has no field saying app or service; the command its campaign wrote in its
+  // description does. A file without one (written by hand) gets words true of both.
+  it.each([
+    ['Found by retrysim check --service examples/app-plain-http/app.ts (seed 1): exactly-one.', "its service module 'examples/app-plain-http/app.ts'", 'retrysim replay --service PATH cx.json'],
+    ["Found by a vitest property (retrysim's vitest helper, seed 1; replay with retrysim replay --app examples/app-plain-http/app.ts <this file>): exactly-one.", "its app module 'examples/app-plain-http/app.ts'", 'retrysim replay --app PATH cx.json'],
+    ['Two orders for one operation.', "its module 'examples/app-plain-http/app.ts'", 'retrysim replay --service PATH cx.json (--app PATH for an app)'],
+  ])('description %j: the module is named as %s', (description, named, how) => {
+    const d = tmp('rs-replay-elsewhere-');
+    const s = JSON.parse(readFileSync(join(root, FILE), 'utf8')) as { description: string };
+    s.description = description;
+    writeFileSync(join(d, 'cx.json'), JSON.stringify(s, null, 2));
+    const r = cli(d, 'replay', 'cx.json');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`cx.json names ${named}, which is not in this directory`);
+    expect(r.stderr.trim().endsWith(how)).toBe(true);
+  });
+
+  it('a module outside this directory is named by its kind, with the flag that runs it', () => {
+    const d = tmp('rs-replay-outside-');
+    const s = JSON.parse(readFileSync(join(root, FILE), 'utf8')) as { service: { module: string }; description: string };
+    const outside = join(root, 'examples/app-plain-http/app.ts');
+    s.service.module = outside;
+    s.description = s.description.replace('examples/app-plain-http/app.ts', outside);
+    writeFileSync(join(d, 'cx.json'), JSON.stringify(s, null, 2));
+    const r = cli(d, 'replay', 'cx.json');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe(`retrysim replay: cx.json names app module '${outside}', outside this directory; a scenario file does not choose code to run — if you trust it, name it yourself: retrysim replay --app ${outside} cx.json`);
   });
 
   it('the same file replays from the directory it names its module from, and with the module named', () => {

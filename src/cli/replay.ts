@@ -110,13 +110,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The file is data: it may name code to run only inside this directory
   // tree; anything else runs only when named on the command line.
-  const untrusted = untrustedModule(file, 'service', values.service, scenario.service.module, values.client, scenario.client.module)
-    ?? (scenario.client.name !== undefined ? untrustedModule(file, 'client', values.client, scenario.client.module, values.service, scenario.service.module) : undefined);
+  const kind = serviceKind(scenario);
+  const untrusted = untrustedModule(file, kind, values.service, scenario.service.module, values.client, scenario.client.module)
+    ?? (scenario.client.name !== undefined ? untrustedModule(file, 'client', values.client, scenario.client.module, values.service, scenario.service.module, kind) : undefined);
   if (untrusted !== undefined) {
     console.error(`retrysim replay: ${untrusted}`);
     return 2;
   }
-  const missing = missingModule(file, 'service', values.service, scenario.service.module)
+  const missing = missingModule(file, kind, values.service, scenario.service.module)
     ?? (scenario.client.name !== undefined ? missingModule(file, 'client', values.client, scenario.client.module) : undefined);
   if (missing !== undefined) {
     console.error(`retrysim replay: ${missing}`);
@@ -207,12 +208,40 @@ function offsetText(ms: number): string {
  * a file must not pick code from elsewhere on the machine by itself. The
  * answer is one line with the command that runs it knowingly.
  */
-export function untrustedModule(file: string, kind: 'service' | 'client', flag: string | undefined, fromFile: string | undefined, otherFlag: string | undefined, otherFromFile: string | undefined): string | undefined {
+export function untrustedModule(file: string, kind: ModuleKind, flag: string | undefined, fromFile: string | undefined, otherFlag: string | undefined, otherFromFile: string | undefined, otherKind: ModuleKind = 'service'): string | undefined {
   if (flag !== undefined || fromFile === undefined) return undefined;
   if (insideCwd(fromFile)) return undefined;
-  const other = otherFlag !== undefined ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFlag}`
-    : otherFromFile !== undefined && !insideCwd(otherFromFile) ? ` --${kind === 'service' ? 'client' : 'service'} ${otherFromFile}` : '';
-  return `${file} names ${kind} module '${fromFile}', outside this directory; a scenario file does not choose code to run — if you trust it, name it yourself: retrysim replay --${kind} ${fromFile}${other} ${file}`;
+  const otherAs = kind === 'client' ? kindFlag(otherKind) : '--client';
+  const other = otherFlag !== undefined ? ` ${otherAs} ${otherFlag}`
+    : otherFromFile !== undefined && !insideCwd(otherFromFile) ? ` ${otherAs} ${otherFromFile}` : '';
+  return `${file} names ${kindWords(kind)} '${fromFile}', outside this directory; a scenario file does not choose code to run — if you trust it, name it yourself: retrysim replay ${kindFlag(kind)} ${fromFile}${other} ${file}`;
+}
+
+/**
+ * What a file's user module is, as far as the file can tell before the
+ * module is loaded: a client, or the service side — `app` or `service` when
+ * the campaign that wrote the file said which flag it ran with (its
+ * description names `--app PATH` or `--service PATH`), else `module` (a
+ * hand-written file: wording true of both).
+ */
+export type ModuleKind = 'client' | 'service' | 'app' | 'module';
+
+/** The service side's {@link ModuleKind}, from the command the file's description says found it. */
+export function serviceKind(s: Scenario): ModuleKind {
+  if (s.service.module === undefined) return 'service';
+  // The module's path is not matched: a file whose module was moved was still found against an app (or a service).
+  const flag = /\bretrysim (?:check|replay) (--app|--service) /.exec(s.description ?? '')?.[1];
+  return flag === '--app' ? 'app' : flag === '--service' ? 'service' : 'module';
+}
+
+/** "app module", "service module", "client module" — or "module" when the file cannot tell. */
+function kindWords(kind: ModuleKind): string {
+  return kind === 'module' ? 'module' : `${kind} module`;
+}
+
+/** The flag that names a module of this kind (`--service` runs an app too). */
+function kindFlag(kind: ModuleKind): string {
+  return kind === 'client' ? '--client' : kind === 'app' ? '--app' : '--service';
 }
 
 /**
@@ -221,12 +250,12 @@ export function untrustedModule(file: string, kind: 'service' | 'client', flag: 
  * relative to the directory the campaign ran in; replayed from elsewhere,
  * "no such file /elsewhere/…" reads as if the file were broken.
  */
-function missingModule(file: string, kind: 'service' | 'client', flag: string | undefined, fromFile: string | undefined): string | undefined {
+function missingModule(file: string, kind: ModuleKind, flag: string | undefined, fromFile: string | undefined): string | undefined {
   if (flag !== undefined || fromFile === undefined) return undefined;
   const abs = resolve(fromFile);
   if (existsSync(abs)) return undefined;
-  const how = kind === 'client' ? `--client PATH ${file}` : `--service PATH ${file} (--app PATH for an app)`;
-  return `${file} names its ${kind} module '${fromFile}', which is not in this directory (${abs}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay ${how}`;
+  const how = kind === 'module' ? `--service PATH ${file} (--app PATH for an app)` : `${kindFlag(kind)} PATH ${file}`;
+  return `${file} names its ${kindWords(kind)} '${fromFile}', which is not in this directory (${abs}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay ${how}`;
 }
 
 function insideCwd(module: string): boolean {
