@@ -35,3 +35,30 @@ describe('the crash fault on a hosted app', () => {
     expect(run.trace.map(String).join('\n')).toContain(`${s.faults.crashAt} (the store ran it; the app's client saw SocketClosedUnexpectedlyError)`);
   }, 60_000);
 });
+
+// An app's store is the simulated key-value store, no database: its trace said
+// `db: +1 order`. The line shown now says `store:`; the entry hashed is the
+// `db:` one it always was, so no recorded run changes its trace hash.
+describe("a hosted app's effect lines", () => {
+  it('say store: +1 <noun>, not db:, and hash as the db: line did', async () => {
+    const { loadService } = await import('../service/load.js');
+    const { loadScenario } = await import('../scenario/load.js');
+    const { runScenario } = await import('../scenario/run.js');
+    const { observeScenario } = await import('../report/html/stepper-data.js');
+    const s = loadScenario('examples/app-plain-http/counterexamples/orders-check-then-insert-exactly-one-53b9175c.json');
+    const def = await loadService('examples/app-plain-http/app.ts');
+    const app = await runScenario(s, { service: def, keepTrace: true });
+    // The same definition not marked as a hosted app (its steps list copied): traced as a service is.
+    const asService = await runScenario(s, { service: { ...def, steps: [...def.steps] }, keepTrace: true });
+    const lines = (r: typeof app) => r.trace.map(String);
+    expect(lines(app).filter((l) => /\b(db|store): /.test(l)).map((l) => l.replace(/^.*\s(?=(db|store): )/, ''))).toEqual(['store: +1 order', 'store: +1 order']);
+    expect(lines(asService).filter((l) => / db: \+1 order$/.test(l))).toHaveLength(2);
+    expect(lines(app).map((l) => l.replace(' store: ', ' db: '))).toEqual(lines(asService));
+    expect(app.result.traceHash).toBe(asService.result.traceHash);
+    // The page still finds the second order where it appears.
+    const { data } = await observeScenario(s, {}, { service: def });
+    const pinned = data.violations.find((v) => v.invariant === 'exactly-one')!;
+    expect(data.steps[pinned.step]).toMatchObject({ kind: 'db', event: 'store: +1 order' });
+    expect(pinned.why).toBe('the second order for op1 appears here');
+  });
+});

@@ -73,6 +73,26 @@ export interface HostedInstance {
   effectCount(): number | undefined;
   /** What an effect is called in the trace. Default `report`. */
   readonly effectNoun?: string;
+  /**
+   * Where the effects live, as the trace's effect lines say it: `db` (the
+   * default: a service's SQL database) or `store` (a hosted app's simulated
+   * key-value store, which is no database).
+   */
+  readonly effectStore?: EffectStore;
+}
+
+/** Where a hosted process keeps its effects, the word that starts its trace's effect lines (`db: +1 report`, `store: +1 order`). */
+export type EffectStore = 'db' | 'store';
+
+/** Whether a trace event is an effect line (`db: +1 report`, `store: +1 order`). */
+export function isEffectLine(event: string): boolean {
+  return event.startsWith('db:') || event.startsWith('store:');
+}
+
+/** The count an effect line adds (`db: +2 reports` → 2), or undefined for any other event or a removal. */
+export function effectsAdded(event: string): number | undefined {
+  const m = /^(?:db|store): \+(\d+)/.exec(event);
+  return m === null ? undefined : Number(m[1]);
 }
 
 /** One server process on the simulated network. */
@@ -309,6 +329,7 @@ class SimStepEnv implements StepEnv {
   /** Reports in the database when this request last resumed. */
   private mark: number | undefined;
   private readonly noun: string;
+  private readonly store: EffectStore;
   /**
    * Whether to count effects at all: the counts only feed trace lines, and a
    * campaign's hot loop runs without a trace (counting was a third of its
@@ -326,6 +347,7 @@ class SimStepEnv implements StepEnv {
     this.counting = this.k.trace !== undefined;
     this.mark = this.counting ? server.instance.effectCount() : undefined;
     this.noun = server.instance.effectNoun ?? 'report';
+    this.store = server.instance.effectStore ?? 'db';
   }
 
   now(): number {
@@ -341,7 +363,14 @@ class SimStepEnv implements StepEnv {
     if (!this.counting) return;
     const n = this.server.instance.effectCount();
     if (n !== undefined && this.mark !== undefined && n !== this.mark) {
-      this.k.log(this.name, `db: ${n > this.mark ? '+' : ''}${n - this.mark} ${this.noun}${Math.abs(n - this.mark) === 1 ? '' : 's'}`);
+      const change = `${n > this.mark ? '+' : ''}${n - this.mark} ${this.noun}${Math.abs(n - this.mark) === 1 ? '' : 's'}`;
+      if (this.store === 'db') this.k.log(this.name, `db: ${change}`);
+      else {
+        // A hosted app's store is the simulated key-value store, no database: the line shown says so, while the
+        // entry hashed stays the `db:` one every recorded run was hashed with (its trace hash is its identity).
+        this.k.logHashed(this.name, `db: ${change}`);
+        this.k.note(this.name, `${this.store}: ${change}`);
+      }
     }
     this.mark = n;
   }

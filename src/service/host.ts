@@ -3,7 +3,7 @@ import type { Deferred, StepEnv } from '../tracker/env.js';
 import type { Footprint } from '../sim/footprint.js';
 import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/faults.js';
 import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
-import type { HostedInstance } from '../net/sim-network.js';
+import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
@@ -42,6 +42,7 @@ let running: HostSim | undefined;
 export class ServiceHost implements HostedInstance {
   readonly faults: HostFaults;
   readonly effectNoun: string;
+  readonly effectStore: EffectStore;
   memory: unknown;
   restarts = 0;
   /**
@@ -80,6 +81,8 @@ export class ServiceHost implements HostedInstance {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
     }
     this.effectNoun = def.effects.noun ?? 'effect';
+    // A hosted app keeps its effects in the simulated key-value store, not in a database.
+    this.effectStore = isHostedApp(def) ? 'store' : 'db';
     // A hosted app's requests look for unhandled rejections at every turn of their own (src/app/serve-request.ts);
     // retrysim's own services leave none (src/service/own.ts).
     this.probes = !isAppName(def.name) && !isOwnService(def);

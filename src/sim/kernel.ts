@@ -185,7 +185,7 @@ export class Kernel {
   }
 
   /** Adds an event to the trace's hash only (not shown by `--trace`); see {@link Trace.addHashed}. */
-  logHashed(actor: string, event: string, data: Record<string, unknown>): void {
+  logHashed(actor: string, event: string, data?: Record<string, unknown>): void {
     this.trace?.addHashed(this.now, actor, event, data);
   }
 

@@ -54,10 +54,11 @@ export class Trace {
    * message (headers, keys, bodies) belongs to the run's identity, but
    * printing each request in full would drown the timeline.
    */
-  addHashed(t: number, actor: string, event: string, data: Record<string, unknown>): void {
+  addHashed(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
     if (this.digest !== undefined) throw new Error('trace is closed: add() after hash()');
     const b = this.batch;
-    b.push(t, actor, event, data);
+    // Hashed as add() hashes it: an entry without data is the same entry either way.
+    b.push(t, actor, event, data ?? null);
     if (b.length >= 4 * BATCH_ENTRIES) this.flush();
   }
 

@@ -1,4 +1,5 @@
 import { formatEntry, type TraceEntry } from '../../sim/trace.js';
+import { effectsAdded, isEffectLine } from '../../net/sim-network.js';
 import type { ChoiceRecord } from '../../sim/choice/source.js';
 import { matchesExpect, runScenario, type RunOptions, type ScenarioRun } from '../../scenario/run.js';
 import type { RunObserver } from '../../scenario/observe.js';
@@ -299,17 +300,17 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     return laneOf.get(task) ?? laneOf.get(task.split('/')[0]!) ?? NET;
   };
   // The database after entry i: what the next entry saw. A phase whose report
-  // insert is logged by a `db:` entry right after it shows its effect on that
+  // insert is logged by an effect line (`db:`, an app's `store:`) right after it shows its effect on that
   // entry (the arrow to the database), so its own state is the one before.
   const after = entries.map((_, i) => (i + 1 < entries.length ? before[i + 1]! : final));
   entries.forEach((e, i) => {
     const next = entries[i + 1];
-    if (next && next.actor === e.actor && next.event.startsWith('db:') && !e.event.startsWith('db:')) after[i] = before[i]!;
-    // A `db:` line of another task right after: that task ran in between (resumed with no decision, as the only one runnable)
+    if (next && next.actor === e.actor && isEffectLine(next.event) && !isEffectLine(e.event)) after[i] = before[i]!;
+    // An effect line of another task right after: that task ran in between (resumed with no decision, as the only one runnable)
     // and made the change, so it shows on its line, not on this one.
-    if (next && next.actor !== e.actor && next.event.startsWith('db:')) after[i] = before[i]!;
+    if (next && next.actor !== e.actor && isEffectLine(next.event)) after[i] = before[i]!;
     // A decision changes nothing: what changes after it is the chosen task's doing
-    // (its `db:` line when it logs one, else a derived "resumed" step on its own lane).
+    // (its effect line when it logs one, else a derived "resumed" step on its own lane).
     if (e.actor === 'kernel' && e.event === 'choose') after[i] = before[i]!;
   });
   /** The step each request task logged last: a task the scheduler resumes goes on with it. */
@@ -338,7 +339,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, line: '', kind: 'decision', from: lane(task), decision: words.decision, text: words.text });
       const nextDb = i + 1 < entries.length ? before[i + 1]! : final;
       const next = entries[i + 1];
-      const logsItsOwn = next !== undefined && next.actor === task && next.event.startsWith('db:');
+      const logsItsOwn = next !== undefined && next.actor === task && isEffectLine(next.event);
       if (nextDb !== before[i] && !logsItsOwn) {
         const r = requests.get(task);
         const was = lastStep.get(task);
@@ -385,7 +386,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
       push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
-    } else if (e.event.startsWith('db:')) {
+    } else if (isEffectLine(e.event)) {
       push({ ...base, kind: 'db', from: srv, to: DB, text: `${name} ${e.event}` });
     } else if (e.event.startsWith('answer ')) {
       state.answered.set(e.actor, 'answered');
@@ -439,7 +440,7 @@ function nextPhase(entries: TraceEntry[], i: number): boolean {
   const actor = entries[i]!.actor;
   for (let j = i + 1; j < entries.length; j++) {
     const e = entries[j]!;
-    if (e.actor !== actor || e.event.startsWith('db:')) continue;
+    if (e.actor !== actor || isEffectLine(e.event)) continue;
     // Killed or crashed after the lookup still means it went on; only an answer means it stopped there.
     return !e.event.startsWith('answer ') && e.event !== 'done';
   }
@@ -467,11 +468,11 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
     const at = (step: number, why: string): ViolationAt => ({ ...v, step: step < 0 ? steps.length - 1 : step, why: step < 0 ? 'the end state breaks it' : why });
     if (v.invariant === 'exactly-one') {
       if (run.reports[v.op]! > 1) {
-        // The tracker's rows say which report is whose; for any service, the operation's second `db: +N <noun>` line is where it appears.
+        // The tracker's rows say which report is whose; for any service, the operation's second effect line (`db: +N <noun>`, an app's `store: +N <noun>`) is where it appears.
         let added = 0;
         const i = s.service.module === undefined
           ? steps.findIndex((st) => states[st.db]!.reports.filter(mine).length >= 2)
-          : steps.findIndex((st) => st.kind === 'db' && isOpActor(st.actor) && (added += Number(/^db: \+(\d+)/.exec(st.event)?.[1] ?? 0)) >= 2);
+          : steps.findIndex((st) => st.kind === 'db' && isOpActor(st.actor) && (added += effectsAdded(st.event) ?? 0) >= 2);
         return at(i, `the second ${noun} for ${v.op} appears here`);
       }
       const i = steps.findIndex((st) => isOpActor(st.actor) && st.event === 'result success');

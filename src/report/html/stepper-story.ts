@@ -1,5 +1,6 @@
 import type { Step, ViolationAt } from './stepper-types.js';
 import { plural } from '../../service/noun.js';
+import { effectsAdded } from '../../net/sim-network.js';
 
 /**
  * The stepper's two-sentence summary, written from the run's own steps:
@@ -76,9 +77,9 @@ function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** A step that added effects: the network's `db: +N <noun>` line, whatever the noun. */
+/** A step that added effects: the network's `db: +N <noun>` line (an app's `store: +N <noun>`), whatever the noun. */
 function added(s: Step): boolean {
-  return s.kind === 'db' && /^db: \+\d/.test(s.event);
+  return s.kind === 'db' && effectsAdded(s.event) !== undefined;
 }
 
 /** What a request did between steps `from` and `to` (inclusive): its steps in order, with what each lookup found. */

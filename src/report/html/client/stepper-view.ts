@@ -45,7 +45,7 @@ function shortLabel(s: Step): string {
       const fence = s.dbChange?.join(' ').match(/fence (\d+)/)?.[1];
       return `${n} ${s.event}${s.check ? (s.check.outcome === 'pass' ? ' ✓' : ' ✗') : ''}${fence ? ` f${fence}` : ''}`;
     }
-    case 'db': return `${n} ${s.event.replace(/^db: /, '')}`;
+    case 'db': return `${n} ${s.event.replace(/^(?:db|store): /, '')}`;
     case 'answer': return `${n} ${s.event.slice(7)}`;
     case 'lost': return `✕ ${n} lost`;
     case 'delivered': return s.text.includes('receives') ? 'answer' : s.text.includes('close') ? 'closed' : s.text.includes('refusal') ? 'refused' : 'end';
