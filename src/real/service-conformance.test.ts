@@ -41,6 +41,16 @@ describe('conformance --service: the simulation held against real processes', ()
     expect(cell!.real.violations).toContain('exactly-one');
   }, 120_000);
 
+  it('progress is judged on both sides: a claim without a lease, killed at charge, never pays in either world (recovery gives up, progress broken), while a kill before the claim recovers', async () => {
+    const args = ['conformance', '--service', 'src/real/fixtures/lease-never-expires.ts', '--columns', 'kill_at:claim,kill_at:charge'];
+    const r = await runCli([...args, '--json']);
+    expect(r.code, r.stderr).toBe(0); // both worlds agree: no difference
+    const j = JSON.parse(r.stdout) as { cells: Array<{ column: string; same: boolean; sim: { effects: number; violations: string[]; eventually: string }; real: { effects: number; violations: string[]; eventually: string; kills: number } }> };
+    const [claim, charge] = j.cells;
+    expect(claim).toMatchObject({ column: 'kill_at:claim', same: true, sim: { effects: 1, violations: [], eventually: 'succeeded' }, real: { effects: 1, violations: [], eventually: 'succeeded', kills: 1 } });
+    expect(charge).toMatchObject({ column: 'kill_at:charge', same: true, sim: { effects: 0, violations: ['progress'], eventually: 'gave_up' }, real: { effects: 0, violations: ['progress'], eventually: 'gave_up', kills: 1 } });
+  }, 120_000);
+
   it('bad flags and a broken service exit 2 with one line', async () => {
     const [rows, column, broken, keySource] = await Promise.all([
       runCli(['conformance', '--service', 'examples/payments-atomic/service.ts', '--rows', 'naive/none']),
