@@ -28,8 +28,9 @@ describe('conformance --service: the simulation held against real processes', ()
     expect(j.cells.map((c) => [c.column, c.same, c.sim.effects, c.real.effects])).toEqual([['no_fault', true, 1, 1], ['lost_response', false, 1, 2]]);
     expect(j.cells[1]!.real.violations).toEqual(['exactly-one']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/lost_response\s+│ 1 \| 2\s+│ - \| exactly-one\s+│ ≠ no\s+│/);
-    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ - \| -\s+│ yes\s+│/);
+    // The canary declares progress: the "in the end" column says the operation succeeded in both worlds.
+    expect(text.stdout).toMatch(/lost_response\s+│ 1 \| 2\s+│ succeeded \| succeeded\s+│ - \| exactly-one\s+│ ≠ no\s+│/);
+    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ succeeded \| succeeded\s+│ - \| -\s+│ yes\s+│/);
     expect(text.stdout).toMatch(/DIFFERENT lost_response: sim 1 payment\(s\) \[\], real 2 \[exactly-one\]/);
     expect(text.stdout).toMatch(/1 difference\(s\)\./);
   }, 120_000);
