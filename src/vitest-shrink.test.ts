@@ -100,3 +100,17 @@ describe('retrysim/vitest and check --service: one bug, one counterexample', () 
     expect(readFileSync(fromHelper, 'utf8')).toBe(readFileSync(fromCli, 'utf8'));
   });
 });
+
+describe('two properties on one service with different shrink limits', () => {
+  it('are refused in one line naming the way out (a copy of the service per property), not silently given the last one\'s', () => {
+    const svc = { ...ttl }; // an object of this test's own (another test's limits are not its business)
+    replayable(svc, { shrinkBudgetMs: 60_000 });
+    expect(() => replayable(svc, { shrinkBudgetMs: 60_000 })).not.toThrow(); // the same limits again: fine
+    expect(() => replayable(svc, { shrinkBudgetMs: 1 })).toThrow(/^retrysim: replayable\(ttl-from-date-now\): another property already set this object's shrink limits \(shrinkBudgetMs 60000 here 1, or another clockMs\); .* \(\{ \.\.\.object \}\)/);
+    const copy = { ...svc };
+    expect(() => replayable(copy, { shrinkBudgetMs: 1 })).not.toThrow();
+    const client = { ...fixedClient };
+    explainClient(client, { shrinkBudgetMs: 5 });
+    expect(() => explainClient(client, { shrinkBudgetMs: 6 })).toThrow(/explainClient\(.*\): another property already set/);
+  });
+});

@@ -67,6 +67,8 @@ export const DEFAULT_SHRINK_BUDGET_MS = 60_000;
 interface ShrinkSettings {
   budgetMs: number;
   clockMs: () => number;
+  /** The clock as the caller gave it (undefined: the machine's), to tell two reporters' settings apart. */
+  givenClock?: () => number;
   /** Shrink candidates fast-check may run before the minimiser takes over: the CLI's for the same kind of campaign. */
   runsMax: number;
 }
@@ -147,7 +149,23 @@ function shrinkSettingsOf(o: { shrinkBudgetMs?: number; clockMs?: () => number }
   const budgetMs = o.shrinkBudgetMs ?? DEFAULT_SHRINK_BUDGET_MS;
   if (!(typeof budgetMs === 'number' && budgetMs > 0)) throw new TypeError(`retrysim: ${what}: shrinkBudgetMs must be a number of ms above 0 (Infinity: no time limit), got ${String(budgetMs)}`);
   // The machine's clock, read between runs by the test's reporter, never by the simulated code.
-  return { budgetMs, runsMax, clockMs: o.clockMs ?? (() => performance.now()) }; // real-time: allowed (the shrink budget is wall-clock, as the CLI's)
+  return { budgetMs, runsMax, givenClock: o.clockMs, clockMs: o.clockMs ?? (() => performance.now()) }; // real-time: allowed (the shrink budget is wall-clock, as the CLI's)
+}
+
+/**
+ * Sets the shrink limits of `owner` (a service or a client). They are the
+ * owner's, not one property's: fast-check shrinks before any reporter runs,
+ * and only the object the cases run on links a case to its limits. Two
+ * reporters giving one owner different limits (two properties in one file,
+ * one with a 1 ms budget) would silently share the last one, so that is
+ * refused in one line, with the way out.
+ */
+function setShrinkSettings(owner: object, set: ShrinkSettings, what: string): void {
+  const had = shrinkSettings.get(owner);
+  if (had !== undefined && (had.budgetMs !== set.budgetMs || had.givenClock !== set.givenClock)) {
+    throw new TypeError(`retrysim: ${what}: another property already set this object's shrink limits (shrinkBudgetMs ${had.budgetMs} here ${set.budgetMs}, or another clockMs); the limits belong to the object the cases run on, so give this property a copy of its own ({ ...object }) in serviceCases/clientCases, the run call and here`);
+  }
+  shrinkSettings.set(owner, set);
 }
 
 function moduleOf(def: ServiceDefinition, module?: string | URL): string {
@@ -239,7 +257,7 @@ function stoppedText(cx: { minimised: { stopped?: { by: string } } }): { heading
  * a different and larger case) is shown only if minimising fails.
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
-  shrinkSettings.set(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX));
+  setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
   return {
     asyncReporter: async (details) => {
       const a = answered.get(def);
@@ -353,7 +371,7 @@ export interface ExplainClientOptions {
  * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
-  shrinkSettings.set(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY));
+  setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
   return {
     asyncReporter: async (details) => {
       if (!details.failed) return;
