@@ -25,6 +25,7 @@ import { ServiceDatabase } from '../service/db.js';
 import { ServiceHost } from '../service/host.js';
 import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
+import { builtinService } from '../tracker/builtin.js';
 import { checkServiceInvariants } from '../service/check.js';
 import type { Invariant, OperationEnd, Violation } from '../checkers/invariants.js';
 
@@ -361,7 +362,7 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
     });
     staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
   }
-  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def) };
+  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)) };
 }
 
 function finishSimulated(
