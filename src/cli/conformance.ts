@@ -34,8 +34,11 @@ per scenario built from what it declares — no_fault, lost_response,
 lost_answer, crash_at:<point> per crash point, concurrent_duplicate,
 two_instances, kill_at:<step> per step (a real SIGKILL, restarted on the same
 file), kill_at:answer (the same, once the handler returned, before its answer
-leaves), key_reuse — compared on the effects left and the invariants broken
-(progress aside: real mode runs no recovery phase). Exit 1 on any
+leaves), key_reuse — compared on the effects left and the invariants broken.
+A service that declares \`progress\` gets the recovery phase on both sides
+(the faults stop, settleMs passes, the operation is queried and resubmitted)
+and progress judged on both: the "in the end" column says how the operation
+ended (succeeded, found, resubmitted, refused, gave_up). Exit 1 on any
 difference, 2 on bad flags or a broken service. --app PATH is --service
 PATH for an unmodified Node app (a module whose default export is an app
 descriptor).
@@ -132,9 +135,11 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
  */
 export function serviceConformanceTable(cells: readonly ServiceConformanceCell[], noun: string): string {
   const inv = (v: readonly string[]) => (v.length === 0 ? '-' : v.join(', '));
-  return textTable(['column', `${plural(noun)} (sim | real)`, 'broken (sim | real)', 'sim = real'], cells.map((c) => [
+  const progress = cells.some((c) => c.sim.eventually !== 'not judged' || c.real.eventually !== 'not judged');
+  return textTable(['column', `${plural(noun)} (sim | real)`, ...(progress ? ['in the end (sim | real)'] : []), 'broken (sim | real)', 'sim = real'], cells.map((c) => [
     c.column,
     `${c.sim.effects} | ${c.real.effects}`,
+    ...(progress ? [`${c.sim.eventually} | ${c.real.eventually}`] : []),
     `${inv(c.sim.violations)} | ${inv(c.real.violations)}`,
     // A kill column whose process was never killed (the service never reached that step: an app's
     // store command it does not use) compares two runs without the fault: it agrees, and says so.
@@ -192,6 +197,10 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);
   for (const d of diffs) {
     console.log(`DIFFERENT ${d.column}: sim ${d.sim.effects} ${noun}(s) [${d.sim.violations.join(', ')}], real ${d.real.effects} [${d.real.violations.join(', ')}]`);
+  }
+  // Progress is a verdict on the service, not a difference: said per column, whichever side saw it.
+  for (const c of cells.filter((x) => x.sim.violations.includes('progress') || x.real.violations.includes('progress'))) {
+    console.log(`NO PROGRESS ${c.column}: the operation never succeeded once the faults stopped and settleMs passed (recovery: sim ${c.sim.eventually}, real ${c.real.eventually}; progress broken in ${[c.sim.violations.includes('progress') ? 'sim' : '', c.real.violations.includes('progress') ? 'real' : ''].filter(Boolean).join(' and ')})`);
   }
   // Read before the real processes were done: the column may differ for that reason alone.
   for (const c of cells.filter((x) => x.real.unsettled.length > 0)) {

@@ -54,7 +54,14 @@ Node's fetch, a real server), the same code on virtual time, and every
 interleaving at every processing time on a 1 ms grid.
   --slow-ms N         with --client: the least processing time, 0–60000 ms (default 2)
   --spread-ms N       with --client: processing spread, 1–1000 ms (default 40)
-Exit: 0 the lab ran (its table is the result), 2 bad flags or a broken service.`;
+Each side is judged with the checks a campaign judges (check --service):
+exactly-one, id-exists, stable-key and replay-equals-first on every run's
+attempts, answers and effects, and progress in the simulation when the
+service declares it (after its recovery phase); tenant-isolation and
+key-reuse are listed as not judged (one tenant, one body per key). The
+built-in tracker's wall-clock and virtual-time runs judge exactly-one.
+Exit: 0 every invariant judged holds, 1 one fails (the table says which),
+2 bad flags or a broken service.`;
 
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
@@ -78,6 +85,11 @@ function print(r: FlakyReport, noun: string): void {
   console.log(`Virtual time: the same test code ran ${(v.virtualMs / 1000).toFixed(2)} s of timers in ${(v.wallMs / 1000).toFixed(2)} s; ` +
     `${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same seed, same stagger; ` +
     'differences sit at the window edge, where real HTTP adds a millisecond or two).');
+  console.log('\nInvariants (runs or schedules that broke each; -: not judged on that side):');
+  console.log(textTable(['invariant', 'verdict', 'wall clock', 'virtual time', 'simulation'], r.invariants.map((x) => [
+    x.invariant, x.verdict ?? `not judged: ${x.notJudged}`, x.wallClock ?? '-', x.virtualTime ?? '-', x.simulated ?? '-',
+  ])));
+  for (const x of r.invariants) if (x.verdict === 'fails' && x.example !== undefined) console.log(`  ${x.invariant}: ${x.example}`);
   const failingAt = s.staggers.filter((x) => x.failing > 0);
   console.log(`Simulation: ${s.failing} of ${s.schedules}${s.complete ? '' : '+'} schedules fail; a failure is possible at ` +
     `${failingAt.length}/${s.staggers.length} staggers (model-predicted failure rate ${pct(s.predictedRate)} for a uniform stagger):`);
@@ -90,7 +102,8 @@ function print(r: FlakyReport, noun: string): void {
     // No file is written here: a CLI user has no ListChoice to hand, so the line points at what they can run.
     console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `--service ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
   } else {
-    console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps exactly one ${noun} on every interleaving explored.`);
+    const held = r.invariants.filter((x) => x.simulated !== null).map((x) => x.invariant);
+    console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps ${held.join(', ')} on every interleaving explored (exactly one ${noun} each time).`);
   }
 }
 
@@ -163,7 +176,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.json) console.log(JSON.stringify(r));
   else print(r, noun);
-  return 0;
+  // One truth: the exit code is the invariants table's verdict.
+  return r.verdict === 'fails' ? 1 : 0;
 }
 
 /** `retrysim flaky --client PATH ...`: the lab on a user's retry client. */

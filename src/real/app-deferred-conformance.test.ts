@@ -23,7 +23,7 @@ describe('conformance --app: work deferred past the answer is awaited on the rea
   it('a process that never goes idle (a timer that re-arms itself) is read at the settle limit, and the output says so', async () => {
     const text = await runCli(['conformance', '--app', 'src/app/fixtures/accepted-later-poller.ts', '--columns', 'no_fault']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ - \| -\s+│ yes\s+│/);
+    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ succeeded \| succeeded\s+│ - \| -\s+│ yes\s+│/);
     expect(text.stdout).toMatch(/UNSETTLED no_fault: real s0 still at work \(requests or deferred timers\) after the 10 s settle limit; its orders were read then/);
   }, 120_000);
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './child.js';
-import { runSimulated, runVirtualTime, stepPattern } from './flaky.js';
+import { invariantRows, runSimulated, runVirtualTime, stepPattern } from './flaky.js';
 import { registerService } from '../service/registry.js';
 import twoTransactions from '../../examples/two-transactions/service.js';
 import paymentsAtomic from '../../examples/payments-atomic/service.js';
+import replayDiffers from '../../examples/replay-differs/service.js';
 
 const base = { runs: 8, variant: 'key_split' as const, slowMs: 2, staggerMaxMs: 4, seed: 1, schedulesMax: 400 };
 
@@ -40,8 +41,11 @@ describe('flakiness lab', () => {
 
   it('retrysim flaky --runs 3 --json runs all three approaches end to end', async () => {
     const r = await runCli(['flaky', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200', '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout) as { wallClock: { runs: number; upperBound95: number }; virtualTime: { runs: number }; simulated: { schedules: number } };
+    // key_split keeps two reports on some interleavings: the table says exactly-one fails, so does the exit code.
+    expect(r.code, r.stderr).toBe(1);
+    const j = JSON.parse(r.stdout) as { wallClock: { runs: number; upperBound95: number }; virtualTime: { runs: number }; simulated: { schedules: number }; verdict: string; invariants: Array<{ invariant: string; verdict: string }> };
+    expect(j.verdict).toBe('fails');
+    expect(j.invariants.find((x) => x.invariant === 'exactly-one')?.verdict).toBe('fails');
     expect(j.wallClock.runs).toBe(3);
     expect(j.virtualTime.runs).toBe(3);
     expect(j.simulated.schedules).toBeGreaterThan(0);
@@ -52,7 +56,7 @@ describe('flakiness lab', () => {
 
   it('retrysim flaky explains its own marks: a cut enumeration (+), the rule of three, and no API name as the way to replay', async () => {
     const r = await runCli(['flaky', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200']);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(1); // key_split: exactly-one fails
     // 200 schedules per stagger cannot hold every interleaving at stagger 0: the count is a lower bound.
     expect(r.stdout).toMatch(/\d+\+ \(bounded\)/);
     expect(r.stdout).toMatch(/\+: the enumeration stopped at --schedules-max \(200\) schedules at \d+ of 3 staggers/);
@@ -96,9 +100,52 @@ describe('flakiness lab', () => {
       expect(ok.failures).toBe(0);
     });
 
+    it('judges the invariants a service campaign judges, with its checkers: replay-differs fails replay-equals-first on every side (and keeps exactly one order); payments-atomic holds them all', async () => {
+      const rd = { ...base, service: { def: replayDiffers, module: 'examples/replay-differs/service.ts' } };
+      registerService(rd.service.module, replayDiffers);
+      registerService(atomic.service.module, paymentsAtomic);
+      const sim = await runSimulated(rd);
+      expect(sim.judged).toEqual(['exactly-one', 'id-exists', 'stable-key', 'replay-equals-first']);
+      expect(sim.byInvariant['replay-equals-first']).toBeGreaterThan(0);
+      expect(sim.byInvariant['exactly-one']).toBeUndefined();
+      expect(sim.examples['replay-equals-first']).toMatch(/answered HTTP 200 .* but the first success .* was HTTP 201/);
+      const vt = await runVirtualTime(rd);
+      expect(vt.perRun.every((x) => x.reports === 1)).toBe(true);
+      expect(vt.perRun.some((x) => x.violations.some((v) => v.invariant === 'replay-equals-first'))).toBe(true);
+      expect(vt.failures).toBeGreaterThan(0);
+      const rows = invariantRows(true, sim, vt.perRun, []);
+      expect(rows.find((x) => x.invariant === 'replay-equals-first')).toMatchObject({ verdict: 'fails', wallClock: 0, virtualTime: vt.failures, simulated: sim.byInvariant['replay-equals-first'] });
+      expect(rows.find((x) => x.invariant === 'exactly-one')).toMatchObject({ verdict: 'holds' });
+      expect(rows.find((x) => x.invariant === 'tenant-isolation')).toMatchObject({ notJudged: expect.stringContaining('one tenant') });
+      expect(rows.find((x) => x.invariant === 'tenant-isolation')!.verdict).toBeUndefined();
+      const aSim = await runSimulated(atomic);
+      const aVt = await runVirtualTime(atomic);
+      const aRows = invariantRows(true, aSim, aVt.perRun, []);
+      expect(aRows.filter((x) => x.verdict !== undefined).map((x) => [x.invariant, x.verdict])).toEqual([
+        ['exactly-one', 'holds'], ['id-exists', 'holds'], ['stable-key', 'holds'], ['replay-equals-first', 'holds'],
+      ]);
+    });
+
+    it('retrysim flaky --service on replay-differs: the table and --json say replay-equals-first fails, exit 1; payments-atomic holds, exit 0', async () => {
+      const args = ['--runs', '2', '--stagger-max-ms', '2', '--schedules-max', '100'];
+      const r = await runCli(['flaky', '--service', 'examples/replay-differs/service.ts', ...args, '--json']);
+      expect(r.code, r.stderr).toBe(1);
+      const j = JSON.parse(r.stdout) as { verdict: string; invariants: Array<{ invariant: string; verdict?: string; wallClock: number | null }> };
+      expect(j.verdict).toBe('fails');
+      expect(j.invariants.find((x) => x.invariant === 'replay-equals-first')).toMatchObject({ verdict: 'fails' });
+      const t = await runCli(['flaky', '--service', 'examples/replay-differs/service.ts', ...args]);
+      expect(t.code, t.stderr).toBe(1);
+      expect(t.stdout).toMatch(/│ replay-equals-first │ fails /);
+      expect(t.stdout).not.toMatch(/keeps exactly one order/);
+      const ok = await runCli(['flaky', '--service', 'examples/payments-atomic/service.ts', ...args]);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/│ replay-equals-first │ holds /);
+      expect(ok.stdout).not.toMatch(/│ fails /);
+    });
+
     it('retrysim flaky --service runs all three approaches against the service (wall clock: retrysim serve --service); bad flags exit 2', async () => {
       const r = await runCli(['flaky', '--service', 'examples/two-transactions/service.ts', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '200', '--json']);
-      expect(r.code, r.stderr).toBe(0);
+      expect(r.code, r.stderr).toBe(1); // two orders on some interleavings: exactly-one fails
       const j = JSON.parse(r.stdout) as { options: { service: { name: string } }; wallClock: { runs: number; perRun: Array<{ reports: number }> }; virtualTime: { runs: number }; simulated: { failing: number } };
       expect(j.options.service.name).toBe('two-transactions');
       expect(j.wallClock.runs).toBe(3);

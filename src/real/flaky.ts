@@ -25,6 +25,9 @@ import { ServiceDatabase } from '../service/db.js';
 import { ServiceHost } from '../service/host.js';
 import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
+import { builtinService } from '../tracker/builtin.js';
+import { checkServiceInvariants } from '../service/check.js';
+import type { Invariant, OperationEnd, Violation } from '../checkers/invariants.js';
 
 /**
  * The flakiness lab (SPEC §7). One timing-dependent test — two workers file
@@ -70,7 +73,33 @@ export type FlakyReportOptions = Required<Omit<FlakyOptions, 'service'>> & { ser
 export interface TestRun {
   staggerMs: number;
   reports: number;
+  /** Some invariant judged on this run failed (see `violations`). */
   failed: boolean;
+  /**
+   * What the run broke. On a user's service: the campaign's own checkers
+   * (src/service/check.ts) on the run's attempts, answers and effects —
+   * exactly-one, id-exists, stable-key, replay-equals-first. On the built-in
+   * tracker: exactly-one, from its report count.
+   */
+  violations: Violation[];
+}
+
+/**
+ * One invariant's verdict over the lab's three sides: how many wall-clock
+ * runs, virtual-time runs and simulated schedules broke it (null: that side
+ * does not judge it), and an example of how. A row no side judges says why.
+ */
+export interface InvariantRow {
+  invariant: Invariant;
+  /** fails if any side saw it broken; holds if every side judging it saw it kept; absent when no side judges it. */
+  verdict?: 'holds' | 'fails';
+  /** Why no side judges it (e.g. tenant-isolation in a one-tenant test). */
+  notJudged?: string;
+  wallClock: number | null;
+  virtualTime: number | null;
+  simulated: number | null;
+  /** The first violation seen (simulation first, then virtual time, then wall clock). */
+  example?: string;
 }
 
 /** A side of the comparison: counts, bound, and time spent. */
@@ -89,6 +118,12 @@ export interface SimulatedResult {
   failing: number;
   /** Every stagger's tree was enumerated to the end. */
   complete: boolean;
+  /** Schedules that broke each invariant (a schedule may break several). */
+  byInvariant: Partial<Record<Invariant, number>>;
+  /** The first violation of each invariant seen, as the checker words it. */
+  examples: Partial<Record<Invariant, string>>;
+  /** The invariants this side judges (the service campaign's, progress when the service declares it). */
+  judged: Invariant[];
   /** Failing interleavings of the server steps, as "w0:check w1:check …", most common first. */
   failingPatterns: Array<{ pattern: string; schedules: number; staggerMs: number[] }>;
   /** Share of the stagger grid at which some schedule fails (the model's estimate of the wall-clock rate). */
@@ -102,6 +137,10 @@ export interface FlakyReport {
   wallClock: ApproachResult & { perRun: TestRun[] };
   virtualTime: ApproachResult & { virtualMs: number; perRun: TestRun[] };
   simulated: SimulatedResult;
+  /** Each invariant the lab judges, with the campaign's verdict words. */
+  invariants: InvariantRow[];
+  /** fails if any invariant fails, else holds. */
+  verdict: 'holds' | 'fails';
 }
 
 type Resolved = Required<Omit<FlakyOptions, 'service'>> & Pick<FlakyOptions, 'service'>;
@@ -128,13 +167,21 @@ export async function sameKeyConcurrencyTest(transport: Transport, runId: string
   const staggerMs = rng.uniform(0, staggerMaxMs);
   const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
   const opts = { keySource: 'tool_call' as const, maxAttempts: 6, ...(target ? { endpoint: target.endpoint } : {}) };
-  const logs: AttemptRecord[] = [];
-  const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs);
+  // One log per worker: both make the same call (toolu_1), so the worker names whose attempt a sentence is about.
+  const logs: [AttemptRecord[], AttemptRecord[]] = [[], []];
+  const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs[0]);
   await new Promise((r) => setTimeout(r, staggerMs));
-  const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs);
-  await Promise.all([first, second]);
-  const reports = target ? target.count(runId) : await listReports(transport, runId);
-  return { staggerMs, reports, failed: reports !== 1 };
+  const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
+  const results = await Promise.all([first, second]);
+  if (target) {
+    const attempts = logs.flatMap((l, i) => l.map((a) => ({ ...a, worker: `op1.w${i}` })));
+    const { reports, violations } = target.judge({ id: 'op1', runId, tenant: 'default', keySource: 'tool_call', attempts, results });
+    return { staggerMs, reports, failed: violations.length > 0, violations };
+  }
+  const reports = await listReports(transport, runId);
+  const violations: Violation[] = reports > 1 ? [{ invariant: 'exactly-one', op: 'op1', detail: `${reports} reports for one logical operation` }]
+    : reports === 0 && results.some((r) => r.kind === 'success') ? [{ invariant: 'exactly-one', op: 'op1', detail: 'the client was told it succeeded, but no report exists' }] : [];
+  return { staggerMs, reports, failed: violations.length > 0, violations };
 }
 
 /** The built-in tracker's count of a run's reports, through its own API. */
@@ -151,11 +198,28 @@ async function listReports(transport: Transport, runId: string): Promise<number>
  */
 export interface LabTarget {
   endpoint: Endpoint;
-  count(runId: string): number;
+  /** The operation's effect count and the service campaign's verdicts on it (the same checkers, not a copy). */
+  judge(op: OperationEnd): { reports: number; violations: Violation[] };
 }
 
 function targetOf(def: ServiceDefinition, db: ServiceDb): LabTarget {
-  return { endpoint: endpointOf(def), count: (runId) => def.effects.of(db, { runId, tenant: 'default' }).length };
+  return {
+    endpoint: endpointOf(def),
+    judge: (op) => {
+      const v = checkServiceInvariants(def, db, [op]);
+      return { reports: v.reports[op.id] ?? 0, violations: v.violations };
+    },
+  };
+}
+
+/** What the wall-clock and virtual-time runs judge: the campaign's end-of-run checks on a service; the report count on the built-in tracker. */
+export function runJudged(service: boolean): Invariant[] {
+  return service ? ['exactly-one', 'id-exists', 'stable-key', 'replay-equals-first'] : ['exactly-one'];
+}
+
+/** What the simulation judges: the campaign's checks, and progress (with its recovery phase) when the service declares it. */
+export function simulatedJudged(def: ServiceDefinition | undefined): Invariant[] {
+  return [...runJudged(true), ...(def?.progress !== undefined ? ['progress' as const] : [])];
 }
 
 function summarize(perRun: TestRun[], wallMs: number): ApproachResult {
@@ -274,6 +338,8 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
   const t0 = Date.now();
   const staggers: SimulatedResult['staggers'] = [];
   const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
+  const byInvariant: Partial<Record<Invariant, number>> = {};
+  const examples: Partial<Record<Invariant, string>> = {};
   for (let d = 0; d < o.staggerMaxMs; d++) {
     const s = labScenario(o, d);
     let failing = 0;
@@ -281,8 +347,12 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
       schedulesMax: o.schedulesMax,
       keep: () => false,
       onSchedule: (x) => {
-        if (x.result.reports.op1 === 1) return;
+        // The campaign's verdicts on the run (runScenario judges it with the same checkers, recovery and progress included).
+        const vs = x.result.violations;
+        if (vs.length === 0) return;
         failing++;
+        for (const inv of new Set(vs.map((v) => v.invariant))) byInvariant[inv] = (byInvariant[inv] ?? 0) + 1;
+        for (const v of vs) examples[v.invariant] ??= `stagger ${d} ms: ${v.detail}`;
         const p = stepPattern(x.result.result.choices, o.service ? o.service.def.steps : undefined) || '(no tie at a server step)';
         const entry = patterns.get(p) ?? { schedules: 0, staggerMs: new Set<number>() };
         entry.schedules++;
@@ -292,14 +362,14 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
     });
     staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
   }
-  return finishSimulated(staggers, patterns, Date.now() - t0);
+  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)) };
 }
 
 function finishSimulated(
   staggers: SimulatedResult['staggers'],
   patterns: Map<string, { schedules: number; staggerMs: Set<number> }>,
   wallMs: number,
-): SimulatedResult {
+): Omit<SimulatedResult, 'byInvariant' | 'examples' | 'judged'> {
   const failingPatterns = [...patterns.entries()]
     .map(([pattern, v]) => ({ pattern, schedules: v.schedules, staggerMs: [...v.staggerMs].sort((a, b) => a - b) }))
     .sort((a, b) => b.schedules - a.schedules);
@@ -323,5 +393,42 @@ export async function runFlakyLab(opts: FlakyOptions = {}): Promise<FlakyReport>
   const virtualTime = await runVirtualTime(o);
   const wallClock = await runWallClock(o);
   const { service, ...rest } = o;
-  return { options: { ...rest, ...(service ? { service: { name: service.def.name, module: service.module } } : {}) }, wallClock, virtualTime, simulated };
+  const invariants = invariantRows(!!service, simulated, virtualTime.perRun, wallClock.perRun);
+  const verdict = invariants.some((r) => r.verdict === 'fails') ? 'fails' : 'holds';
+  return { options: { ...rest, ...(service ? { service: { name: service.def.name, module: service.module } } : {}) }, wallClock, virtualTime, simulated, invariants, verdict };
+}
+
+/**
+ * The lab's verdict per invariant, from what each side counted. Every
+ * invariant the service campaign judges is a row: the ones the lab's test
+ * cannot reach (one tenant, no key-reuse probe) say so instead of a holds
+ * they did not earn.
+ */
+export function invariantRows(service: boolean, simulated: Pick<SimulatedResult, 'byInvariant' | 'examples' | 'judged'>, virtual: readonly TestRun[], wall: readonly TestRun[]): InvariantRow[] {
+  const onRuns = runJudged(service);
+  const count = (runs: readonly TestRun[], inv: Invariant) => runs.filter((r) => r.violations.some((v) => v.invariant === inv)).length;
+  const first = (runs: readonly TestRun[], inv: Invariant, side: string) => {
+    for (const r of runs) {
+      const v = r.violations.find((x) => x.invariant === inv);
+      if (v) return `${side}, stagger ${r.staggerMs.toFixed(1)} ms: ${v.detail}`;
+    }
+    return undefined;
+  };
+  const seen = new Set<Invariant>([...simulated.judged, ...onRuns, ...(Object.keys(simulated.byInvariant) as Invariant[]), ...[...virtual, ...wall].flatMap((r) => r.violations.map((v) => v.invariant))]);
+  const rows: InvariantRow[] = [...seen].map((inv) => {
+    const judgedOnRuns = onRuns.includes(inv) || [...virtual, ...wall].some((r) => r.violations.some((v) => v.invariant === inv));
+    const judgedSim = simulated.judged.includes(inv) || simulated.byInvariant[inv] !== undefined;
+    const row = {
+      invariant: inv,
+      wallClock: judgedOnRuns ? count(wall, inv) : null,
+      virtualTime: judgedOnRuns ? count(virtual, inv) : null,
+      simulated: judgedSim ? (simulated.byInvariant[inv] ?? 0) : null,
+    };
+    const broken = (row.wallClock ?? 0) + (row.virtualTime ?? 0) + (row.simulated ?? 0) > 0;
+    const example = simulated.examples[inv] ?? first(virtual, inv, 'virtual time') ?? first(wall, inv, 'wall clock');
+    return { ...row, verdict: broken ? 'fails' as const : 'holds' as const, ...(example !== undefined ? { example } : {}) };
+  });
+  if (service && !seen.has('tenant-isolation')) rows.push({ invariant: 'tenant-isolation', notJudged: "the lab's test has one tenant (check --service judges it with two)", wallClock: null, virtualTime: null, simulated: null });
+  if (service && !seen.has('key-reuse')) rows.push({ invariant: 'key-reuse', notJudged: "the lab's test sends one body per key (check --service probes a reused key)", wallClock: null, virtualTime: null, simulated: null });
+  return rows;
 }

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../random/prng.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
-import { checkServiceInvariants } from '../service/check.js';
+import { checkRecoveryAnswers, checkServiceInvariants, effectsOf } from '../service/check.js';
+import { checkProgress, type RecoveryOutcome } from '../checkers/progress.js';
+import { clockSkewMs, recoverOperation, recoveryTimeoutMs } from '../scenario/recovery.js';
+import type { TrackerRequest } from '../tracker/messages.js';
 import { builtinService, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { planWorkers } from '../scenario/workers.js';
 import Database from 'better-sqlite3';
@@ -44,6 +47,13 @@ export interface RealRun {
    * out: their effects were read then, possibly before that work wrote them.
    */
   unsettled: string[];
+  /**
+   * The recovery phase (invariant 5), when the service declares `progress`:
+   * per operation that had not succeeded, how its resubmission to the real
+   * processes ended, once the faults were disarmed and `settleMs` of real
+   * time had passed — the simulation's phase, on the wall clock.
+   */
+  recovery: Map<string, RecoveryOutcome>;
 }
 
 /**
@@ -61,6 +71,12 @@ export interface RealRunOptions {
   dir?: string;
   /** The user service a scenario's `service.module` names (default: the one loaded from that path in this process). */
   service?: ServiceDefinition;
+  /**
+   * Run the recovery phase (and judge `progress`) when the service declares
+   * `progress`: it waits out `settleMs` of real time, so only callers that
+   * compare progress ask for it (service conformance). Default false.
+   */
+  recovery?: boolean;
 }
 
 /**
@@ -159,11 +175,15 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     const root = new Prng(s.seed);
     const plan = planWorkers(s, endpointOf(def));
     const ends = plan.ends;
+    // Each operation's last request, for the recovery phase to resubmit verbatim (as the simulation does).
+    const lastRequests = new Map<string, TrackerRequest>();
     const workers = plan.workers.map(async (w) => {
       // Same stream labels as the simulation (kernel.fork), so jitter and per-attempt keys match draw for draw.
       const env = realClientEnv(root.fork(w.rngLabel));
+      const opId = ends[w.opIndex]!.id;
+      const recording = { send: (req: TrackerRequest, timeoutMs: number) => (lastRequests.set(opId, req), transport.send(req, timeoutMs)) };
       if (w.startMs > 0) await sleepMs(w.startMs);
-      await w.run(transport, env);
+      await w.run(recording, env);
     });
     await Promise.all(workers);
     for (const t of timers) clearTimeout(t);
@@ -172,14 +192,24 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     // simulation runs to quiescence.
     const settled = await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve(true))));
     const unsettled = servers.filter((_, i) => !settled[i]).map((_, i) => `s${i}`);
+    const recovery = def.progress === undefined || !opts.recovery ? new Map<string, RecoveryOutcome>() : await recoverReal(s, def.progress, servers, ends, lastRequests, transport, root);
     for (const sup of supervisors) await sup.stop();
     // Read-write, as the servers did: a file left by a kill -9 may need its WAL recovered on open.
     const db = new Database(dbPath);
     try {
       const verdict = checkServiceInvariants(def, db, ends);
+      // Invariant 5 as the simulation judges it (service/run.ts): the same checkers on the effects after recovery.
+      const progress = def.progress;
+      const extra = progress === undefined || !opts.recovery ? [] : [
+        ...checkRecoveryAnswers(def, db, ends, recovery, endpointOf(def).resultId),
+        ...checkProgress((op) => effectsOf(def, db, op), ends, recovery, {
+          usesLease: progress.leased, leaseMs: progress.settleMs, clientTimeoutMs: recoveryTimeoutMs(s), slowMs: s.faults.slowMs, skewMs: clockSkewMs(s),
+        }, def.effects.noun ?? 'effect'),
+      ];
       return {
         reports: verdict.reports,
-        violations: verdict.violations,
+        violations: [...verdict.violations, ...extra],
+        recovery,
         operations: ends,
         kills: servers.reduce((n, srv) => n + srv.kills, 0),
         wallMs: Date.now() - t0,
@@ -211,4 +241,44 @@ async function settle(srv: ServerProcess, limitMs = SETTLE_LIMIT_MS): Promise<bo
     await sleepMs(20);
   }
   return false;
+}
+
+/**
+ * The recovery phase on real processes: the faults disarmed (lost answers,
+ * crashes, pauses, kills; slow processing and clock offsets stay, as in the
+ * simulation), then, `settleMs` + skew + 1 ms of real time after the main
+ * run, each operation that did not succeed runs the simulation's recovery
+ * client ({@link recoverOperation}) against the live processes, on the
+ * wall clock, all operations at once.
+ */
+async function recoverReal(
+  s: Scenario,
+  progress: NonNullable<ServiceDefinition['progress']>,
+  servers: readonly ServerProcess[],
+  ends: readonly OperationEnd[],
+  lastRequests: ReadonlyMap<string, TrackerRequest>,
+  transport: ReturnType<typeof httpTransport>,
+  root: Prng,
+): Promise<Map<string, RecoveryOutcome>> {
+  const outcomes = new Map<string, RecoveryOutcome>();
+  const pending = ends.filter((e) => !e.results.some((x) => x.kind === 'success'));
+  if (pending.length === 0) return outcomes;
+  for (const srv of servers) {
+    if (srv.alive) await srv.setFaults({ loseResponseAfterCommit: 0, crashMidRequest: 0, dropResponses: 0, pause: null, killAtStep: null, killAtAnswer: 0 });
+  }
+  const settle = progress.settleMs + clockSkewMs(s) + 1;
+  const timeoutMs = recoveryTimeoutMs(s, progress.leased);
+  const budgetMs = 2 * (progress.settleMs + timeoutMs + s.faults.slowMs) + 1000;
+  await sleepMs(settle);
+  const t0 = Date.now();
+  await Promise.all(pending.map(async (end) => {
+    const req = lastRequests.get(end.id);
+    if (req === undefined) return;
+    // Times relative to the phase's start: the outcome's fromMs is "settle after the main run", as the simulation's is after its end.
+    outcomes.set(end.id, await recoverOperation({
+      scenario: s, progress, end, req, startMs: settle, timeoutMs, budgetMs,
+      send: (x, t) => transport.send(x, t), sleep: sleepMs, now: () => Date.now() - t0, rng: root.fork(`recover.${end.id}`),
+    }));
+  }));
+  return outcomes;
 }

@@ -28,8 +28,9 @@ describe('conformance --service: the simulation held against real processes', ()
     expect(j.cells.map((c) => [c.column, c.same, c.sim.effects, c.real.effects])).toEqual([['no_fault', true, 1, 1], ['lost_response', false, 1, 2]]);
     expect(j.cells[1]!.real.violations).toEqual(['exactly-one']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/lost_response\s+│ 1 \| 2\s+│ - \| exactly-one\s+│ ≠ no\s+│/);
-    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ - \| -\s+│ yes\s+│/);
+    // The canary declares progress: the "in the end" column says the operation succeeded in both worlds.
+    expect(text.stdout).toMatch(/lost_response\s+│ 1 \| 2\s+│ succeeded \| succeeded\s+│ - \| exactly-one\s+│ ≠ no\s+│/);
+    expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ succeeded \| succeeded\s+│ - \| -\s+│ yes\s+│/);
     expect(text.stdout).toMatch(/DIFFERENT lost_response: sim 1 payment\(s\) \[\], real 2 \[exactly-one\]/);
     expect(text.stdout).toMatch(/1 difference\(s\)\./);
   }, 120_000);
@@ -39,6 +40,16 @@ describe('conformance --service: the simulation held against real processes', ()
     const [cell] = await runServiceConformance({ def: await loadService(module), module, columns: ['kill_at:answer'] });
     expect(cell).toMatchObject({ column: 'kill_at:answer', same: true, sim: { effects: 2 }, real: { effects: 2, kills: 1 } });
     expect(cell!.real.violations).toContain('exactly-one');
+  }, 120_000);
+
+  it('progress is judged on both sides: a claim without a lease, killed at charge, never pays in either world (recovery gives up, progress broken), while a kill before the claim recovers', async () => {
+    const args = ['conformance', '--service', 'src/real/fixtures/lease-never-expires.ts', '--columns', 'kill_at:claim,kill_at:charge'];
+    const r = await runCli([...args, '--json']);
+    expect(r.code, r.stderr).toBe(0); // both worlds agree: no difference
+    const j = JSON.parse(r.stdout) as { cells: Array<{ column: string; same: boolean; sim: { effects: number; violations: string[]; eventually: string }; real: { effects: number; violations: string[]; eventually: string; kills: number } }> };
+    const [claim, charge] = j.cells;
+    expect(claim).toMatchObject({ column: 'kill_at:claim', same: true, sim: { effects: 1, violations: [], eventually: 'succeeded' }, real: { effects: 1, violations: [], eventually: 'succeeded', kills: 1 } });
+    expect(charge).toMatchObject({ column: 'kill_at:charge', same: true, sim: { effects: 0, violations: ['progress'], eventually: 'gave_up' }, real: { effects: 0, violations: ['progress'], eventually: 'gave_up', kills: 1 } });
   }, 120_000);
 
   it('bad flags and a broken service exit 2 with one line', async () => {

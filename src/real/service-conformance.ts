@@ -5,6 +5,8 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { registerService } from '../service/registry.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { runScenarioReal } from './scenario-real.js';
+import type { OperationEnd } from '../checkers/invariants.js';
+import type { RecoveryOutcome } from '../checkers/progress.js';
 
 /**
  * Conformance for a user's service: the simulation held against reality.
@@ -22,10 +24,29 @@ import { runScenarioReal } from './scenario-real.js';
  * other interleavings are what `retrysim check --service` explores; here a
  * racy column would otherwise compare two arbitrary samples.
  *
- * Not compared: `progress` (invariant 5). The simulation's recovery phase
- * resubmits after every lease has expired; real mode runs the main phase
- * only, so only the simulation could ever report it.
+ * `progress` (invariant 5), when the service declares it: both sides run
+ * the recovery phase — the faults stop, `settleMs` passes (virtual time in
+ * the simulation, real time against the processes), and an operation that
+ * had not succeeded asks the service's query and resubmits with the same
+ * client (scenario/recovery.ts) — and the same checker judges it. Each
+ * side's cell says how the operation ended ({@link Eventually}).
  */
+
+/**
+ * How one column's operation ended, progress included: `succeeded` in the
+ * main run; after the recovery phase `found` (the query showed its effect),
+ * `resubmitted` (a resubmission got a 2xx), `refused` (a non-retryable
+ * answer), `gave_up` (the budget ran out with no success); `not judged` when
+ * the service does not declare `progress` and the main run did not succeed.
+ */
+export type Eventually = 'succeeded' | 'found' | 'resubmitted' | 'refused' | 'gave_up' | 'not judged';
+
+export function eventually(op: OperationEnd | undefined, recovery: ReadonlyMap<string, RecoveryOutcome>, declared: boolean): Eventually {
+  if (op?.results.some((r) => r.kind === 'success')) return 'succeeded';
+  const rec = op === undefined ? undefined : recovery.get(op.id);
+  if (!declared || rec === undefined) return 'not judged';
+  return rec.kind === 'success' ? 'resubmitted' : rec.kind;
+}
 
 /** One conformance column: a scenario, named. */
 export interface ServiceColumn {
@@ -37,10 +58,10 @@ export interface ServiceColumn {
 /** One column in both worlds. */
 export interface ServiceConformanceCell {
   column: string;
-  sim: { effects: number; violations: string[] };
+  sim: { effects: number; violations: string[]; eventually: Eventually };
   /** `unsettled`: instances still at work (requests, deferred timers) when the settle limit ran out; their effects were read then. */
-  real: { effects: number; violations: string[]; kills: number; wallMs: number; unsettled: string[] };
-  /** Same effects and the same set of broken invariants. */
+  real: { effects: number; violations: string[]; eventually: Eventually; kills: number; wallMs: number; unsettled: string[] };
+  /** Same effects and the same set of broken invariants (progress included). */
   same: boolean;
 }
 
@@ -127,7 +148,7 @@ export interface ServiceConformanceOptions {
 }
 
 function invariantSet(vs: readonly { invariant: string }[]): string[] {
-  return [...new Set(vs.map((v) => v.invariant).filter((v) => v !== 'progress'))].sort();
+  return [...new Set(vs.map((v) => v.invariant))].sort();
 }
 
 /** Runs the selected columns in both worlds, one after the other (real runs are timing-sensitive). */
@@ -143,13 +164,14 @@ export async function runServiceConformance(o: ServiceConformanceOptions): Promi
     let s = c.scenario;
     if (s.faults.kill !== undefined) s = { ...s, faults: { ...s.faults, kill: { ...s.faults.kill, restartAfterMs: await restartBetweenRetries(s, o.def) } } };
     const sim = await runScenario(s, { service: o.def, choices: new ListChoice([]) });
-    const real = await runScenarioReal(s, { service: o.def });
+    const real = await runScenarioReal(s, { service: o.def, recovery: true });
+    const declared = o.def.progress !== undefined;
     const simV = invariantSet(sim.violations);
     const realV = invariantSet(real.violations);
     const cell: ServiceConformanceCell = {
       column: c.name,
-      sim: { effects: sim.reports.op1 ?? 0, violations: simV },
-      real: { effects: real.reports.op1 ?? 0, violations: realV, kills: real.kills, wallMs: real.wallMs, unsettled: real.unsettled },
+      sim: { effects: sim.reports.op1 ?? 0, violations: simV, eventually: eventually(sim.operations[0], sim.recovery, declared) },
+      real: { effects: real.reports.op1 ?? 0, violations: realV, eventually: eventually(real.operations[0], real.recovery, declared), kills: real.kills, wallMs: real.wallMs, unsettled: real.unsettled },
       same: (sim.reports.op1 ?? 0) === (real.reports.op1 ?? 0) && simV.join() === realV.join(),
     };
     out.push(cell);

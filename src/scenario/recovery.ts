@@ -13,6 +13,8 @@ import type { HostedInstance } from '../net/sim-network.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import type { Scenario } from './schema.js';
 import type { KernelClock } from '../sim/fake-timers.js';
+import type { WireOutcome } from '../harness/transport.js';
+import type { Prng } from '../random/prng.js';
 
 /** What the recovery phase needs from the main run. */
 export interface RecoveryInput {
@@ -118,7 +120,6 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
   });
   const servers = r.instances.map((inst, i) => new SimServer(i, inst));
   const net = new SimNetwork(kernel, servers, kernel.fork('recovery/net'), { latencyMeanMs: s.network.latencyMeanMs, latencySdMs: s.network.latencySdMs });
-  const policy = NAMED_POLICIES[s.client.policy]!;
   for (const end of pending) {
     const req = r.lastRequests.get(end.id);
     if (req === undefined) continue; // never sent anything: nothing to recover (cannot happen with ≥ 1 worker)
@@ -127,60 +128,11 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     const transport = net.transport(name);
     kernel.spawn(name, async () => {
       await kernel.sleep(startMs);
-      const headers: Record<string, string> = {};
-      if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
-      const query = { method: 'GET', path: r.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
-      /** Asks whether the operation took effect; true (and the outcome is set) when it did. */
-      const found = async (attempts: number, waitMs = timeoutMs): Promise<boolean> => {
-        const q = await transport.send(query, waitMs);
-        if (q.kind === 'response' && r.progress.found(q.status, q.body)) {
-          outcomes.set(end.id, { kind: 'found', attempts, fromMs: startMs, timeoutMs });
-          kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`);
-          return true;
-        }
-        return false;
-      };
-      if (await found(0)) return;
-      let last: string;
-      // The loop always ends by a return: a 2xx, a refusal, or the last question at the budget or the cap.
-      for (let attempt = 1; ; attempt++) {
-        const w = await transport.send(req, timeoutMs);
-        if (w.kind === 'response') {
-          if (w.status >= 200 && w.status < 300) {
-            // The body as it came: the words about it (progress.ts) are made only for a violation.
-            outcomes.set(end.id, { kind: 'success', attempts: attempt, fromMs: startMs, timeoutMs, last: `HTTP ${w.status}`, body: w.body });
-            return;
-          }
-          last = `HTTP ${w.status}`;
-          if (!RETRYABLE_STATUSES.has(w.status)) {
-            outcomes.set(end.id, { kind: 'refused', attempts: attempt, fromMs: startMs, timeoutMs, last, status: w.status });
-            return;
-          }
-        } else {
-          last = w.reason;
-        }
-        if (kernel.now - startMs >= budgetMs || attempt === RECOVERY_ATTEMPTS_MAX) {
-          // Out of budget (or of resubmissions) with no definite answer: the
-          // outcome is unknown, so a well-behaved client asks once more
-          // (SPEC §4, "query before resubmitting"). A deployment whose
-          // processing (replays included) outlasts the client's timeout
-          // makes the effect on a timed-out resubmission and can never say
-          // so in an answer: without this ask, a correct leased service was
-          // refuted with "1 report exists" (at the cap too: a long lease and
-          // a short timeout fit 200 resubmissions in the budget).
-          // A definite refusal (422 for a completed request) is not softened:
-          // it stays `refused` above. This last ask waits out the processing
-          // time too (the slow fault is the deployment's): a read that can
-          // never answer within the impatient timeout says nothing about
-          // the effect (a hosted app whose query reads the slow store was
-          // refuted with "1 order exists").
-          if (await found(attempt, recoveryTimeoutMs(s, false))) return;
-          outcomes.set(end.id, { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last });
-          return;
-        }
-        // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
-        await kernel.sleep(retryDelayMs(policy, Math.min(attempt, 4), rng));
-      }
+      outcomes.set(end.id, await recoverOperation({
+        scenario: s, progress: r.progress, end, req, startMs, timeoutMs, budgetMs,
+        send: (x, t) => transport.send(x, t), sleep: (ms) => kernel.sleep(ms), now: () => kernel.now, rng,
+        onFound: () => kernel.log(name, `query found the ${r.instances[0]?.effectNoun ?? 'effect'}`),
+      }));
     });
   }
   // The handlers run on this phase's kernel clock, as in the main run.
@@ -192,4 +144,83 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     clock.release();
   }
   return { outcomes, trace: r.keepTrace ? kernel.trace!.lines() : [] };
+}
+
+/** What one operation's recovery client needs: the request to resubmit, the phase's numbers, and a clock and wire (the kernel's, or real ones in real mode). */
+export interface RecoverOperationInput {
+  scenario: Scenario;
+  progress: NonNullable<ServiceDefinition['progress']>;
+  end: OperationEnd;
+  req: TrackerRequest;
+  /** When the phase started (only reported in the outcome). */
+  startMs: number;
+  timeoutMs: number;
+  budgetMs: number;
+  send(req: TrackerRequest, timeoutMs: number): Promise<WireOutcome>;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+  rng: Prng;
+  onFound?(): void;
+}
+
+/**
+ * One operation's recovery, as {@link runRecovery} describes it: ask the
+ * service's query, else resubmit the last request verbatim with backoff
+ * until a 2xx, a non-retryable answer, or the budget (then ask once more).
+ * Called from the phase's start; the same client in simulation and in real
+ * mode (conformance's recovery), so both sides judge `progress` alike.
+ */
+export async function recoverOperation(o: RecoverOperationInput): Promise<RecoveryOutcome> {
+  const { scenario: s, end, req, startMs, timeoutMs, budgetMs } = o;
+  const policy = NAMED_POLICIES[s.client.policy]!;
+  const headers: Record<string, string> = {};
+  if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
+  const query = { method: 'GET', path: o.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
+  /** Asks whether the operation took effect. */
+  const found = async (waitMs = timeoutMs): Promise<boolean> => {
+    const q = await o.send(query, waitMs);
+    if (q.kind === 'response' && o.progress.found(q.status, q.body)) {
+      o.onFound?.();
+      return true;
+    }
+    return false;
+  };
+  // The budget counts from the phase's start, the first question included.
+  const phaseStart = o.now();
+  if (await found()) return { kind: 'found', attempts: 0, fromMs: startMs, timeoutMs };
+  let last: string;
+  // The loop always ends by a return: a 2xx, a refusal, or the last question at the budget or the cap.
+  for (let attempt = 1; ; attempt++) {
+    const w = await o.send(req, timeoutMs);
+    if (w.kind === 'response') {
+      if (w.status >= 200 && w.status < 300) {
+        // The body as it came: the words about it (progress.ts) are made only for a violation.
+        return { kind: 'success', attempts: attempt, fromMs: startMs, timeoutMs, last: `HTTP ${w.status}`, body: w.body };
+      }
+      last = `HTTP ${w.status}`;
+      if (!RETRYABLE_STATUSES.has(w.status)) return { kind: 'refused', attempts: attempt, fromMs: startMs, timeoutMs, last, status: w.status };
+    } else {
+      last = w.reason;
+    }
+    if (o.now() - phaseStart >= budgetMs || attempt === RECOVERY_ATTEMPTS_MAX) {
+      // Out of budget (or of resubmissions) with no definite answer: the
+      // outcome is unknown, so a well-behaved client asks once more
+      // (SPEC §4, "query before resubmitting"). A deployment whose
+      // processing (replays included) outlasts the client's timeout
+      // makes the effect on a timed-out resubmission and can never say
+      // so in an answer: without this ask, a correct leased service was
+      // refuted with "1 report exists" (at the cap too: a long lease and
+      // a short timeout fit 200 resubmissions in the budget).
+      // A definite refusal (422 for a completed request) is not softened:
+      // it stays `refused` above. This last ask waits out the processing
+      // time too (the slow fault is the deployment's): a read that can
+      // never answer within the impatient timeout says nothing about
+      // the effect (a hosted app whose query reads the slow store was
+      // refuted with "1 order exists").
+      if (await found(recoveryTimeoutMs(s, false))) return { kind: 'found', attempts: attempt, fromMs: startMs, timeoutMs };
+      return { kind: 'gave_up', attempts: attempt, fromMs: startMs, timeoutMs, last };
+    }
+    // Backoff as the harness does, its growth capped at its 4th retry so the budget, not the wait, bounds the phase.
+    await o.sleep(retryDelayMs(policy, Math.min(attempt, 4), o.rng));
+  }
 }
