@@ -185,13 +185,32 @@ export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {})
   return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
 }
 
+/**
+ * The simulated run last started here. A property given fast-check's
+ * `interruptAfterTimeLimit` has its run raced against a timer and, when the
+ * timer wins, fast-check goes on without it: the run carries on, holding the
+ * process-wide kernel clock, and the next property's first case (or a
+ * reporter minimising) failed with "another run's kernel clock is
+ * installed" — a false failure of a test that did nothing wrong. Each run
+ * here, and each reporter, starts after the one before has ended; an
+ * abandoned run's outcome is nobody's.
+ */
+let lastRun: Promise<unknown> = Promise.resolve();
+
+/** Runs `run` once the run before it (abandoned or not) has ended. */
+function afterLastRun<T>(run: () => Promise<T>): Promise<T> {
+  const p = lastRun.then(run, run);
+  lastRun = p.then(() => undefined, () => undefined);
+  return p;
+}
+
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
 export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
   moduleOf(def);
   ranBy(c, def);
   // Reached only for the first exception a handler threw: an inconclusive report names it.
   const reached = new Reached();
-  const r = await runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached });
+  const r = await afterLastRun(() => runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached }));
   let a = answered.get(def);
   if (a === undefined) answered.set(def, (a = { runs: 0, succeeded: false, others: new Set() }));
   a.runs++;
@@ -260,6 +279,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
   setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
   return {
     asyncReporter: async (details) => {
+      await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
       const a = answered.get(def);
       answered.delete(def);
       if (!details.failed) {
@@ -344,7 +364,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
   ranBy(c, client);
-  return runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
+  return afterLastRun(() => runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) }));
 }
 
 /** Options of {@link explainClient}. */
@@ -374,6 +394,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
   setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
   return {
     asyncReporter: async (details) => {
+      await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
       if (!details.failed) return;
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
