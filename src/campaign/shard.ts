@@ -34,7 +34,28 @@ export function shardFile(o: Omit<ShardFile, 'format' | 'results'>, results: rea
 }
 
 const claimIds = CLAIMS.map((c) => c.id) as [string, ...string[]];
+
+// The pieces every kind of shard file (built-in claims, services, clients) checks alike.
 const nat = z.number().int().nonnegative();
+/** A count of runs. */
+export const natSchema = nat;
+/** A coverage table as a shard carries it. */
+export const coverageSchema = z.strictObject({ runs: nat, rows: z.array(z.strictObject({ id: z.string(), what: z.string(), runs: nat })) });
+/** Which shard of how many. */
+export const shardOfSchema = z.strictObject({ index: nat, count: z.number().int().positive() });
+/** A shard's index lies below its count. */
+export const shardIndexRule: [(f: { shard: { index: number; count: number } }) => boolean, { message: string; path: PropertyKey[] }] =
+  [(f) => f.shard.index < f.shard.count, { message: 'shard.index must be below shard.count', path: ['shard', 'index'] }];
+
+/** `raw` checked against a shard file's `schema`; else a {@link ShardError} naming the file, the format and the first wrong path. */
+export function parseShardAs<T>(schema: z.ZodType, format: string, raw: unknown, source: string): T {
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new ShardError(`${source}: not a ${format} file: at ${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  return r.data as T;
+}
 // The result's own fields are checked where the merge reads them; the
 // counterexample is carried through as written (it is printed, not re-run).
 const resultSchema = z.looseObject({
@@ -45,7 +66,7 @@ const resultSchema = z.looseObject({
   shrinks: nat,
   complete: z.boolean().optional(),
   bounded: z.looseObject({ schedules: nat, complete: z.boolean() }).optional(),
-  coverage: z.strictObject({ runs: nat, rows: z.array(z.strictObject({ id: z.string(), what: z.string(), runs: nat })) }).optional(),
+  coverage: coverageSchema.optional(),
   firstFailureRun: z.number().int().positive().optional(),
   firstFailureMs: z.number().nonnegative().optional(),
   error: z.string().optional(),
@@ -58,10 +79,10 @@ const fileSchema = z.strictObject({
   untilBudget: z.literal(true).optional(),
   explore: z.enum(['random', 'pct']),
   timeBudgetMs: z.number().positive().nullable(),
-  shard: z.strictObject({ index: nat, count: z.number().int().positive() }),
+  shard: shardOfSchema,
   wallMs: z.number().nonnegative(),
   results: z.array(resultSchema),
-}).refine((f) => f.shard.index < f.shard.count, { message: 'shard.index must be below shard.count', path: ['shard', 'index'] });
+}).refine(...shardIndexRule);
 
 /** Parses and validates one shard file; a {@link ShardError} names the file and the path. */
 export function parseShardFile(text: string, source: string): ShardFile {
@@ -71,12 +92,7 @@ export function parseShardFile(text: string, source: string): ShardFile {
   } catch (e) {
     throw new ShardError(`${source}: not JSON: ${(e as Error).message}`);
   }
-  const r = fileSchema.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new ShardError(`${source}: not a ${SHARD_FORMAT} file: at ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
-  return r.data as unknown as ShardFile;
+  return parseShardAs<ShardFile>(fileSchema, SHARD_FORMAT, raw, source);
 }
 
 /**

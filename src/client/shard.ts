@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mergeCoverage, type Coverage } from '../campaign/coverage.js';
-import { ShardError } from '../campaign/shard.js';
+import { coverageSchema, natSchema, parseShardAs, ShardError, shardIndexRule, shardOfSchema } from '../campaign/shard.js';
 import { consistent } from '../service/shard.js';
 import type { ClientCampaignResult, ClientCounterexample } from './campaign.js';
 
@@ -45,7 +45,7 @@ export function clientShardResult(r: ClientCampaignResult): ShardClientResult {
   return { ...r, counterexample: { ...cx, run: { workers: run.workers.map((w) => ({ name: w.name, sent: w.sent })) } } };
 }
 
-const nat = z.number().int().nonnegative();
+const nat = natSchema;
 // The fields merge reads are checked; the counterexample is carried through as written (printed, not re-run).
 const resultSchema = z.looseObject({
   client: z.string(),
@@ -65,7 +65,7 @@ const resultSchema = z.looseObject({
     replay: z.string(),
     run: z.strictObject({ workers: z.array(z.strictObject({ name: z.string(), sent: z.array(z.looseObject({ atMs: z.number(), method: z.string(), path: z.string() })) })) }),
   }).optional(),
-  coverage: z.strictObject({ runs: nat, rows: z.array(z.strictObject({ id: z.string(), what: z.string(), runs: nat })) }).optional(),
+  coverage: coverageSchema.optional(),
 });
 const fileSchema = z.strictObject({
   format: z.literal(CLIENT_SHARD_FORMAT),
@@ -76,19 +76,14 @@ const fileSchema = z.strictObject({
   maxRuns: z.number().int().positive(),
   timeBudgetMs: z.number().positive().nullable(),
   expect: z.enum(['holds', 'fails']).nullable(),
-  shard: z.strictObject({ index: nat, count: z.number().int().positive() }),
+  shard: shardOfSchema,
   wallMs: z.number().nonnegative(),
   result: resultSchema,
-}).refine((f) => f.shard.index < f.shard.count, { message: 'shard.index must be below shard.count', path: ['shard', 'index'] });
+}).refine(...shardIndexRule);
 
 /** Parses and validates one client shard file (already known to carry {@link CLIENT_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
 export function parseClientShard(raw: unknown, source: string): ClientShardFile {
-  const r = fileSchema.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new ShardError(`${source}: not a ${CLIENT_SHARD_FORMAT} file: at ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
-  return r.data as unknown as ClientShardFile;
+  return parseShardAs<ClientShardFile>(fileSchema, CLIENT_SHARD_FORMAT, raw, source);
 }
 
 /** The merged client campaign: what the unsharded `check --client` would have said, and how to print it. */

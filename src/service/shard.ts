@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mergeCoverage, type Coverage } from '../campaign/coverage.js';
 import { ownedCount, owns } from '../campaign/runs.js';
-import { ShardError } from '../campaign/shard.js';
+import { coverageSchema, natSchema, parseShardAs, ShardError, shardIndexRule, shardOfSchema } from '../campaign/shard.js';
 import type { ServiceCampaignResult } from './campaign.js';
 
 /** The format of a `check --service --shard I/N --out FILE` result file. */
@@ -26,7 +26,7 @@ export interface ServiceShardFile {
   result: ServiceCampaignResult;
 }
 
-const nat = z.number().int().nonnegative();
+const nat = natSchema;
 // The result's fields merge reads are checked; the counterexample is carried through as written (printed, not re-run).
 const resultSchema = z.looseObject({
   service: z.string(),
@@ -43,7 +43,7 @@ const resultSchema = z.looseObject({
   firstFailureRun: z.number().int().positive().optional(),
   firstFailureMs: z.number().nonnegative().optional(),
   counterexample: z.looseObject({ size: z.looseObject({}), violations: z.array(z.looseObject({ invariant: z.string(), op: z.string(), detail: z.string() })), notMinimal: z.array(z.string()), replay: z.string() }).optional(),
-  coverage: z.strictObject({ runs: nat, rows: z.array(z.strictObject({ id: z.string(), what: z.string(), runs: nat })) }).optional(),
+  coverage: coverageSchema.optional(),
 });
 const fileSchema = z.strictObject({
   format: z.literal(SERVICE_SHARD_FORMAT),
@@ -52,20 +52,15 @@ const fileSchema = z.strictObject({
   maxRuns: z.number().int().positive(),
   timeBudgetMs: z.number().positive().nullable(),
   expect: z.enum(['holds', 'fails']).nullable(),
-  shard: z.strictObject({ index: nat, count: z.number().int().positive() }),
+  shard: shardOfSchema,
   wallMs: z.number().nonnegative(),
   reproduce: z.strictObject({ before: z.string(), after: z.string() }),
   result: resultSchema,
-}).refine((f) => f.shard.index < f.shard.count, { message: 'shard.index must be below shard.count', path: ['shard', 'index'] });
+}).refine(...shardIndexRule);
 
 /** Parses and validates one service shard file (already known to carry {@link SERVICE_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
 export function parseServiceShard(raw: unknown, source: string): ServiceShardFile {
-  const r = fileSchema.safeParse(raw);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new ShardError(`${source}: not a ${SERVICE_SHARD_FORMAT} file: at ${i.path.join('.') || '(root)'}: ${i.message}`);
-  }
-  return r.data as unknown as ServiceShardFile;
+  return parseShardAs<ServiceShardFile>(fileSchema, SERVICE_SHARD_FORMAT, raw, source);
 }
 
 /** The merged campaign: what the unsharded `check --service` would have said, and how to print it. */
