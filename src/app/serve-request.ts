@@ -60,6 +60,11 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
   };
 }
 
+/** The same for an exception a timer callback threw. */
+function uncaughtText(where: string, error: unknown): string {
+  return `a timer callback of the app threw ${where}: ${describeThrow(error)}; Node ends the process on an uncaught exception: catch it inside the callback`;
+}
+
 /** What the app's process does with a rejection nothing handled, where no simulated network can crash it (real mode takes Node's own path). */
 function unhandledText(where: string, reason: unknown): string {
   return `the app left a promise rejection unhandled ${where}: ${describeThrow(reason)}; Node (--unhandled-rejections=throw, its default) crashes the process here: add a .catch() or await it inside a try`;
@@ -156,6 +161,14 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         await sim.crashProcess?.(rejected.reason); // in simulation, never returns
         enter();
         throw new ServiceError(desc.name, unhandledText(`while serving ${req.method} ${req.path}`, rejected.reason));
+      }
+      // A timer callback of the process threw (in this turn's clock ticks): Node ends the process on an uncaught exception.
+      const thrown = clock.takeUncaught();
+      if (thrown !== undefined) {
+        leave();
+        await sim.crashProcess?.(thrown.error, 'uncaught exception'); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, uncaughtText(`while serving ${req.method} ${req.path}`, thrown.error));
       }
       const next = pending.queue.shift();
       if (next !== undefined) {
@@ -274,6 +287,13 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         await bg.crash?.(rejected.reason); // in simulation, never returns
         enter();
         throw new ServiceError(desc.name, unhandledText('in a timer callback', rejected.reason));
+      }
+      const thrown = clock.takeUncaught();
+      if (thrown !== undefined) {
+        leave();
+        await bg.crash?.(thrown.error, 'uncaught exception'); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, uncaughtText('in a timer callback', thrown.error));
       }
       if (bg.othersLive()) inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
       const next = pending.queue.shift();

@@ -5,7 +5,7 @@ import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/f
 import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
-import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
+import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
@@ -132,14 +132,15 @@ export class ServiceHost implements HostedInstance {
 
   /**
    * @internal What Node does with a promise rejection the code left unhandled
-   * (`--unhandled-rejections=throw`, its default): the process dies — every
+   * (`--unhandled-rejections=throw`, its default) or an exception thrown
+   * where nothing catches it (a timer callback): the process dies — every
    * request in it unanswered, its memory lost — and restarts as after a kill.
    * False when there is no simulated network to crash on (the caller reports it).
    */
-  crash(reason: unknown): boolean {
+  crash(reason: unknown, kind: CrashKind = 'unhandled rejection'): boolean {
     const hook = this.crashHook;
     if (hook === undefined) return false;
-    const text = `unhandled rejection: ${describeThrow(reason)}`;
+    const text = `${kind}: ${describeThrow(reason)}`;
     this.reached?.add('process-crash');
     // The dead process's connection closes: SQLite rolls back what it left open.
     if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK');
@@ -168,8 +169,8 @@ export class ServiceHost implements HostedInstance {
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
       alive: () => this.generation === gen,
-      crash: async (reason) => {
-        if (!this.crash(reason)) return;
+      crash: async (reason, kind) => {
+        if (!this.crash(reason, kind)) return;
         // The crash lands before this task runs on (due now); the kill ends it with the process.
         await k.sleep(0);
       },
@@ -601,8 +602,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * never returns. Elsewhere (real mode) it returns, and the caller says what
    * Node would do.
    */
-  async crashProcess(reason: unknown): Promise<void> {
-    if (!this.host.crash(reason)) return;
+  async crashProcess(reason: unknown, kind?: CrashKind): Promise<void> {
+    if (!this.host.crash(reason, kind)) return;
     this.env.note?.('dies with its process');
     await this.env.sleep(0, undefined);
     throw new ServiceError(this.host.def.name, `request ${this.name} ran on after its process crashed (${describeThrow(reason)}); this is a retrysim bug`);
