@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
@@ -145,7 +146,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     void listener
       .then((l) => {
         if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
-        return inject(l as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+        return inject(finishingOnce(l as RequestListener) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
       })
       .then((value) => (out = { ok: true, value }), (error) => (out = { ok: false, error }));
     let quiet = 0;
@@ -322,6 +323,47 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
       leave();
     }
   }
+}
+
+/**
+ * A response emits 'finish' once, as Node's does on a real socket.
+ * light-my-request emits it itself as `end()` returns, and Node's
+ * ServerResponse emits it again once its null socket's write callback has
+ * run — an immediate the instance's clock holds until its next turn, which
+ * may be another request's: a listener (`res.on('finish', …)`: a logger, a
+ * middleware that releases its key or stores the answer there) would run
+ * twice, the second time on another request's trace. The first one stays:
+ * it comes where Node's would, once the answer is written.
+ */
+function finishOnce(res: ServerResponse): void {
+  const emit = res.emit;
+  let finished = false;
+  res.emit = function (this: ServerResponse, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'finish') {
+      if (finished) return false;
+      finished = true;
+    }
+    return emit.call(this, event, ...args);
+  } as ServerResponse['emit'];
+}
+
+/**
+ * The listener, with each response's 'finish' emitted once ({@link finishOnce}).
+ * light-my-request recognises an Express app by `app.request.app === app`
+ * and puts its own Request and Response prototypes under Express's (so
+ * Express's `res.end` is light-my-request's); it cannot see the app through
+ * this wrapper, so the wrapper does the same, from the objects it made.
+ */
+function finishingOnce(l: RequestListener): RequestListener {
+  const express = (l as { request?: { app?: unknown } }).request?.app === l ? (l as unknown as { request: object; response: object }) : undefined;
+  return (q, r) => {
+    if (express !== undefined) {
+      Object.setPrototypeOf(Object.getPrototypeOf(express.request), Object.getPrototypeOf(q));
+      Object.setPrototypeOf(Object.getPrototypeOf(express.response), Object.getPrototypeOf(r));
+    }
+    finishOnce(r);
+    return l(q, r);
+  };
 }
 
 function toServiceResponse(r: InjectResponse): ServiceResponse {
