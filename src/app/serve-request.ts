@@ -294,7 +294,7 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         leave();
         await bg.crash?.(thrown.error, 'uncaught exception'); // in simulation, never returns
         enter();
-        throw new ServiceError(desc.name, uncaughtText('in a timer callback', thrown.error));
+        throw new ServiceError(desc.name, uncaughtText("in the process's own timer task (after its answers)", thrown.error));
       }
       if (bg.othersLive()) inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
       const next = pending.queue.shift();
