@@ -8,6 +8,20 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
 import { SETTLE_LIMIT_MS } from '../real/scenario-real.js';
+
+/**
+ * The column being run, on stderr: rewritten in place on a terminal; in a
+ * log (CI, `2>file`) one line per column, since carriage returns there
+ * pile every column into one unreadable line.
+ */
+function cellProgress(text: string): void {
+  process.stderr.write(process.stderr.isTTY ? `\r${text}`.padEnd(70) : `${text}\n`);
+}
+
+/** Ends the in-place progress line (a terminal only: in a log each column already has its line). */
+function progressDone(): void {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+}
 import type { ServiceDefinition } from '../service/definition.js';
 import { plural } from '../service/noun.js';
 
@@ -100,12 +114,12 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
       seed,
       rows,
       columns,
-      onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.row} ${c.column}`.padEnd(70)),
+      onCell: values.json ? undefined : (c, i, n) => cellProgress(`[${i}/${n}] ${c.row} ${c.column}`),
     });
   } catch (e) {
     // The inputs were checked above: what fails here is the real world (a
     // server that would not start, a port, a file), not the command line.
-    if (!values.json) process.stderr.write('\n');
+    if (!values.json) progressDone();
     console.error(`retrysim conformance: ${(e as Error).message}`);
     return 1;
   }
@@ -114,7 +128,7 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
     console.log(JSON.stringify({ seed, columns: [...new Set(cells.map((c) => c.column))], cells, differences: diffs.length }));
     return diffs.length === 0 ? 0 : 1;
   }
-  process.stderr.write('\n');
+  progressDone();
   console.log(`retrysim conformance — seed ${seed}; reports held for one logical operation, simulation | real processes\n`);
   console.log(conformanceTable(cells));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
@@ -172,10 +186,10 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   try {
     cells = await runServiceConformance({
       def: def!, module, keySource, seed, columns,
-      onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.column}`.padEnd(70)),
+      onCell: values.json ? undefined : (c, i, n) => cellProgress(`[${i}/${n}] ${c.column}`),
     });
   } catch (e) {
-    if (!values.json) process.stderr.write('\n');
+    if (!values.json) progressDone();
     // A broken service is named as such (exit 2); anything else failing here is the real world (a server, a port, a file).
     if (e instanceof ServiceError) {
       console.error(`retrysim conformance: ${e.message}`);
@@ -189,7 +203,7 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
     console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length }));
     return diffs.length === 0 ? 0 : 1;
   }
-  process.stderr.write('\n');
+  progressDone();
   const noun = def!.effects.noun ?? 'effect';
   console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
