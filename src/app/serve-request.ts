@@ -53,13 +53,18 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
     enter: () => {
       clock.enter();
       setKvSink(pending);
+      turnOwner = pending;
     },
     leave: () => {
+      turnOwner = undefined;
       setKvSink(undefined);
       clock.leave();
     },
   };
 }
+
+/** Whose turn of app code runs now (a request's, or a process's timer task's): the sink its store commands go to. */
+let turnOwner: Pending | undefined;
 
 /** The same for an exception a timer callback threw. */
 function uncaughtText(where: string, error: unknown): string {
@@ -143,16 +148,31 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       built.catch(() => undefined);
     }
     const listener = inst.listener;
+    const deliver = (l: RequestListener) => inject(finishingOnce(l) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    // Requests that reach a process while app() is still building (its boot
+    // awaits a timer) all await this one promise, and their continuations
+    // run in whichever turn settles it. A request delivered in another's
+    // turn would send its store commands to that request's queue (and hang
+    // once that one has answered): it starts in its own turn instead.
+    let deferred: (() => void) | undefined;
     void listener
       .then((l) => {
         if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
-        return inject(finishingOnce(l as RequestListener) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+        if (turnOwner !== pending) return new Promise<InjectResponse>((resolve, reject) => (deferred = () => void deliver(l as RequestListener).then(resolve, reject)));
+        return deliver(l as RequestListener);
       })
       .then((value) => (out = { ok: true, value }), (error) => (out = { ok: false, error }));
     let quiet = 0;
     for (let turn = 0; ; turn++) {
       if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
       await hostTurn();
+      if (deferred !== undefined) {
+        const start = deferred;
+        deferred = undefined;
+        start();
+        quiet = 0;
+        continue;
+      }
       // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
       // Only this request's code ran in the turn: a rejection it left unhandled ends the process, as in Node.
