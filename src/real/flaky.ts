@@ -27,6 +27,7 @@ import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
 import { builtinService } from '../tracker/builtin.js';
 import { checkServiceInvariants } from '../service/check.js';
+import { serviceIntent } from '../scenario/arbitraries.js';
 import type { Invariant, OperationEnd, Violation } from '../checkers/invariants.js';
 
 /**
@@ -158,6 +159,14 @@ function withDefaults(o: FlakyOptions): Resolved {
 }
 
 /**
+ * The built-in tracker's bug report. A user's service gets its own words
+ * ({@link LabTarget.words}): it got this report whatever the service, so one
+ * that validates its own fields answered 500 in every lane and the lab said
+ * it kept every invariant.
+ */
+const TRACKER_WORDS = { module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
+
+/**
  * The test itself, written as an ordinary wall-clock test would be: plain
  * setTimeout sleeps, Date-based clients. It runs unchanged for real and
  * under the fake-timers bridge. The stagger comes from the run's seed.
@@ -165,13 +174,15 @@ function withDefaults(o: FlakyOptions): Resolved {
 export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number, target?: LabTarget): Promise<TestRun> {
   const rng = new Prng(seed);
   const staggerMs = rng.uniform(0, staggerMaxMs);
-  const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
+  const intent = { runId, ...(target ? target.words : TRACKER_WORDS) };
   const opts = { keySource: 'tool_call' as const, maxAttempts: 6, ...(target ? { endpoint: target.endpoint } : {}) };
-  // One log per worker: both make the same call (toolu_1), so the worker names whose attempt a sentence is about.
+  // One log per worker: both make the same call, so the worker names whose attempt a sentence is about.
   const logs: [AttemptRecord[], AttemptRecord[]] = [[], []];
-  const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs[0]);
+  // A service's call is check --service's `call-1`; `toolu_1` is the tracker's tool_use id.
+  const call = target ? 'call-1' : 'toolu_1';
+  const first = submitReport(intent, call, transport, realClientEnv(rng.fork('w0')), opts, logs[0]);
   await new Promise((r) => setTimeout(r, staggerMs));
-  const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
+  const second = submitReport(intent, call, transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
   const results = await Promise.all([first, second]);
   if (target) {
     const attempts = logs.flatMap((l, i) => l.map((a) => ({ ...a, worker: `op1.w${i}` })));
@@ -198,6 +209,8 @@ async function listReports(transport: Transport, runId: string): Promise<number>
  */
 export interface LabTarget {
   endpoint: Endpoint;
+  /** The operation's words, the service's own (`<noun> 1`, as check --service's first operation). */
+  words: { module: string; title: string; steps: string };
   /** The operation's effect count and the service campaign's verdicts on it (the same checkers, not a copy). */
   judge(op: OperationEnd): { reports: number; violations: Violation[] };
 }
@@ -205,6 +218,7 @@ export interface LabTarget {
 function targetOf(def: ServiceDefinition, db: ServiceDb): LabTarget {
   return {
     endpoint: endpointOf(def),
+    words: serviceIntent(def.effects.noun, 1),
     judge: (op) => {
       const v = checkServiceInvariants(def, db, [op]);
       return { reports: v.reports[op.id] ?? 0, violations: v.violations };
@@ -314,7 +328,7 @@ export function labScenario(o: Resolved, staggerMs: number): Scenario {
     service: o.service ? { module: o.service.module } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
-    operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', workers: 2, staggerMs }],
+    operations: [{ id: 'op1', runId: 'flaky', ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],
     expect: {},
   });
 }
