@@ -6,6 +6,7 @@
 // kept every invariant ("exactly one refund each time", with none made).
 import { describe, expect, it } from 'vitest';
 import { labScenario, runVirtualTime } from './flaky.js';
+import { runCli } from './child.js';
 import { registerService } from '../service/registry.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
@@ -46,4 +47,15 @@ describe('the flakiness lab speaks the service\'s words', () => {
     expect(v.perRun.map((r) => r.reports)).toEqual([1, 1, 1]);
     expect(v.failures).toBe(0);
   });
+});
+
+// The closing sentence said "(exactly one effect each time)" whatever the
+// schedules left: for a service whose every request threw (0 effects in
+// every schedule) too. It now says what they left.
+describe('the lab\'s closing sentence says what the schedules left', () => {
+  it('a service that throws on every request: none made, not "exactly one each time"', async () => {
+    const r = await runCli(['flaky', '--service', 'src/real/fixtures/throws.ts', '--runs', '2', '--stagger-max-ms', '2', '--schedules-max', '20']);
+    expect(r.stdout).not.toMatch(/exactly one effect each time/);
+    expect(r.stdout).toMatch(/No schedule fails: throws keeps .* on every interleaving explored \(effects left per schedule: 0; where none was made, keeping them says nothing\)\./);
+  }, 60_000);
 });

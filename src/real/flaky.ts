@@ -129,6 +129,8 @@ export interface SimulatedResult {
   failingPatterns: Array<{ pattern: string; schedules: number; staggerMs: number[] }>;
   /** Share of the stagger grid at which some schedule fails (the model's estimate of the wall-clock rate). */
   predictedRate: number;
+  /** How many effects the operation left, each count seen in some schedule, ascending. */
+  effectCounts: number[];
   wallMs: number;
 }
 
@@ -354,6 +356,7 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
   const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
   const byInvariant: Partial<Record<Invariant, number>> = {};
   const examples: Partial<Record<Invariant, string>> = {};
+  const counts = new Set<number>();
   for (let d = 0; d < o.staggerMaxMs; d++) {
     const s = labScenario(o, d);
     let failing = 0;
@@ -363,6 +366,7 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
       onSchedule: (x) => {
         // The campaign's verdicts on the run (runScenario judges it with the same checkers, recovery and progress included).
         const vs = x.result.violations;
+        counts.add(x.result.reports.op1 ?? 0);
         if (vs.length === 0) return;
         failing++;
         for (const inv of new Set(vs.map((v) => v.invariant))) byInvariant[inv] = (byInvariant[inv] ?? 0) + 1;
@@ -376,14 +380,14 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
     });
     staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
   }
-  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)) };
+  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)), effectCounts: [...counts].sort((a, b) => a - b) };
 }
 
 function finishSimulated(
   staggers: SimulatedResult['staggers'],
   patterns: Map<string, { schedules: number; staggerMs: Set<number> }>,
   wallMs: number,
-): Omit<SimulatedResult, 'byInvariant' | 'examples' | 'judged'> {
+): Omit<SimulatedResult, 'byInvariant' | 'examples' | 'judged' | 'effectCounts'> {
   const failingPatterns = [...patterns.entries()]
     .map(([pattern, v]) => ({ pattern, schedules: v.schedules, staggerMs: [...v.staggerMs].sort((a, b) => a - b) }))
     .sort((a, b) => b.schedules - a.schedules);
