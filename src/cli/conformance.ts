@@ -53,7 +53,8 @@ A service that declares \`progress\` gets the recovery phase on both sides
 (the faults stop, settleMs passes, the operation is queried and resubmitted)
 and progress judged on both: the "in the end" column says how the operation
 ended (succeeded, found, resubmitted, refused, gave_up). Exit 1 on any
-difference, 2 on bad flags or a broken service. --app PATH is --service
+difference, 2 on bad flags or a broken service, 4 (inconclusive) when no
+column made an effect or got a 2xx in either world. --app PATH is --service
 PATH for an unmodified Node app (a module whose default export is an app
 descriptor).
   --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
@@ -199,9 +200,11 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
     return 1;
   }
   const diffs = cells.filter((c) => !c.same);
+  const vacuous = diffs.length === 0 ? doneNothing(cells, plural(def!.effects.noun ?? 'effect')) : null;
+  const code = diffs.length > 0 ? 1 : vacuous !== null ? 4 : 0;
   if (values.json) {
-    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length }));
-    return diffs.length === 0 ? 0 : 1;
+    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
+    return code;
   }
   progressDone();
   const noun = def!.effects.noun ?? 'effect';
@@ -220,6 +223,18 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   for (const c of cells.filter((x) => x.real.unsettled.length > 0)) {
     console.log(`UNSETTLED ${c.column}: real ${c.real.unsettled.join(', ')} still at work (requests or deferred timers) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; its ${plural(noun)} were read then`);
   }
-  console.log(diffs.length === 0 ? 'No differences: the model predicts the real service in every column.' : `${diffs.length} difference(s).`);
-  return diffs.length === 0 ? 0 : 1;
+  console.log(diffs.length > 0 ? `${diffs.length} difference(s).` : vacuous !== null ? `? inconclusive: ${vacuous}` : 'No differences: the model predicts the real service in every column.');
+  return code;
+}
+
+/**
+ * Why an agreement says nothing, or null: no column made an effect or got
+ * a 2xx (the operation never succeeded), in either world — a handler that
+ * throws on every request agrees with itself. `check --service` calls the
+ * same thing inconclusive (exit 4).
+ */
+function doneNothing(cells: readonly ServiceConformanceCell[], nouns: string): string | null {
+  const did = (side: ServiceConformanceCell['sim']) => side.effects > 0 || side.eventually === 'succeeded' || side.eventually === 'found' || side.eventually === 'resubmitted';
+  if (cells.some((c) => did(c.sim) || did(c.real))) return null;
+  return `no column made an effect or got a 2xx answer, in the simulation or for real (0 ${nouns} everywhere): both worlds agreeing on doing nothing says nothing about the service; serve it and send its operation to see why`;
 }

@@ -414,7 +414,25 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   /** The clock parks an idle handler until its own next timer: as sim.sleep. */
   park(ms: number): Promise<void> {
-    return this.sleep(ms);
+    // Rejected, not thrown: the clock calls this from a host turn of its own and stops the run on the rejection.
+    if (this.host.clock !== undefined && this.db.inTransaction) return Promise.reject(this.waitInTransaction(`awaited a timer of its own (${ms} ms)`));
+    return this.wait(ms);
+  }
+
+  /**
+   * A request that waits with a transaction open (a hand-rolled BEGIN, then
+   * an await) lets every other request on the connection run its SQL inside
+   * it; in the simulation every instance shares that connection, where for
+   * real each would find the file locked. Neither can be judged: one line
+   * naming the request that holds it (the next request to reach a step used
+   * to be blamed for a transaction it never opened).
+   */
+  private refuseWaitInTransaction(what: string): void {
+    if (this.host.clock !== undefined && this.db.inTransaction) throw this.waitInTransaction(what);
+  }
+
+  private waitInTransaction(what: string): ServiceError {
+    return new ServiceError(this.host.def.name, `request ${this.name} (${this.req.method} ${this.req.path}${this.lastStep === undefined ? ', before its first step' : `, after step '${this.lastStep}'`}) ${what} inside an open transaction; other requests on the connection would run their SQL inside it: commit or roll back before waiting`);
   }
 
   /** Set while this request's task is parked because its code awaits what another request of its process may settle. */
@@ -561,6 +579,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   async sleep(ms: number): Promise<void> {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
+    this.refuseWaitInTransaction(`called sim.sleep(${ms})`);
+    return this.wait(ms);
+  }
+
+  private async wait(ms: number): Promise<void> {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     this.suspend();
     await this.env.sleep(ms, this.phase);
@@ -575,6 +598,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       wait: async () => {
         // The waiter is the request running now, not necessarily the one that made this.
         const me = running;
+        me?.refuseWaitInTransaction('waited on a sim.defer()');
         me?.suspend();
         try {
           return await d.wait();
