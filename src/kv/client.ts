@@ -1,4 +1,5 @@
 import type { KvStore, SetOptions } from './store.js';
+import { storeSetOptions, type NodeRedisSetOptions } from './set-options.js';
 
 /**
  * One command on its way to the store: its name (the interleaving point's
@@ -25,7 +26,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET), del, incr, expire, pExpire, ttl, pTTL and putIf';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL and putIf';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -48,7 +49,8 @@ const NOT_SIMULATED = new Set([
 
 /** The line that names a node-redis method the simulated store lacks. */
 export function unsupportedText(method: string): string {
-  return `the app called redis.${method}(), which the simulated store does not have; it has ${KV_CLIENT_METHODS}: write it with those`;
+  // A method name, or a call with the option the store lacks (`set(…, { PXAT })`).
+  return `the app called redis.${method.includes('(') ? method : `${method}()`}, which the simulated store does not have; it has ${KV_CLIENT_METHODS}: write it with those`;
 }
 
 /** Thrown into the app by a method the simulated store does not have; the host also reports it (exit 2) whatever the app does with it. */
@@ -125,10 +127,18 @@ export class KvClient {
     return send({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
   }
 
-  /** SET key value [NX|XX] [PX ms|EX s] [KEEPTTL] [GET]: 'OK', or null when NX/XX refused it. */
-  set(key: string, value: string | number, options: SetOptions = {}): Promise<string | null> {
+  /**
+   * SET key value [NX|XX] [PX ms|EX s] [KEEPTTL] [GET]: 'OK', or null when NX/XX refused it.
+   * Options as node-redis v4 (`{ NX: true, PX: 30_000 }`) or v5 (`{ condition: 'NX', expiration: { type: 'PX', value: 30_000 } }`) spells them.
+   */
+  set(key: string, value: string | number, nodeRedisOptions: NodeRedisSetOptions = {}): Promise<string | null> {
     const k = keyOf(key, 'SET');
     const v = String(value);
+    const options = storeSetOptions(nodeRedisOptions);
+    if ('unsupported' in options) {
+      sink?.unsupported?.(options.unsupported);
+      throw new KvUnsupportedCommand(options.unsupported);
+    }
     if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
     return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
   }
