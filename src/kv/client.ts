@@ -161,7 +161,9 @@ export class KvClient {
 
   /** EXPIRE key seconds: 1 when the key exists. */
   expire(key: string, seconds: number): Promise<number> {
-    return this.pExpire(key, seconds * 1000);
+    const k = keyOf(key, 'EXPIRE');
+    // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now) });
   }
 
   /** PEXPIRE key ms: 1 when the key exists. */

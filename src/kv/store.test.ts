@@ -65,3 +65,15 @@ describe('the simulated key-value store (Redis semantics on virtual time)', () =
     expect(() => s.set('k', 'v', { PX: 0 }, 0)).toThrow(/invalid expire/);
   });
 });
+
+describe('what Redis refuses, the store refuses', () => {
+  it('a fractional EX, PX or PEXPIRE is an error (as Redis: ERR value is not an integer), and nothing is written', () => {
+    const s = store();
+    expect(() => s.set('k', 'v', { EX: 1.5 }, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(() => s.set('k', 'v', { PX: 2.5 }, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(s.get('k', 0)).toBeNull();
+    s.set('k', 'v', { EX: 2 }, 0);
+    expect(() => s.pexpire('k', 0.5, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(s.pttl('k', 0)).toBe(2_000);
+  });
+});

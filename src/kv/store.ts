@@ -8,6 +8,9 @@ export function setupKv(db: ServiceDb): void {
   db.exec(`CREATE TABLE ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL)`);
 }
 
+/** Redis's answer to a fractional count of seconds or ms. */
+const NOT_INTEGER = 'ERR value is not an integer or out of range';
+
 /** Options of SET, as Redis/Valkey (and `@redis/client`) spell them. */
 export interface SetOptions {
   /** Only set when the key does not exist. */
@@ -63,6 +66,8 @@ export class KvStore {
     if (o.NX && o.XX) throw new Error('ERR syntax error (NX and XX together)');
     const old = this.live(key, nowMs);
     if ((o.NX && old !== undefined) || (o.XX && old === undefined)) return o.GET ? old?.value ?? null : null;
+    // Redis refuses a fractional EX or PX (`EX: ttlMs / 1000` fails every SET in production); so does the store.
+    if ((o.PX !== undefined && !Number.isInteger(o.PX)) || (o.EX !== undefined && !Number.isInteger(o.EX))) throw new Error(NOT_INTEGER);
     const ttlMs = o.PX ?? (o.EX !== undefined ? o.EX * 1000 : undefined);
     if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ERR invalid expire time in 'set' command (${ttlMs} ms)`);
     const expiresAt = ttlMs !== undefined ? nowMs + ttlMs : o.KEEPTTL ? old?.expiresAt ?? null : null;
@@ -81,13 +86,14 @@ export class KvStore {
   incr(key: string, nowMs: number): number {
     const old = this.live(key, nowMs);
     const n = old === undefined ? 0 : Number(old.value);
-    if (!Number.isInteger(n)) throw new Error('ERR value is not an integer or out of range');
+    if (!Number.isInteger(n)) throw new Error(NOT_INTEGER);
     this.upsertSt.run(key, String(n + 1), old?.expiresAt ?? null);
     return n + 1;
   }
 
   /** PEXPIRE: 1 when the key exists (and now expires in `ms`), else 0. */
   pexpire(key: string, ms: number, nowMs: number): number {
+    if (!Number.isInteger(ms)) throw new Error(NOT_INTEGER);
     if (this.live(key, nowMs) === undefined) return 0;
     if (ms <= 0) this.delSt.run(key);
     else this.expireSt.run(nowMs + ms, key);
