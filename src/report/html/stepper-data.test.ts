@@ -158,6 +158,16 @@ describe('the summary is written from the run', () => {
     ]);
   });
 
+  it('says what the first request still wrote after its effect: a DEL that freed the key after the lost answer is the story', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));
+    const file = join('examples', 'app-express-idempotency', 'counterexamples', 'express-idempotency-exactly-one-539efd7e.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    // Until 2026-12 the sentence went from "adding an order" to "answered 500": the reader never learnt why #2 found the key free.
+    expect(data.summary[0]).toMatch(/adding an order, then ran kv\.del, and answered 500\.$/);
+    expect(data.summary[1]).toMatch(/^The client retried as #2: .* added a second order, so exactly-one breaks/);
+  });
+
   it("an app's tenant-isolation step names its own noun and the answer that carried the other tenant's id (not the tracker's report_id)", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-node-idempotency', 'app.ts'));

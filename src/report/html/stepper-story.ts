@@ -118,9 +118,25 @@ function fate(steps: readonly Step[], a: string, b: string, from: number, to: nu
   }
   const kind = ['preempted', 'lost', 'killed', 'timeout', 'note', 'answer'].find((k) => seen.has(k));
   const answered = seen.get('answer');
+  // What `a` still wrote after its effect and before it answered (a DEL that frees the key after a lost
+  // answer): the reason the next request found the key free is often one of these.
+  const after = kind === 'preempted' ? '' : stepsAfter(steps, a, from, to);
   // "answered 201, but its answer was lost": the status is part of the story.
-  if ((kind === 'lost' || kind === 'timeout') && answered !== undefined) return `${answered}${seen.get(kind)!}`;
-  return kind === undefined ? '' : seen.get(kind)!;
+  if ((kind === 'lost' || kind === 'timeout') && answered !== undefined) return `${after}${answered}${seen.get(kind)!}`;
+  return kind === undefined ? after : `${after}${seen.get(kind)!}`;
+}
+
+/** `, then ran kv.del` for the writing steps `a` ran after step `from` and before its answer (or step `to`); '' for none. */
+function stepsAfter(steps: readonly Step[], a: string, from: number, to: number): string {
+  const ran: string[] = [];
+  for (let i = from + 1; i <= to; i++) {
+    const s = steps[i]!;
+    if (s.actor !== a) continue;
+    if (['answer', 'lost', 'killed'].includes(s.kind)) break;
+    // Only writes: a step that changed nothing (the tracker's respond) explains nothing.
+    if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.event);
+  }
+  return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
 }
 
 function preemptedIn(steps: readonly Step[], a: string, b: string, from: number, to: number): boolean {
