@@ -47,6 +47,9 @@ const NOT_SIMULATED = new Set([
   'zrem', 'zscore',
 ]);
 
+/** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL' };
+
 /** The line that names a node-redis method the simulated store lacks. */
 export function unsupportedText(method: string): string {
   // A method name, or a call with the option the store lacks (`set(…, { PXAT })`).
@@ -111,6 +114,9 @@ export class KvClient {
     // A known node-redis method this client lacks is a function that says so (see NOT_SIMULATED), not undefined.
     return new Proxy(this, {
       get(target, prop, receiver) {
+        // node-redis answers to the raw command names too (`client.SET(...)`, as its README shows):
+        // without them an app written so answered 500 to everything and read "inconclusive".
+        if (typeof prop === 'string' && RAW_NAMES[prop] !== undefined) return Reflect.get(target, RAW_NAMES[prop], receiver) as unknown;
         if (typeof prop === 'string' && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
           return () => {
             sink?.unsupported?.(prop);
