@@ -1,4 +1,4 @@
-import type { KvStore, SetOptions } from './store.js';
+import type { ExpireMode, KvStore, SetOptions } from './store.js';
 import { storeSetOptions, type NodeRedisSetOptions } from './set-options.js';
 
 /**
@@ -165,17 +165,18 @@ export class KvClient {
     return send({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
   }
 
-  /** EXPIRE key seconds: 1 when the key exists. */
-  expire(key: string, seconds: number): Promise<number> {
+  /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
+  expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'EXPIRE');
     // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
-    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now) });
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
   }
 
-  /** PEXPIRE key ms: 1 when the key exists. */
-  pExpire(key: string, ms: number): Promise<number> {
+  /** PEXPIRE key ms [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
+  pExpire(key: string, ms: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'PEXPIRE');
-    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now) });
+    // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
   }
 
   /** TTL key: seconds left, -1 without expiry, -2 when missing. */

@@ -77,3 +77,22 @@ describe('what Redis refuses, the store refuses', () => {
     expect(s.pttl('k', 0)).toBe(2_000);
   });
 });
+
+describe('PEXPIRE with a mode (node-redis: expire(key, seconds, mode))', () => {
+  it('NX sets only without an expiry, XX only with one, GT/LT only a later/earlier one (no expiry is infinite)', () => {
+    const s = store();
+    s.set('k', 'v', {}, 0);
+    expect(s.pexpire('k', 1_000, 0, 'XX')).toBe(0);
+    expect(s.pexpire('k', 1_000, 0, 'GT')).toBe(0);
+    expect(s.pttl('k', 0)).toBe(-1);
+    expect(s.pexpire('k', 1_000, 0, 'NX')).toBe(1);
+    expect(s.pexpire('k', 5_000, 0, 'NX')).toBe(0);
+    expect(s.pttl('k', 0)).toBe(1_000);
+    expect(s.pexpire('k', 500, 0, 'GT')).toBe(0);
+    expect(s.pexpire('k', 2_000, 0, 'GT')).toBe(1);
+    expect(s.pexpire('k', 3_000, 0, 'LT')).toBe(0);
+    expect(s.pexpire('k', 100, 0, 'XX')).toBe(1);
+    expect(s.pttl('k', 0)).toBe(100);
+    expect(() => s.pexpire('k', 100, 0, 'ZZ' as 'NX')).toThrow(/Unsupported option ZZ/);
+  });
+});

@@ -11,6 +11,10 @@ export function setupKv(db: ServiceDb): void {
 /** Redis's answer to a fractional count of seconds or ms. */
 const NOT_INTEGER = 'ERR value is not an integer or out of range';
 
+/** EXPIRE's and PEXPIRE's condition (Redis 7). */
+export type ExpireMode = 'NX' | 'XX' | 'GT' | 'LT';
+const EXPIRE_MODES: readonly string[] = ['NX', 'XX', 'GT', 'LT'];
+
 /** Options of SET, as Redis/Valkey (and `@redis/client`) spell them. */
 export interface SetOptions {
   /** Only set when the key does not exist. */
@@ -91,10 +95,19 @@ export class KvStore {
     return n + 1;
   }
 
-  /** PEXPIRE: 1 when the key exists (and now expires in `ms`), else 0. */
-  pexpire(key: string, ms: number, nowMs: number): number {
+  /**
+   * PEXPIRE [NX|XX|GT|LT]: 1 when the key exists and the mode lets the new
+   * expiry be set (NX: it has none; XX: it has one; GT/LT: the new one is
+   * later/earlier, no expiry counting as infinite, as Redis 7 does), else 0.
+   */
+  pexpire(key: string, ms: number, nowMs: number, mode?: ExpireMode): number {
     if (!Number.isInteger(ms)) throw new Error(NOT_INTEGER);
-    if (this.live(key, nowMs) === undefined) return 0;
+    if (mode !== undefined && !EXPIRE_MODES.includes(mode)) throw new Error(`ERR Unsupported option ${String(mode)}`);
+    const row = this.live(key, nowMs);
+    if (row === undefined) return 0;
+    const next = nowMs + ms;
+    const cur = row.expiresAt ?? Number.POSITIVE_INFINITY;
+    if ((mode === 'NX' && row.expiresAt !== null) || (mode === 'XX' && row.expiresAt === null) || (mode === 'GT' && !(next > cur)) || (mode === 'LT' && !(next < cur))) return 0;
     if (ms <= 0) this.delSt.run(key);
     else this.expireSt.run(nowMs + ms, key);
     return 1;
