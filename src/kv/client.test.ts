@@ -32,3 +32,14 @@ describe("node-redis's raw command names", () => {
     expect(() => redis.HSET!('h', 'f', 'v')).toThrow(/redis\.HSET\(\), which the simulated store does not have/);
   });
 });
+
+describe('what node-redis refuses to send', () => {
+  it('a SET whose value is not a string, number or Buffer is a TypeError, and nothing is written', async () => {
+    const { redis, store } = wired();
+    await expect(redis.set!('k', undefined)).rejects.toThrow(/^Invalid argument type \(the value of SET k is undefined/);
+    await expect(redis.set!('k', { id: 1 })).rejects.toThrow(/Invalid argument type .* is object/);
+    expect(store.get('k', 0)).toBeNull();
+    expect(await redis.set!('k', 7)).toBe('OK');
+    expect(store.get('k', 0)).toBe('7');
+  });
+});

@@ -139,6 +139,11 @@ export class KvClient {
    */
   set(key: string, value: string | number, nodeRedisOptions: NodeRedisSetOptions = {}): Promise<string | null> {
     const k = keyOf(key, 'SET');
+    // node-redis sends strings, numbers and Buffers and refuses the rest (`JSON.stringify(undefined)` is undefined);
+    // String() stored "undefined" or "[object Object]", and the app's bug held here.
+    if (typeof value !== 'string' && typeof value !== 'number' && !Buffer.isBuffer(value)) {
+      return Promise.reject(new TypeError(`Invalid argument type (the value of SET ${k} is ${value === null ? 'null' : typeof value}; node-redis sends strings, numbers and Buffers)`));
+    }
     const v = String(value);
     const options = storeSetOptions(nodeRedisOptions);
     if ('unsupported' in options) {
