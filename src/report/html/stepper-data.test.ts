@@ -168,6 +168,17 @@ describe('the summary is written from the run', () => {
     expect(data.summary[1]).toMatch(/^The client retried as #2: .* added a second order, so exactly-one breaks/);
   });
 
+  it("an app's store is shown as the redis its code talks to, not retrysim's table for it", async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));
+    const file = join('examples', 'app-express-idempotency', 'counterexamples', 'express-idempotency-exactly-one-539efd7e.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    expect(data.dbStates[data.steps[data.steps.length - 1]!.db]!.tables!.map((t) => t.name)).toEqual(['redis']);
+    const changes = data.steps.flatMap((st) => st.dbChange ?? []);
+    expect(changes.some((c) => /^\+ redis order:/.test(c))).toBe(true);
+    expect(JSON.stringify(data)).not.toMatch(/retrysim_kv/);
+  });
+
   it("an app's tenant-isolation step names its own noun and the answer that carried the other tenant's id (not the tracker's report_id)", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-node-idempotency', 'app.ts'));
