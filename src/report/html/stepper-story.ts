@@ -90,10 +90,38 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
     if (s.actor !== actor) continue;
     if (s.kind === 'phase') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
     // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
-    else if (s.kind === 'note') parts.push(parts.length > 0 ? `${parts.pop()!} (${s.event})` : s.event);
+    else if (s.kind === 'note') {
+      if (announcesNext(steps, i, to)) continue;
+      const prev = parts.pop();
+      parts.push(prev === undefined ? s.event : `${prev} (${about(prev, s.event)})`);
+    }
     else if (s.kind === 'resumed') parts.push(`resumed its ${s.event} (${s.dbChange?.join('; ') ?? 'a write'})`);
   }
   return parts;
+}
+
+/**
+ * "crash at 'kv.set: answer lost' (its 2nd reach …)" followed by the line
+ * saying what that crash did ("kv.set: answer lost (the store ran it; …)"):
+ * the second says it all, and both in brackets read as a stutter.
+ */
+function announcesNext(steps: readonly Step[], i: number, to: number): boolean {
+  const m = /^crash at '([^']+)'/.exec(steps[i]!.event);
+  if (m === null) return false;
+  for (let j = i + 1; j <= to; j++) {
+    const n = steps[j]!;
+    if (n.actor !== steps[i]!.actor) continue;
+    return n.kind === 'note' && n.event.startsWith(m[1]!);
+  }
+  return false;
+}
+
+/** A note about step `prev`, without repeating its name: "kv.set: answer lost (the store ran it; …)" is "answer lost: the store ran it; …". */
+function about(prev: string, note: string): string {
+  if (!note.startsWith(`${prev}: `)) return note;
+  const rest = note.slice(prev.length + 2);
+  const m = /^(.*?) \((.*)\)$/.exec(rest);
+  return m === null ? rest : `${m[1]}: ${m[2]}`;
 }
 
 /** `a, b and c`. */
