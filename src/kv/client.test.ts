@@ -43,3 +43,12 @@ describe('what node-redis refuses to send', () => {
     expect(store.get('k', 0)).toBe('7');
   });
 });
+
+describe("ioredis's positional SET options", () => {
+  it("are named in one line (the store speaks node-redis), not dropped into a plain SET", async () => {
+    const { redis, store, unsupported } = wired();
+    expect(() => redis.set!('k', 'v', 'PX', 30_000, 'NX')).toThrow(/the app called redis\.set\(key, value, "PX", …\) with ioredis's positional options \(node-redis takes one object: set\(key, value, \{ NX: true, PX: 30000 \}\)\), which the simulated store does not have/);
+    expect(unsupported).toEqual([`set(key, value, "PX", …) with ioredis's positional options (node-redis takes one object: set(key, value, { NX: true, PX: 30000 }))`]);
+    expect(store.get('k', 0)).toBeNull();
+  });
+});

@@ -145,7 +145,11 @@ export class KvClient {
       return Promise.reject(new TypeError(`Invalid argument type (the value of SET ${k} is ${value === null ? 'null' : typeof value}; node-redis sends strings, numbers and Buffers)`));
     }
     const v = String(value);
-    const options = storeSetOptions(nodeRedisOptions);
+    // ioredis spells options as arguments (`set(k, v, 'PX', 30000, 'NX')`): read as node-redis's object they
+    // were nothing, and a claim was a plain overwrite. Named instead, as a method the store lacks is.
+    const options = nodeRedisOptions === null || (typeof nodeRedisOptions === 'object' && !Array.isArray(nodeRedisOptions))
+      ? storeSetOptions(nodeRedisOptions ?? {})
+      : { unsupported: `set(key, value, ${JSON.stringify(nodeRedisOptions)}, …) with ioredis's positional options (node-redis takes one object: set(key, value, { NX: true, PX: 30000 }))` };
     if ('unsupported' in options) {
       sink?.unsupported?.(options.unsupported);
       throw new KvUnsupportedCommand(options.unsupported);
