@@ -117,9 +117,14 @@ export async function main(argv: string[]): Promise<number> {
  * command line that reproduces it (runs are deterministic, so that line is
  * the replay).
  */
-function failure(name: string, argv: string[], e: unknown): number {
+export function failure(name: string, argv: string[], e: unknown): number {
   const err = e as NodeJS.ErrnoException;
   if (process.env.RETRYSIM_DEBUG === '1') console.error(err?.stack ?? err);
+  const addon = nativeAddonProblem(err?.message ?? '');
+  if (addon !== undefined) {
+    console.error(`retrysim ${name}: ${addon}`);
+    return 2;
+  }
   if (err?.syscall === 'write' && typeof err.code === 'string') {
     console.error(`retrysim ${name}: cannot write output: ${err.code}${err.code === 'ENOSPC' ? ' (no space left on device)' : ''}`);
   } else if (e instanceof SimLimitError) {
@@ -129,6 +134,20 @@ function failure(name: string, argv: string[], e: unknown): number {
     console.error(`retrysim ${name}: internal error: ${err?.message ?? String(e)} (a bug in retrysim; RETRYSIM_DEBUG=1 prints the stack)`);
   }
   return 1;
+}
+
+/**
+ * better-sqlite3's compiled addon missing or built for another Node: an
+ * install problem, not a bug in retrysim. npm 11 skips install scripts it
+ * was not told to allow, so `npm i retrysim` in a fresh folder leaves the
+ * addon unbuilt (found from the packed tarball: every command then said
+ * "internal error … a bug in retrysim", exit 1, the code of a failing verdict).
+ */
+export function nativeAddonProblem(message: string): string | undefined {
+  const missing = message.includes('Could not locate the bindings file') && message.includes('better_sqlite3');
+  const mismatch = /better_sqlite3\.node/.test(message) && /NODE_MODULE_VERSION|invalid ELF header|wrong ELF class/.test(message);
+  if (!missing && !mismatch) return undefined;
+  return `better-sqlite3's native addon ${missing ? 'is not built' : 'was built for another Node or platform'} (retrysim keeps the simulated store in SQLite): run 'npm rebuild better-sqlite3' in the project (npm 11 builds it only once allowed: 'npm install-scripts approve better-sqlite3')`;
 }
 
 /** Quotes an argument for a POSIX shell when it needs it. */

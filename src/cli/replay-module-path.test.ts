@@ -65,3 +65,17 @@ describe('replay of a file whose module path is relative to another directory', 
     expect(cli(d, 'replay', '--app', join(root, 'examples/app-plain-http/app.ts'), 'cx.json').status).toBe(0);
   }, 60_000);
 });
+
+describe('replay with another module than the file names', () => {
+  it('a divergence says which module the file was found against and which one ran: exit 3, one line', () => {
+    const r = cli(root, 'replay', '--app', 'examples/app-plain-http/app-claim.ts', FILE);
+    expect(r.status).toBe(3);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    // Until 2026-12 it said only "the model or its inputs changed, the file was edited, or … nondeterministic".
+    expect(lines[0]).toMatch(/replay diverged at choice #\d+: .*; the file was found against examples\/app-plain-http\/app\.ts, and this replay ran examples\/app-plain-http\/app-claim\.ts$/);
+    // The module the file names, given as the same file by another path, says nothing more (and replays).
+    const same = cli(root, 'replay', '--app', join(root, 'examples/app-plain-http/app.ts'), FILE);
+    expect(same.status).toBe(0);
+  });
+});

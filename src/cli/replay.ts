@@ -136,7 +136,11 @@ export async function run(argv: string[]): Promise<number> {
     // and the page's reproduce line is this very command (the module flag included), as check's pages give it.
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
-    const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true, command });
+    // A module named on the command line that is not the one the file names is the likeliest cause of a divergence: say so.
+    const other = values.service !== undefined && scenario.service.module !== undefined && resolve(values.service) !== resolve(scenario.service.module)
+      ? `; the file was found against ${scenario.service.module}, and this replay ran ${values.service}`
+      : '';
+    const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true, command, other });
     if (code === undefined) throw e;
     return code;
   }
@@ -281,7 +285,7 @@ function realOr(p: string): string {
  * timeline up to it with --trace); a valid file whose run cannot finish is
  * 1 (its times or attempts add up past the kernel's limits).
  */
-function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean; command: string }): number | undefined {
+function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean; command: string; other: string }): number | undefined {
   if (e instanceof ServiceError || e instanceof ClientError) {
     console.error(`retrysim replay: ${e.message}`);
     return 2;
@@ -296,7 +300,7 @@ function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: b
       for (const l of readableTimeline(e.trace)) console.log('  ' + l);
       console.log('');
     }
-    console.error(`retrysim replay: ${file}: ${e.message}`);
+    console.error(`retrysim replay: ${file}: ${e.message}${o.other}`);
     return 3;
   }
   if (e instanceof SimLimitError || e instanceof DeadlockError) {
@@ -340,7 +344,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     r = o.html === undefined ? await runClientScenario(scenario, client, opts)
       : await writeClientStepperPage(o.html, scenario, client, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
-    const code = replayFailed(e, file, scenario, { ...o, command });
+    const code = replayFailed(e, file, scenario, { ...o, command, other: '' });
     if (code === undefined) throw e;
     return code;
   }

@@ -1,4 +1,5 @@
-import type { KvStore, SetOptions } from './store.js';
+import type { ExpireMode, KvStore, SetOptions } from './store.js';
+import { storeSetOptions, type NodeRedisSetOptions } from './set-options.js';
 
 /**
  * One command on its way to the store: its name (the interleaving point's
@@ -25,7 +26,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET), del, incr, expire, pExpire, ttl, pTTL and putIf';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL and putIf';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -46,9 +47,13 @@ const NOT_SIMULATED = new Set([
   'zrem', 'zscore',
 ]);
 
+/** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL' };
+
 /** The line that names a node-redis method the simulated store lacks. */
 export function unsupportedText(method: string): string {
-  return `the app called redis.${method}(), which the simulated store does not have; it has ${KV_CLIENT_METHODS}: write it with those`;
+  // A method name, or a call with the option the store lacks (`set(…, { PXAT })`).
+  return `the app called redis.${method.includes('(') ? method : `${method}()`}, which the simulated store does not have; it has ${KV_CLIENT_METHODS}: write it with those`;
 }
 
 /** Thrown into the app by a method the simulated store does not have; the host also reports it (exit 2) whatever the app does with it. */
@@ -109,6 +114,9 @@ export class KvClient {
     // A known node-redis method this client lacks is a function that says so (see NOT_SIMULATED), not undefined.
     return new Proxy(this, {
       get(target, prop, receiver) {
+        // node-redis answers to the raw command names too (`client.SET(...)`, as its README shows):
+        // without them an app written so answered 500 to everything and read "inconclusive".
+        if (typeof prop === 'string' && RAW_NAMES[prop] !== undefined) return Reflect.get(target, RAW_NAMES[prop], receiver) as unknown;
         if (typeof prop === 'string' && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
           return () => {
             sink?.unsupported?.(prop);
@@ -125,10 +133,27 @@ export class KvClient {
     return send({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
   }
 
-  /** SET key value [NX|XX] [PX ms|EX s] [KEEPTTL] [GET]: 'OK', or null when NX/XX refused it. */
-  set(key: string, value: string | number, options: SetOptions = {}): Promise<string | null> {
+  /**
+   * SET key value [NX|XX] [PX ms|EX s] [KEEPTTL] [GET]: 'OK', or null when NX/XX refused it.
+   * Options as node-redis v4 (`{ NX: true, PX: 30_000 }`) or v5 (`{ condition: 'NX', expiration: { type: 'PX', value: 30_000 } }`) spells them.
+   */
+  set(key: string, value: string | number, nodeRedisOptions: NodeRedisSetOptions = {}): Promise<string | null> {
     const k = keyOf(key, 'SET');
+    // node-redis sends strings, numbers and Buffers and refuses the rest (`JSON.stringify(undefined)` is undefined);
+    // String() stored "undefined" or "[object Object]", and the app's bug held here.
+    if (typeof value !== 'string' && typeof value !== 'number' && !Buffer.isBuffer(value)) {
+      return Promise.reject(new TypeError(`Invalid argument type (the value of SET ${k} is ${value === null ? 'null' : typeof value}; node-redis sends strings, numbers and Buffers)`));
+    }
     const v = String(value);
+    // ioredis spells options as arguments (`set(k, v, 'PX', 30000, 'NX')`): read as node-redis's object they
+    // were nothing, and a claim was a plain overwrite. Named instead, as a method the store lacks is.
+    const options = nodeRedisOptions === null || (typeof nodeRedisOptions === 'object' && !Array.isArray(nodeRedisOptions))
+      ? storeSetOptions(nodeRedisOptions ?? {})
+      : { unsupported: `set(key, value, ${JSON.stringify(nodeRedisOptions)}, …) with ioredis's positional options (node-redis takes one object: set(key, value, { NX: true, PX: 30000 }))` };
+    if ('unsupported' in options) {
+      sink?.unsupported?.(options.unsupported);
+      throw new KvUnsupportedCommand(options.unsupported);
+    }
     if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
     return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
   }
@@ -149,15 +174,18 @@ export class KvClient {
     return send({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
   }
 
-  /** EXPIRE key seconds: 1 when the key exists. */
-  expire(key: string, seconds: number): Promise<number> {
-    return this.pExpire(key, seconds * 1000);
+  /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
+  expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
+    const k = keyOf(key, 'EXPIRE');
+    // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
   }
 
-  /** PEXPIRE key ms: 1 when the key exists. */
-  pExpire(key: string, ms: number): Promise<number> {
+  /** PEXPIRE key ms [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
+  pExpire(key: string, ms: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'PEXPIRE');
-    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now) });
+    // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
+    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
   }
 
   /** TTL key: seconds left, -1 without expiry, -2 when missing. */

@@ -65,3 +65,34 @@ describe('the simulated key-value store (Redis semantics on virtual time)', () =
     expect(() => s.set('k', 'v', { PX: 0 }, 0)).toThrow(/invalid expire/);
   });
 });
+
+describe('what Redis refuses, the store refuses', () => {
+  it('a fractional EX, PX or PEXPIRE is an error (as Redis: ERR value is not an integer), and nothing is written', () => {
+    const s = store();
+    expect(() => s.set('k', 'v', { EX: 1.5 }, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(() => s.set('k', 'v', { PX: 2.5 }, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(s.get('k', 0)).toBeNull();
+    s.set('k', 'v', { EX: 2 }, 0);
+    expect(() => s.pexpire('k', 0.5, 0)).toThrow(/ERR value is not an integer or out of range/);
+    expect(s.pttl('k', 0)).toBe(2_000);
+  });
+});
+
+describe('PEXPIRE with a mode (node-redis: expire(key, seconds, mode))', () => {
+  it('NX sets only without an expiry, XX only with one, GT/LT only a later/earlier one (no expiry is infinite)', () => {
+    const s = store();
+    s.set('k', 'v', {}, 0);
+    expect(s.pexpire('k', 1_000, 0, 'XX')).toBe(0);
+    expect(s.pexpire('k', 1_000, 0, 'GT')).toBe(0);
+    expect(s.pttl('k', 0)).toBe(-1);
+    expect(s.pexpire('k', 1_000, 0, 'NX')).toBe(1);
+    expect(s.pexpire('k', 5_000, 0, 'NX')).toBe(0);
+    expect(s.pttl('k', 0)).toBe(1_000);
+    expect(s.pexpire('k', 500, 0, 'GT')).toBe(0);
+    expect(s.pexpire('k', 2_000, 0, 'GT')).toBe(1);
+    expect(s.pexpire('k', 3_000, 0, 'LT')).toBe(0);
+    expect(s.pexpire('k', 100, 0, 'XX')).toBe(1);
+    expect(s.pttl('k', 0)).toBe(100);
+    expect(() => s.pexpire('k', 100, 0, 'ZZ' as 'NX')).toThrow(/Unsupported option ZZ/);
+  });
+});

@@ -8,6 +8,13 @@ export function setupKv(db: ServiceDb): void {
   db.exec(`CREATE TABLE ${KV_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL)`);
 }
 
+/** Redis's answer to a fractional count of seconds or ms. */
+const NOT_INTEGER = 'ERR value is not an integer or out of range';
+
+/** EXPIRE's and PEXPIRE's condition (Redis 7). */
+export type ExpireMode = 'NX' | 'XX' | 'GT' | 'LT';
+const EXPIRE_MODES: readonly string[] = ['NX', 'XX', 'GT', 'LT'];
+
 /** Options of SET, as Redis/Valkey (and `@redis/client`) spell them. */
 export interface SetOptions {
   /** Only set when the key does not exist. */
@@ -63,6 +70,8 @@ export class KvStore {
     if (o.NX && o.XX) throw new Error('ERR syntax error (NX and XX together)');
     const old = this.live(key, nowMs);
     if ((o.NX && old !== undefined) || (o.XX && old === undefined)) return o.GET ? old?.value ?? null : null;
+    // Redis refuses a fractional EX or PX (`EX: ttlMs / 1000` fails every SET in production); so does the store.
+    if ((o.PX !== undefined && !Number.isInteger(o.PX)) || (o.EX !== undefined && !Number.isInteger(o.EX))) throw new Error(NOT_INTEGER);
     const ttlMs = o.PX ?? (o.EX !== undefined ? o.EX * 1000 : undefined);
     if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ERR invalid expire time in 'set' command (${ttlMs} ms)`);
     const expiresAt = ttlMs !== undefined ? nowMs + ttlMs : o.KEEPTTL ? old?.expiresAt ?? null : null;
@@ -81,14 +90,24 @@ export class KvStore {
   incr(key: string, nowMs: number): number {
     const old = this.live(key, nowMs);
     const n = old === undefined ? 0 : Number(old.value);
-    if (!Number.isInteger(n)) throw new Error('ERR value is not an integer or out of range');
+    if (!Number.isInteger(n)) throw new Error(NOT_INTEGER);
     this.upsertSt.run(key, String(n + 1), old?.expiresAt ?? null);
     return n + 1;
   }
 
-  /** PEXPIRE: 1 when the key exists (and now expires in `ms`), else 0. */
-  pexpire(key: string, ms: number, nowMs: number): number {
-    if (this.live(key, nowMs) === undefined) return 0;
+  /**
+   * PEXPIRE [NX|XX|GT|LT]: 1 when the key exists and the mode lets the new
+   * expiry be set (NX: it has none; XX: it has one; GT/LT: the new one is
+   * later/earlier, no expiry counting as infinite, as Redis 7 does), else 0.
+   */
+  pexpire(key: string, ms: number, nowMs: number, mode?: ExpireMode): number {
+    if (!Number.isInteger(ms)) throw new Error(NOT_INTEGER);
+    if (mode !== undefined && !EXPIRE_MODES.includes(mode)) throw new Error(`ERR Unsupported option ${String(mode)}`);
+    const row = this.live(key, nowMs);
+    if (row === undefined) return 0;
+    const next = nowMs + ms;
+    const cur = row.expiresAt ?? Number.POSITIVE_INFINITY;
+    if ((mode === 'NX' && row.expiresAt !== null) || (mode === 'XX' && row.expiresAt === null) || (mode === 'GT' && !(next > cur)) || (mode === 'LT' && !(next < cur))) return 0;
     if (ms <= 0) this.delSt.run(key);
     else this.expireSt.run(nowMs + ms, key);
     return 1;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { loadService } from './load.js';
+import { markApp } from './errors.js';
 import { loadClient } from '../client/load.js';
 import { runCli } from '../real/child.js';
 
@@ -64,6 +65,21 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     const r = await runCli(['check', '--app', join(d, 'app.mjs'), '--runs', '3', '--found', tmp('rs-found-')]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^retrysim check: app '.*app\.mjs': cannot load: the module has no default export \(export default \{ name, app, operation, effects \}\)$/);
+  });
+
+  it('named with --app: a descriptor without app() is said in a descriptor\'s words, not "tables: missing"', async () => {
+    const d = tmp('rs-noapp-');
+    const file = join(d, 'app.mjs');
+    writeFileSync(file, "export default { name: 'shop', App: () => (q, s) => s.end(), operation: { path: '/orders', body: () => '{}' }, effects: { of: () => [] } };\n");
+    markApp(file);
+    const m = await loadService(file).then(() => 'loaded', (e: Error) => e.message);
+    // Until 2026-12: "service 'shop': …: tables: missing (expected array)", a ServiceDefinition's field.
+    expect(m).toBe(`app '${file}': the default export has no app; an app descriptor is export default { name, app, operation, effects }, app({ redis }) returning a (req, res) listener`);
+    clean(m);
+    const none = join(d, 'none.mjs');
+    writeFileSync(none, 'export const x = 1;\n');
+    markApp(none);
+    expect(await loadService(none).then(() => 'loaded', (e: Error) => e.message)).toMatch(/no default export \(export default \{ name, app, operation, effects \}\)$/);
   });
 
   it('`export * from` another .ts file, in a CommonJS project, loads and runs', async () => {

@@ -83,9 +83,16 @@ export async function loadService(path: string): Promise<ServiceDefinition> {
     throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }
   const value = mod.default ?? mod.service;
-  // Named by --app, the module is meant to be an app descriptor: show that shape, not a ServiceDefinition's.
-  const shape = isAppName(path) ? '{ name, app, operation, effects }' : '{ name, tables, setup, steps, handle, operation, effects }';
+  // Named with --app, the module is an app descriptor: a problem with it is said in a descriptor's
+  // fields, not a ServiceDefinition's ("tables: missing" for a descriptor without `app` sent users the wrong way).
+  const asApp = isAppName(path);
+  const shape = asApp ? '{ name, app, operation, effects }' : '{ name, tables, setup, steps, handle, operation, effects }';
   if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default ${shape})`);
+  if (asApp && !isAppDescriptor(value)) {
+    const app = typeof value === 'object' && value !== null ? (value as { app?: unknown }).app : undefined;
+    const why = typeof value !== 'object' || value === null ? `is ${value === null ? 'null' : typeof value}` : app === undefined ? 'has no app' : typeof app !== 'function' ? `has an app that is not a function (${typeof app})` : 'also has handle (a ServiceDefinition: pass it with --service)';
+    throw new ServiceError(path, `the default export ${why}; an app descriptor is export default ${shape}, app({ redis }) returning a (req, res) listener`);
+  }
   // An unmodified Node HTTP app (a listener factory plus its descriptor) runs through the same path (src/app/).
   const def = validateDefinition(isAppDescriptor(value) ? appService(value) : value, path);
   registerService(path, def);

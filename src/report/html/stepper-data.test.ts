@@ -158,6 +158,29 @@ describe('the summary is written from the run', () => {
     ]);
   });
 
+  it('says what the first request still wrote after its effect: a DEL that freed the key after the lost answer is the story', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));
+    const file = join('examples', 'app-express-idempotency', 'counterexamples', 'express-idempotency-exactly-one-539efd7e.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    // Until 2026-12 the sentence went from "adding an order" to "answered 500": the reader never learnt why #2 found the key free.
+    expect(data.summary[0]).toMatch(/adding an order, then ran kv\.del, and answered 500\.$/);
+    // The lost answer said once, in the words of the line that says what the store did.
+    expect(data.summary[0]).toMatch(/^#1 ran kv\.get, kv\.set, kv\.incr and kv\.set \(answer lost: the store ran it; the app's client saw SocketClosedUnexpectedlyError\), adding an order/);
+    expect(data.summary[1]).toMatch(/^The client retried as #2: .* added a second order, so exactly-one breaks/);
+  });
+
+  it("an app's store is shown as the redis its code talks to, not retrysim's table for it", async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));
+    const file = join('examples', 'app-express-idempotency', 'counterexamples', 'express-idempotency-exactly-one-539efd7e.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    expect(data.dbStates[data.steps[data.steps.length - 1]!.db]!.tables!.map((t) => t.name)).toEqual(['redis']);
+    const changes = data.steps.flatMap((st) => st.dbChange ?? []);
+    expect(changes.some((c) => /^\+ redis order:/.test(c))).toBe(true);
+    expect(JSON.stringify(data)).not.toMatch(/retrysim_kv/);
+  });
+
   it("an app's tenant-isolation step names its own noun and the answer that carried the other tenant's id (not the tracker's report_id)", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-node-idempotency', 'app.ts'));

@@ -1,3 +1,4 @@
+import { KV_TABLE } from '../../kv/store.js';
 import { formatEntry, type TraceEntry } from '../../sim/trace.js';
 import { effectsAdded, isEffectLine } from '../../net/sim-network.js';
 import type { ChoiceRecord } from '../../sim/choice/source.js';
@@ -164,7 +165,8 @@ function tablesSnapshot(db: ServiceDb, tables: readonly string[]): DbState {
     const stmt = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`);
     const columns = stmt.columns().map((c) => c.name);
     const rows = (stmt.raw(true).all() as unknown[][]).map((r) => r.map((v) => (v === null || typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v))));
-    return { name, columns, rows };
+    // The hosted app's store is the Redis its code talks to (env.redis); retrysim_kv is only where retrysim keeps it.
+    return { name: name === KV_TABLE ? 'redis' : name, columns, rows };
   });
   return { reports: [], keys: [], tables: out };
 }

@@ -90,10 +90,38 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
     if (s.actor !== actor) continue;
     if (s.kind === 'phase') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
     // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
-    else if (s.kind === 'note') parts.push(parts.length > 0 ? `${parts.pop()!} (${s.event})` : s.event);
+    else if (s.kind === 'note') {
+      if (announcesNext(steps, i, to)) continue;
+      const prev = parts.pop();
+      parts.push(prev === undefined ? s.event : `${prev} (${about(prev, s.event)})`);
+    }
     else if (s.kind === 'resumed') parts.push(`resumed its ${s.event} (${s.dbChange?.join('; ') ?? 'a write'})`);
   }
   return parts;
+}
+
+/**
+ * "crash at 'kv.set: answer lost' (its 2nd reach …)" followed by the line
+ * saying what that crash did ("kv.set: answer lost (the store ran it; …)"):
+ * the second says it all, and both in brackets read as a stutter.
+ */
+function announcesNext(steps: readonly Step[], i: number, to: number): boolean {
+  const m = /^crash at '([^']+)'/.exec(steps[i]!.event);
+  if (m === null) return false;
+  for (let j = i + 1; j <= to; j++) {
+    const n = steps[j]!;
+    if (n.actor !== steps[i]!.actor) continue;
+    return n.kind === 'note' && n.event.startsWith(m[1]!);
+  }
+  return false;
+}
+
+/** A note about step `prev`, without repeating its name: "kv.set: answer lost (the store ran it; …)" is "answer lost: the store ran it; …". */
+function about(prev: string, note: string): string {
+  if (!note.startsWith(`${prev}: `)) return note;
+  const rest = note.slice(prev.length + 2);
+  const m = /^(.*?) \((.*)\)$/.exec(rest);
+  return m === null ? rest : `${m[1]}: ${m[2]}`;
 }
 
 /** `a, b and c`. */
@@ -118,9 +146,25 @@ function fate(steps: readonly Step[], a: string, b: string, from: number, to: nu
   }
   const kind = ['preempted', 'lost', 'killed', 'timeout', 'note', 'answer'].find((k) => seen.has(k));
   const answered = seen.get('answer');
+  // What `a` still wrote after its effect and before it answered (a DEL that frees the key after a lost
+  // answer): the reason the next request found the key free is often one of these.
+  const after = kind === 'preempted' ? '' : stepsAfter(steps, a, from, to);
   // "answered 201, but its answer was lost": the status is part of the story.
-  if ((kind === 'lost' || kind === 'timeout') && answered !== undefined) return `${answered}${seen.get(kind)!}`;
-  return kind === undefined ? '' : seen.get(kind)!;
+  if ((kind === 'lost' || kind === 'timeout') && answered !== undefined) return `${after}${answered}${seen.get(kind)!}`;
+  return kind === undefined ? after : `${after}${seen.get(kind)!}`;
+}
+
+/** `, then ran kv.del` for the writing steps `a` ran after step `from` and before its answer (or step `to`); '' for none. */
+function stepsAfter(steps: readonly Step[], a: string, from: number, to: number): string {
+  const ran: string[] = [];
+  for (let i = from + 1; i <= to; i++) {
+    const s = steps[i]!;
+    if (s.actor !== a) continue;
+    if (['answer', 'lost', 'killed'].includes(s.kind)) break;
+    // Only writes: a step that changed nothing (the tracker's respond) explains nothing.
+    if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.event);
+  }
+  return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
 }
 
 function preemptedIn(steps: readonly Step[], a: string, b: string, from: number, to: number): boolean {
