@@ -2,6 +2,7 @@ import { flags, intFlag, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
+import { SETTLE_LIMIT_MS } from '../real/scenario-real.js';
 import { ruleOfThree } from '../real/stats.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
@@ -61,6 +62,12 @@ attempts, answers and effects, and progress in the simulation when the
 service declares it (after its recovery phase); tenant-isolation and
 key-reuse are listed as not judged (one tenant, one body per key). The
 built-in tracker's wall-clock and virtual-time runs judge exactly-one.
+A run is judged once the work the service deferred past its answers is
+done (a 202 whose effect a setTimeout writes), as the simulation fires such
+a timer before judging: the wall-clock lane waits (up to 10 s; beyond, the
+run is counted UNSETTLED) until the server has no request in flight and no
+timer a handler armed pending; the virtual-time lane fires the pending
+timers on virtual time.
 Exit: 0 every invariant judged holds, 1 one fails (the table says which),
 2 bad flags or a broken service.`;
 
@@ -83,6 +90,8 @@ function print(r: FlakyReport, noun: string): void {
   console.log(`\nWall clock: ${w.failures}/${w.runs} failed. ${w.failures === 0
     ? `Passing ${w.runs} times proves little: the failure rate could still be up to ${pct(w.upperBound95)} (1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
+  // Said, not hidden: such a run's effects were read before the server's deferred work was done, so its failure may be the read's, not the service's.
+  if (w.unsettled > 0) console.log(`UNSETTLED: in ${w.unsettled}/${w.runs} wall-clock runs the server was still at work (a request, a timer a handler armed) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; their ${plural(noun)} were read then.`);
   console.log(`Virtual time: the same test code ran ${(v.virtualMs / 1000).toFixed(2)} s of timers in ${(v.wallMs / 1000).toFixed(2)} s; ` +
     `${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same seed, same stagger; ` +
     'differences sit at the window edge, where real HTTP adds a millisecond or two).');

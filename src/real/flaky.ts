@@ -6,7 +6,7 @@ import { Prng } from '../random/prng.js';
 import { submitReport, type AttemptRecord } from '../harness/client.js';
 import type { Transport, WireOutcome } from '../harness/transport.js';
 import { Kernel } from '../sim/kernel.js';
-import { runOnVirtualTime } from '../sim/fake-timers.js';
+import { awaitPendingTimers, runOnVirtualTime } from '../sim/fake-timers.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
 import type { ChoiceRecord } from '../sim/choice/source.js';
 import { runScenario } from '../scenario/run.js';
@@ -16,7 +16,8 @@ import { openStore } from '../tracker/store.js';
 import { realEnv } from '../tracker/real-env.js';
 import type { Variant } from '../tracker/strategy.js';
 import { ServerProcess } from './child.js';
-import { httpTransport, realClientEnv } from './http-transport.js';
+import { httpJson, httpTransport, realClientEnv } from './http-transport.js';
+import { SETTLE_LIMIT_MS, settle } from './scenario-real.js';
 import { upperBound } from './stats.js';
 import Database from 'better-sqlite3';
 import type { Endpoint } from '../harness/client.js';
@@ -83,6 +84,12 @@ export interface TestRun {
    * tracker: exactly-one, from its report count.
    */
   violations: Violation[];
+  /**
+   * Wall clock: the server was still at work (a request, a timer a handler
+   * armed) when the settle limit ran out, so the effects were read before
+   * that work was done. Absent when it settled.
+   */
+  unsettled?: true;
 }
 
 /**
@@ -107,6 +114,8 @@ export interface InvariantRow {
 export interface ApproachResult {
   runs: number;
   failures: number;
+  /** Runs whose effects were read with the server still at work after the settle limit (wall clock; 0 elsewhere). */
+  unsettled: number;
   /** Exact one-sided 95 % upper bound on the failure rate (Clopper–Pearson). */
   upperBound95: number;
   wallMs: number;
@@ -172,8 +181,11 @@ const TRACKER_WORDS = { module: 'checkout', title: 'Pay button does nothing', st
  * The test itself, written as an ordinary wall-clock test would be: plain
  * setTimeout sleeps, Date-based clients. It runs unchanged for real and
  * under the fake-timers bridge. The stagger comes from the run's seed.
+ * `settle`: waits, once both workers are done, for the work the service
+ * deferred past its answers (a 202 whose effect a timer writes), as the
+ * simulation runs such a timer before judging; false when it gave up.
  */
-export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number, target?: LabTarget): Promise<TestRun> {
+export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number, target?: LabTarget, settle?: () => Promise<boolean>): Promise<TestRun> {
   const rng = new Prng(seed);
   const staggerMs = rng.uniform(0, staggerMaxMs);
   const intent = { runId, ...(target ? target.words : TRACKER_WORDS) };
@@ -186,15 +198,19 @@ export async function sameKeyConcurrencyTest(transport: Transport, runId: string
   await new Promise((r) => setTimeout(r, staggerMs));
   const second = submitReport(intent, call, transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
   const results = await Promise.all([first, second]);
+  // Judged right away, a correct service answering 202 and writing from a
+  // setTimeout failed exactly-one and id-exists in most runs here while the
+  // simulation (and check --service) counted that write as part of the run.
+  const unsettled = settle !== undefined && !(await settle()) ? { unsettled: true as const } : {};
   if (target) {
     const attempts = logs.flatMap((l, i) => l.map((a) => ({ ...a, worker: `op1.w${i}` })));
     const { reports, violations } = target.judge({ id: 'op1', runId, tenant: 'default', keySource: 'tool_call', attempts, results });
-    return { staggerMs, reports, failed: violations.length > 0, violations };
+    return { staggerMs, reports, failed: violations.length > 0, violations, ...unsettled };
   }
   const reports = await listReports(transport, runId);
   const violations: Violation[] = reports > 1 ? [{ invariant: 'exactly-one', op: 'op1', detail: `${reports} reports for one logical operation` }]
     : reports === 0 && results.some((r) => r.kind === 'success') ? [{ invariant: 'exactly-one', op: 'op1', detail: 'the client was told it succeeded, but no report exists' }] : [];
-  return { staggerMs, reports, failed: violations.length > 0, violations };
+  return { staggerMs, reports, failed: violations.length > 0, violations, ...unsettled };
 }
 
 /** The built-in tracker's count of a run's reports, through its own API. */
@@ -240,14 +256,15 @@ export function simulatedJudged(def: ServiceDefinition | undefined): Invariant[]
 
 function summarize(perRun: TestRun[], wallMs: number): ApproachResult {
   const failures = perRun.filter((r) => r.failed).length;
-  return { runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), wallMs };
+  return { runs: perRun.length, failures, unsettled: perRun.filter((r) => r.unsettled).length, upperBound95: upperBound(failures, perRun.length), wallMs };
 }
 
 /** 1. Wall clock: N runs against one real server process (`retrysim serve`, the variant or the user's service). */
 export async function runWallClock(o: Resolved): Promise<ApproachResult & { perRun: TestRun[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'retrysim-flaky-'));
   const dbPath = join(dir, o.service ? 'service.db' : 'tracker.db');
-  const server = new ServerProcess({ ...(o.service ? { module: o.service.module } : { variant: o.variant }), dbPath, slowMs: o.slowMs, admin: false });
+  // Admin routes on (loopback only, no fault armed): `/_admin/counts` says when the server's deferred work is done.
+  const server = new ServerProcess({ ...(o.service ? { module: o.service.module } : { variant: o.variant }), dbPath, slowMs: o.slowMs, admin: true });
   let reader: Database.Database | undefined;
   try {
     const port = await server.start();
@@ -257,13 +274,24 @@ export async function runWallClock(o: Resolved): Promise<ApproachResult & { perR
     const target = o.service && reader ? targetOf(o.service.def, reader) : undefined;
     const t0 = Date.now();
     const perRun: TestRun[] = [];
-    for (let i = 0; i < o.runs; i++) perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target));
+    for (let i = 0; i < o.runs; i++) {
+      // What the server had running before this run (an interval an earlier run left) is not this run's to wait for.
+      const before = await backgroundOf(port);
+      perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, () => settle(server, SETTLE_LIMIT_MS, before)));
+    }
     return { ...summarize(perRun, Date.now() - t0), perRun };
   } finally {
     reader?.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The server's background work now (timers its handlers armed and did not await), from `/_admin/counts`. */
+async function backgroundOf(port: number): Promise<number> {
+  const r = await httpJson(port, 'GET', '/_admin/counts');
+  if (r.status !== 200) throw new Error(`reading /_admin/counts failed: ${r.status} ${JSON.stringify(r.json)}`);
+  return (r.json as { background?: number }).background ?? 0;
 }
 
 /** An in-process transport: the tracker handles the request directly, on whatever clock setTimeout/Date give it. */
@@ -306,7 +334,9 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
   try {
     for (let i = 0; i < o.runs; i++) {
       const k = new Kernel({ seed: o.seed, trace: false });
-      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target)));
+      // The one-shot timers pending once the workers are done (a handler's deferred write) fire on virtual time before judging, as in the simulation.
+      const settleVirtual = async () => (await awaitPendingTimers(), true);
+      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, settleVirtual)));
       await k.run();
       virtualMs += k.now;
       perRun.push(task.done.value as TestRun);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Kernel } from './kernel.js';
-import { runOnVirtualTime } from './fake-timers.js';
+import { awaitPendingTimers, runOnVirtualTime } from './fake-timers.js';
 
 /** Ordinary timer-based code that knows nothing about the kernel. */
 async function wallClockRetry(): Promise<{ at: number[]; perf: number }> {
@@ -55,6 +55,29 @@ describe('fake-timers bridge', () => {
     k.spawn('x', () => runOnVirtualTime(k, async () => { await new Promise((r) => setTimeout(r, 10)); }));
     await k.run();
     expect(setTimeout).toBe(real);
+  });
+
+  it('awaitPendingTimers waits on virtual time for the one-shot timers pending now, not for what they arm nor for an interval (as a simulated run\'s end does)', async () => {
+    const k = new Kernel({ seed: 1 });
+    const log: string[] = [];
+    const t = k.spawn('x', () => runOnVirtualTime(k, async () => {
+      setTimeout(() => log.push(`a@${Date.now()}`), 50);
+      setTimeout(() => {
+        log.push(`b@${Date.now()}`);
+        setTimeout(() => log.push('armed by b'), 100); // armed after the wait began: not waited for
+      }, 20);
+      const h = setInterval(() => log.push(`tick@${Date.now()}`), 30); // never ends: not waited for (it ticks while time passes)
+      await awaitPendingTimers();
+      clearInterval(h);
+      return Date.now();
+    }));
+    await k.run();
+    expect(t.done.value).toBe(50);
+    expect(log).toEqual(['b@20', 'tick@30', 'a@50']);
+  });
+
+  it('awaitPendingTimers outside a bridged computation says so', async () => {
+    await expect(awaitPendingTimers()).rejects.toThrow(/no bridged computation is active/);
   });
 
   it('reports code that waits on something other than a timer', async () => {

@@ -34,6 +34,8 @@ export interface BridgeOptions {
 }
 
 let active = false;
+/** The active bridge's fake clock (for {@link awaitPendingTimers}). */
+let activeClock: FakeTimers.Clock | undefined;
 
 // Captured before any fake clock is installed: the bridge needs the real
 // setImmediate to let promise chains settle between timer rounds. This is
@@ -44,14 +46,39 @@ function settle(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
 }
 
+/** fake-timers keeps pending timers in `clock.timers` (id → { callAt, interval for a setInterval }); it has no public "peek" that does not also fire one. */
+function pendingTimers(clock: FakeTimers.Clock): Iterable<{ callAt: number; interval?: number }> {
+  return (clock as unknown as { timers?: Map<number, { callAt: number; interval?: number }> }).timers?.values() ?? [];
+}
+
 function earliestTimer(clock: FakeTimers.Clock): number | undefined {
-  // fake-timers keeps pending timers in `clock.timers` (id → { callAt });
-  // it has no public "peek" that does not also fire the timer.
-  const timers = (clock as unknown as { timers?: Map<number, { callAt: number }> }).timers;
-  if (timers === undefined) return undefined;
   let min: number | undefined;
-  for (const t of timers.values()) if (min === undefined || t.callAt < min) min = t.callAt;
+  for (const t of pendingTimers(clock)) if (min === undefined || t.callAt < min) min = t.callAt;
   return min;
+}
+
+/**
+ * From inside a bridged computation ({@link runOnVirtualTime}): resolves
+ * once every one-shot timer pending now has fired, on virtual time (no real
+ * waiting). What those callbacks arm in turn, and intervals, are left — as
+ * the kernel's clock does at the end of a simulated run, where a one-shot
+ * timer armed while the run was live still fires and one armed after, or an
+ * interval, dies with the run. For a test that judges what a service
+ * finished after answering (a 202 whose effect a setTimeout writes): the
+ * simulation counts that work as part of the run.
+ *
+ * @example
+ * await Promise.all(workers);
+ * await awaitPendingTimers(); // the handler's deferred write has run
+ */
+export async function awaitPendingTimers(): Promise<void> {
+  const clock = activeClock;
+  if (clock === undefined) throw new Error('awaitPendingTimers: no bridged computation is active (call it from inside runOnVirtualTime)');
+  let last: number | undefined;
+  for (const t of pendingTimers(clock)) if (typeof t.interval !== 'number' && (last === undefined || t.callAt > last)) last = t.callAt;
+  if (last === undefined) return;
+  // Armed after them, so at the same instant it fires after them (fake-timers orders ties by arming).
+  await new Promise((resolve) => clock.setTimeout(resolve, Math.max(0, last - clock.now)));
 }
 
 /**
@@ -69,6 +96,7 @@ export async function runOnVirtualTime<T>(kernel: Kernel, fn: () => Promise<T>, 
     // An explicit list: nextTick, queueMicrotask and setImmediate stay real.
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
   });
+  activeClock = clock;
   try {
     let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
     fn().then(
@@ -92,6 +120,7 @@ export async function runOnVirtualTime<T>(kernel: Kernel, fn: () => Promise<T>, 
     return outcome.value;
   } finally {
     clock.uninstall();
+    activeClock = undefined;
     active = false;
   }
 }
