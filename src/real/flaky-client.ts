@@ -74,6 +74,12 @@ export interface ClientFlakyReport {
   options: { client: string; clientModule: string; service: string; runs: number; slowMs: number; spreadMs: number; schedulesMax: number; seed: number };
   wallClock: ClientApproach;
   virtualTime: ClientApproach & { virtualMs: number };
+  /**
+   * The lab's verdict: `fails` when a check failed on any side (a wall-clock
+   * run, a virtual-time run or a simulated schedule), else `holds` — the
+   * exit code of `flaky --client` (1, 0), as for a service's lab.
+   */
+  verdict: 'holds' | 'fails';
   simulated: {
     grid: Array<{ processingMs: number; schedules: number; failing: number; complete: boolean }>;
     schedules: number;
@@ -270,5 +276,6 @@ export async function runClientFlakyLab(opts: ClientFlakyOptions): Promise<Clien
   return {
     options: { client: o.client.name, clientModule: o.clientModule, service: o.service ? `service ${o.service.def.name} (${o.service.module})` : `built-in ${o.variant}`, runs: o.runs, slowMs: o.slowMs, spreadMs: o.spreadMs, schedulesMax: o.schedulesMax, seed: o.seed },
     wallClock: wall, virtualTime: virt, simulated: sim,
+    verdict: wall.failures + virt.failures + sim.failing > 0 ? 'fails' : 'holds',
   };
 }
