@@ -67,15 +67,32 @@ function earliestTimer(clock: FakeTimers.Clock): number | undefined {
 
 
 /**
+ * A computation the bridge stopped driving at `atMs`, its `stopAtMs`: it had
+ * not settled by then (a client past its deadline that keeps retrying).
+ */
+export class ClientStoppedError extends Error {
+  constructor(readonly atMs: number) {
+    super(`still running at t=${atMs} ms: stopped`);
+    this.name = 'ClientStoppedError';
+  }
+}
+
+/**
  * Runs every computation of `starts` (each is handed the bridge, to give
  * its fetch) on virtual time until all have settled. Resolves with their
  * outcomes, in order. Must be called from inside a kernel task.
+ * `stopAtMs[i]`, when given, is the virtual time after which computation i,
+ * if it has not settled, is no longer driven (its timers never fire, its
+ * answers are not delivered): its outcome is a {@link ClientStoppedError}
+ * and `onStop(i, atMs)` is told. Without it a client that never stops
+ * retrying ran the simulation into its time or event limit.
  */
 export async function runClientsOnVirtualTime<T>(
   kernel: Kernel,
   rng: Prng,
   starts: ReadonlyArray<(bridge: ClientBridge) => Promise<T>>,
   roundsMax = 100_000,
+  stop?: { atMs: ReadonlyArray<number | undefined>; onStop?: (i: number, atMs: number) => void },
 ): Promise<Array<{ ok: true; value: T } | { ok: false; error: unknown }>> {
   if (active) throw new Error('runClientsOnVirtualTime: another bridged run is already active (the fake clock is process-global)');
   active = true;
@@ -123,12 +140,32 @@ export async function runClientsOnVirtualTime<T>(
       }
       p.then((value) => (outcomes[i] = { ok: true, value }), (error) => (outcomes[i] = { ok: false, error }));
     });
+    /** The earliest stop time of a computation still running (undefined: none is due to stop). */
+    const nextStop = (): number | undefined => {
+      let min: number | undefined;
+      outcomes.forEach((o, i) => {
+        const at = stop?.atMs[i];
+        if (o === undefined && at !== undefined && (min === undefined || at < min)) min = at;
+      });
+      return min;
+    };
     for (let round = 0; ; round++) {
       await settle();
+      // After its promise chains had their chance to settle at this instant: one still running past its stop time is let go.
+      outcomes.forEach((o, i) => {
+        const at = stop?.atMs[i];
+        if (o !== undefined || at === undefined || kernel.now < at) return;
+        outcomes[i] = { ok: false, error: new ClientStoppedError(kernel.now) };
+        stop!.onStop?.(i, kernel.now);
+      });
       if (outcomes.every((o) => o !== undefined)) break;
       if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
-      const next = earliestTimer(clock);
-      if (next === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
+      const timer = earliestTimer(clock);
+      const due = nextStop();
+      // Wake at a stop time that comes before any timer, so a client waiting past its deadline on a request is let go then.
+      const next = due !== undefined && (timer === undefined || due < timer) ? due : timer;
+      // Stuck is judged on the client's own timers: a stop time is retrysim's, not something the code waits on.
+      if (timer === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
         throw new ClientStuckError('the client is waiting, but on neither a timer nor a request (real I/O, a host callback outside the fake clock, or a promise nobody resolves); it cannot run on virtual time');
       }
       if (deliveries.length === 0) {

@@ -52,6 +52,34 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect(r.violations.map((v) => v.invariant)).toContain('deadline');
   });
 
+  it('a client that never stops retrying fails on deadline, stopped 1 ms past it, and sends nothing after (it ran into the simulation limit: exit 2, no counterexample)', async () => {
+    // Retries every 250 ms whatever the answer, success included: the bug of a loop without a cap or an exit.
+    const forever: RetryClient = {
+      name: 'forever', deadlineMs: 2000,
+      async run(fetch, op) {
+        const key = crypto.randomUUID();
+        for (;;) {
+          await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body }).catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      },
+    };
+    // Two calls of one operation, the second starting 1 s later: each is let go at its own deadline, and the first one's fetch goes quiet while the second still runs.
+    const s = lostAnswer({ operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', workers: 2, staggerMs: 1000 }] });
+    const r = await runClientScenario(s, forever);
+    expect(r.workers.map((w) => [w.outcome, w.endMs])).toEqual([['stopped', 2001], ['stopped', 3001]]);
+    for (const w of r.workers) expect(Math.max(...w.sent.map((q) => q.atMs))).toBeLessThanOrEqual(w.startMs + 2000);
+    expect(r.violations.filter((v) => v.invariant === 'deadline').map((v) => v.detail)).toEqual([
+      `op1.w0 had not settled at t=2001 ms, past its deadline of 2000 ms, after ${r.workers[0]!.sent.length} requests: still retrying or waiting (stopped there)`,
+      `op1.w1 had not settled at t=3001 ms, past its deadline of 2000 ms, after ${r.workers[1]!.sent.length} requests: still retrying or waiting (stopped there)`,
+    ]);
+    // A call waiting on an answer that comes after its deadline (no timeout of its own) is let go at the deadline too.
+    const patient: RetryClient = { name: 'patient', deadlineMs: 1000, async run(fetch, op) { await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': 'k' }, body: op.body }); } };
+    const p = await runClientScenario(lostAnswer({ faults: { pause: { atStep: 'process', ms: 30_000, count: 1 } } }), patient);
+    expect(p.workers[0]).toMatchObject({ outcome: 'stopped', endMs: 1001 });
+    expect(p.violations.map((v) => v.invariant)).toContain('deadline');
+  });
+
   it('runs are deterministic: the same case draws the same keys and sends the same requests', async () => {
     const a = await runClientScenario(lostAnswer(), buggy);
     const b = await runClientScenario(lostAnswer(), buggy);
