@@ -81,19 +81,24 @@ export class ClientStoppedError extends Error {
  * Runs every computation of `starts` (each is handed the bridge, to give
  * its fetch) on virtual time until all have settled. Resolves with their
  * outcomes, in order. Must be called from inside a kernel task.
- * `stopAtMs[i]`, when given, is the virtual time after which computation i,
- * if it has not settled, is no longer driven (its timers never fire, its
- * answers are not delivered): its outcome is a {@link ClientStoppedError}
- * and `onStop(i, atMs)` is told. Without it a client that never stops
- * retrying ran the simulation into its time or event limit.
+ * `hooks.stopAtMs[i]`, when given, is the virtual time after which
+ * computation i, if it has not settled, is let go: its outcome is a
+ * {@link ClientStoppedError} and `onStop(i, atMs)` is told (the caller makes
+ * its fetch go quiet). Without it a client that never stops retrying ran the
+ * simulation into its time or event limit. While the code runs, the global
+ * `fetch` is not the network: a call to it rejects (`TypeError('fetch
+ * failed')`, as an unreachable host does) and `onGlobalFetch` is told what
+ * was asked, so the caller can name it; the real one would have left the
+ * simulation (real DNS, real sockets, real time).
  */
 export async function runClientsOnVirtualTime<T>(
   kernel: Kernel,
   rng: Prng,
   starts: ReadonlyArray<(bridge: ClientBridge) => Promise<T>>,
   roundsMax = 100_000,
-  stop?: { atMs: ReadonlyArray<number | undefined>; onStop?: (i: number, atMs: number) => void },
+  hooks: { stopAtMs?: ReadonlyArray<number | undefined>; onStop?: (i: number, atMs: number) => void; onGlobalFetch?: (call: string) => void } = {},
 ): Promise<Array<{ ok: true; value: T } | { ok: false; error: unknown }>> {
+  const stop = hooks.stopAtMs === undefined ? undefined : { atMs: hooks.stopAtMs, onStop: hooks.onStop };
   if (active) throw new Error('runClientsOnVirtualTime: another bridged run is already active (the fake clock is process-global)');
   active = true;
   activeRng = rng;
@@ -126,6 +131,15 @@ export async function runClientsOnVirtualTime<T>(
   };
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
+  // The client's own requests go through the fetch it is handed; the global one would reach the real network.
+  if (typeof globalThis.fetch === 'function') {
+    swap(globalThis, 'fetch', ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
+      hooks.onGlobalFetch?.(`${method} ${url}`);
+      return Promise.reject(new TypeError('fetch failed', { cause: new Error('retrysim: the global fetch does not reach the simulated network; use the fetch run(fetch, op) is handed') }));
+    }) as typeof fetch);
+  }
   // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
   const realTimeout = AbortSignal.timeout as (ms: unknown) => AbortSignal;
   swap(AbortSignal, 'timeout', (ms: number) => timeoutSignal(ms, clock.setTimeout, realTimeout)); // real-time: allowed (the fake clock's setTimeout)

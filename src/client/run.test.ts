@@ -80,6 +80,30 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect(p.violations.map((v) => v.invariant)).toContain('deadline');
   });
 
+  it('a client that calls the global fetch, not the one it is handed, is a one-line client error; the real fetch is never reached and is back afterwards', async () => {
+    const stray: RetryClient = {
+      name: 'global-fetch', deadlineMs: 5000,
+      async run(_fetch, op) {
+        // Its production code's habit: the global fetch, with a timeout that would have aborted it on virtual time.
+        const res = await globalThis.fetch(op.url, { method: op.method, headers: op.headers, body: op.body, signal: AbortSignal.timeout(2000) });
+        return res.status;
+      },
+    };
+    const real = globalThis.fetch;
+    let reached = 0;
+    // Stands for the real network: the run must not get here (it used to: a real DNS lookup of service.sim, then a 'progress' verdict at t=2000 ms).
+    const network = (() => { reached++; return new Promise<Response>(() => {}); }) as typeof fetch;
+    globalThis.fetch = network;
+    try {
+      await expect(runClientScenario(lostAnswer(), stray)).rejects.toThrow("client module 'global-fetch': it called the global fetch (POST http://service.sim/reports), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed");
+      expect(reached).toBe(0);
+      expect(globalThis.fetch).toBe(network);
+    } finally {
+      globalThis.fetch = real;
+    }
+    expect((await runClientScenario(lostAnswer(), fixed)).violations).toEqual([]);
+  });
+
   it('runs are deterministic: the same case draws the same keys and sends the same requests', async () => {
     const a = await runClientScenario(lostAnswer(), buggy);
     const b = await runClientScenario(lostAnswer(), buggy);

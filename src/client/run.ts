@@ -161,10 +161,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       w.outcome = 'stopped';
       w.endMs = atMs;
     };
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { atMs: stopAtMs, onStop }));
+    let globalFetch: string | undefined;
+    const onGlobalFetch = (call: string) => (globalFetch ??= call);
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
+      // Not a verdict on the client: what it sent that way was never simulated (nor judged).
+      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
