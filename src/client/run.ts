@@ -192,7 +192,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery: [],
       });
-      noteClientRun(opts.reached, workers);
+      noteClientRun(opts.reached, workers, s.operations);
     }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
