@@ -24,6 +24,13 @@ export interface ClientBridge {
   deliver(fn: () => void): void;
   /** Counts requests in flight, so the bridge knows the code waits on more than timers. */
   inFlight: number;
+  /**
+   * Work the client's code started that needs a few host turns but no time
+   * (reading a `Request`'s or a byte body's text): the bridge lets the code
+   * run on, at the same virtual instant, until it is done, so what follows
+   * it (the request going on the wire) happens at a point fixed by the run.
+   */
+  hold(work: Promise<unknown>): void;
 }
 
 let active = false;
@@ -105,8 +112,13 @@ export async function runClientsOnVirtualTime<T>(
   seedNodeCrypto(bridgeStream, 1);
   let wake: Future<void> = kernel.future<void>();
   const deliveries: Array<() => void> = [];
+  const held = new Set<Promise<unknown>>();
   const bridge: ClientBridge = {
     inFlight: 0,
+    hold(work) {
+      const p = work.then(() => undefined, () => undefined).finally(() => held.delete(p));
+      held.add(p);
+    },
     deliver(fn) {
       deliveries.push(fn);
       wake.resolve();
@@ -165,6 +177,11 @@ export async function runClientsOnVirtualTime<T>(
     };
     for (let round = 0; ; round++) {
       await settle();
+      // Held work ends in host turns, not in virtual time: wait for it here, before time may move.
+      while (held.size > 0) {
+        await Promise.all([...held]);
+        await settle();
+      }
       // After its promise chains had their chance to settle at this instant: one still running past its stop time is let go.
       outcomes.forEach((o, i) => {
         const at = stop?.atMs[i];

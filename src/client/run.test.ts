@@ -104,6 +104,43 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect((await runClientScenario(lostAnswer(), fixed)).violations).toEqual([]);
   });
 
+  it('a Request object and a body of bytes go on the wire as fetch sends them: method, key, body (a Request went out as a bodiless GET, bytes as "123,34,…", and the client held on 400s)', async () => {
+    const make = (name: string, call: (fetch: typeof globalThis.fetch, op: Parameters<RetryClient['run']>[1], key: string) => Promise<Response>): RetryClient => ({
+      name, deadlineMs: 12_000,
+      async run(fetch, op) {
+        const key = crypto.randomUUID();
+        for (let attempt = 1; attempt <= 4; attempt++) {
+          try {
+            const res = await call(fetch, op, key);
+            if (res.ok) return await res.json();
+            throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+          } catch (e) {
+            if (!(e instanceof TypeError)) throw e;
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('gave up');
+      },
+    });
+    const clients = [
+      make('request-object', (fetch, op, key) => fetch(new Request(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body }))),
+      make('bytes-body', (fetch, op, key) => fetch(op.url, { method: op.method, headers: new Headers({ ...op.headers, 'Idempotency-Key': key }), body: new TextEncoder().encode(op.body) })),
+      make('request-and-init', (fetch, op, key) => fetch(new Request(op.url, { method: 'GET' }), { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: Buffer.from(op.body) })),
+    ];
+    for (const c of clients) {
+      const r = await runClientScenario(lostAnswer(), c);
+      const sent = r.workers[0]!.sent;
+      expect(sent.map((q) => [q.method, q.path, q.body]), c.name).toEqual(sent.map(() => ['POST', '/reports', JSON.stringify({ run_id: 'order-1', module: 'shop', title: 'Pay order 1', steps: '' })]));
+      expect(new Set(sent.map((q) => q.key)).size, c.name).toBe(1);
+      expect(sent[0]!.key, c.name).toMatch(/^[0-9a-f-]{36}$/);
+      expect(sent.map((q) => q.outcome), c.name).toEqual(['connection_closed', 201]);
+      expect(r.reports.op1, c.name).toBe(1);
+      expect(r.violations, c.name).toEqual([]);
+      // The body's read takes host turns, not virtual time: the same run twice is the same trace.
+      expect((await runClientScenario(lostAnswer(), c)).result.traceHash, c.name).toBe(r.result.traceHash);
+    }
+  });
+
   it('runs are deterministic: the same case draws the same keys and sends the same requests', async () => {
     const a = await runClientScenario(lostAnswer(), buggy);
     const b = await runClientScenario(lostAnswer(), buggy);
