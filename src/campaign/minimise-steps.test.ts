@@ -166,7 +166,7 @@ function model(decisions: number, hit: (s: Scenario, chosen: number[]) => boolea
       chosen.push(c);
       choices.push({ t: i, chosen: c, of: ['a', 'b'], preempted: continuing && c !== 0 });
     }
-    const r: ModelRun = { s, chosen, result: { timeMs: 0, events: 0, steps: 0, choices, traceHash: '' } };
+    const r: ModelRun = { s, chosen, result: { timeMs: 0, lastEventMs: 0, events: 0, steps: 0, choices, traceHash: '' } };
     calls.push(r);
     const why = opts.throws?.(s, chosen);
     if (why !== undefined) throw new Error(why);
@@ -231,7 +231,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
     const calls: ModelRun[] = [];
     const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
       const chosen = [0, 1, 2].map((i) => src.choose(['a', 'b'], i, i, i !== 0));
-      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: i !== 0 && c !== 0 })), traceHash: '' } };
+      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, lastEventMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: i !== 0 && c !== 0 })), traceHash: '' } };
       calls.push(r);
       return r;
     };
@@ -337,7 +337,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
     const calls: ModelRun[] = [];
     const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
       const chosen = [0, 1, 2, 3].map((i) => src.choose(['a', 'b'], i, i, true));
-      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: sc === original ? c !== 0 : true })), traceHash: '' } };
+      const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, lastEventMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: sc === original ? c !== 0 : true })), traceHash: '' } };
       calls.push(r);
       return r;
     };
@@ -415,7 +415,7 @@ describe('minimiseCounterexample on a model with known answers', () => {
       const calls: MinimisableRun[] = [];
       const run = async (sc: Scenario, src: ChoiceSource): Promise<ModelRun> => {
         const chosen = [0, 1, 2].map((i) => src.choose(['a', 'b'], i, i, false));
-        const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: false })), traceHash: '' } };
+        const r: ModelRun = { s: sc, chosen, result: { timeMs: 0, lastEventMs: 0, events: 0, steps: 0, choices: chosen.map((c, i) => ({ t: i, chosen: c, of: ['a', 'b'], preempted: false })), traceHash: '' } };
         calls.push(r);
         return r;
       };

@@ -156,7 +156,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     const note = (recovery: Iterable<{ kind: string; attempts: number }>) => {
       if (opts.reached === undefined) return;
       noteRunEnd(opts.reached, {
-        steps: def.steps, choices: result.choices, timeMs: result.timeMs,
+        // The span ends at the run's last event: a request timeout left pending once its answer came would stretch every run to the client's timeout.
+        steps: def.steps, choices: result.choices, timeMs: result.lastEventMs,
         killed: net.servers.some((x) => x.kills > x.crashed), ...(s.faults.kill?.atStep !== undefined ? { killAtStep: s.faults.kill.atStep, killNth: s.faults.kill.nth } : {}), killAtAnswer: s.faults.kill?.atAnswer !== undefined,
         answersLost: net.answersLost,
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),

@@ -32,6 +32,13 @@ export interface KernelOptions {
 /** What a finished run reports. */
 export interface RunResult {
   timeMs: number;
+  /**
+   * Virtual time of the run's last trace event (a step's log line, a timer
+   * that fired, a kill or restart). `timeMs` can be later: a timeout nobody
+   * needed any more (a request's, once its answer came) still advances the
+   * clock when it is popped, doing nothing.
+   */
+  lastEventMs: number;
   events: number;
   steps: number;
   choices: ChoiceRecord[];
@@ -152,6 +159,8 @@ export class Kernel {
   readonly replayHint: string;
   events = 0;
   steps = 0;
+  /** See {@link RunResult.lastEventMs}. */
+  lastEventMs = 0;
 
   private readonly queue: EventQueue;
   private readonly handlers: Array<(a: number, b: number) => void> = [];
@@ -186,16 +195,19 @@ export class Kernel {
 
   /** Adds an event to the trace's hash only (not shown by `--trace`); see {@link Trace.addHashed}. */
   logHashed(actor: string, event: string, data?: Record<string, unknown>): void {
+    this.lastEventMs = this.now;
     this.trace?.addHashed(this.now, actor, event, data);
   }
 
   /** Shows an event in the trace without hashing it; see {@link Trace.note}. */
   note(actor: string, event: string, data?: Record<string, unknown>): void {
+    this.lastEventMs = this.now;
     this.trace?.note(this.now, actor, event, data);
   }
 
   /** Appends a model event to the trace (no-op when tracing is off). */
   log(actor: string, event: string, data?: Record<string, unknown>): void {
+    this.lastEventMs = this.now;
     this.trace?.add(this.now, actor, event, data);
   }
 
@@ -395,6 +407,7 @@ export class Kernel {
     if (!this.stopped) this.checkDeadlock();
     return {
       timeMs: this.now,
+      lastEventMs: this.lastEventMs,
       events: this.events,
       steps: this.steps,
       choices: this.choiceLog,
