@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './child.js';
 import { processingOf, runClientFlakyLab } from './flaky-client.js';
-import { timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
+import { requestObjectNewKey, timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
 
 const FIXTURE = 'src/real/fixtures/short-timeout-client.ts';
 // The fixture's timeout is 150 ms; with the network's round trip a request processed for about 148 ms is given up on.
@@ -63,6 +63,14 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     const missing = await runCli(['flaky', '--client', 'examples/no-such/client.ts']);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('a client that sends a Request object with a body of bytes reaches the wall-clock server as it is (it went out as a bodiless GET without its key, and the wall clock saw no failure)', async () => {
+    // 220 + U[0, 3) ms: far past the fixture's 150 ms timeout, so every side sees the new key per attempt.
+    const r = await runClientFlakyLab({ ...base, client: requestObjectNewKey, runs: 2, slowMs: 220, spreadMs: 3, schedulesMax: 5 });
+    expect(r.simulated.failing).toBeGreaterThan(0);
+    expect(r.virtualTime.perRun.map((x) => x.checks)).toEqual([['exactly-one', 'stable-key'], ['exactly-one', 'stable-key']]);
+    expect(r.wallClock.perRun.map((x) => x.checks)).toEqual(r.virtualTime.perRun.map((x) => x.checks));
   }, 60_000);
 
   it('one truth: a check that fails on any side is the verdict and exit 1, in the table, --json and the exit code (it exited 0 with every schedule failing)', async () => {

@@ -132,12 +132,17 @@ function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
  */
 function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
   return async (input, init = {}) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    const headers = new Headers(init.headers);
-    const rec: SentRequest = { atMs: Date.now() - t0, method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, key: headers.get('idempotency-key') ?? undefined, body: typeof init.body === 'string' ? init.body : '' };
+    const atMs = Date.now() - t0;
+    // Read as fetch would — method, headers and body from a Request unless init overrides them, a body of
+    // bytes as text — and sent to the lab's server: a Request used to go out as a bodiless GET (init alone).
+    const request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input), init);
+    const url = new URL(request.url);
+    const sentBody = request.body === null ? '' : await request.clone().text();
+    const rec: SentRequest = { atMs, method: request.method, path: url.pathname + url.search, key: request.headers.get('idempotency-key') ?? undefined, body: sentBody };
     sent.push(rec);
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
     try {
-      const res = await inner(`${base}${url.pathname}${url.search}`, init);
+      const res = await inner(`${base}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, ...(request.body !== null ? { body: sentBody } : {}), ...(signal ? { signal } : {}) });
       const body = await res.clone().text();
       rec.answeredAtMs = Date.now() - t0;
       rec.outcome = res.status;
@@ -146,7 +151,7 @@ function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: Sent
       if (ra !== null) rec.retryAfter = ra;
       return res;
     } catch (e) {
-      if (init.signal?.aborted) rec.outcome = 'aborted';
+      if (signal?.aborted) rec.outcome = 'aborted';
       else {
         rec.answeredAtMs = Date.now() - t0;
         rec.outcome = (e as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_closed';
