@@ -112,15 +112,39 @@ export class InstanceClock {
   /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
   advanceTo(nowMs: number): void {
     const target = this.epochMs + Math.floor(nowMs);
-    if (target > this.clock.now) this.clock.tick(target - this.clock.now);
+    if (target > this.clock.now) this.tick(target - this.clock.now);
   }
 
   /** Runs the immediates and 0 ms timers due now. Answers whether any ran. */
   runDue(): boolean {
     const before = this.clock.countTimers();
     if (before === 0 || this.earliest()! > this.clock.now) return false;
-    this.clock.tick(0);
+    this.tick(0);
     return true;
+  }
+
+  /**
+   * A timer callback that threw: Node ends the process on such an uncaught
+   * exception. fake-timers runs the rest of the tick and then rethrows the
+   * first one out of `tick`, which would unwind the host (and read as a bug
+   * in retrysim); it is kept here for the host to crash the process on
+   * ({@link takeUncaught}).
+   */
+  private uncaught: { error: unknown } | undefined;
+
+  private tick(ms: number): void {
+    try {
+      this.clock.tick(ms);
+    } catch (e) {
+      this.uncaught ??= { error: e };
+    }
+  }
+
+  /** The first exception a timer callback threw since the last call, if any (and forgets it). */
+  takeUncaught(): { error: unknown } | undefined {
+    const u = this.uncaught;
+    this.uncaught = undefined;
+    return u;
   }
 
   /** The earliest pending timer's due time on the instance clock (epoch ms), if any. */

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
@@ -52,12 +53,22 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
     enter: () => {
       clock.enter();
       setKvSink(pending);
+      turnOwner = pending;
     },
     leave: () => {
+      turnOwner = undefined;
       setKvSink(undefined);
       clock.leave();
     },
   };
+}
+
+/** Whose turn of app code runs now (a request's, or a process's timer task's): the sink its store commands go to. */
+let turnOwner: Pending | undefined;
+
+/** The same for an exception a timer callback threw. */
+function uncaughtText(where: string, error: unknown): string {
+  return `a timer callback of the app threw ${where}: ${describeThrow(error)}; Node ends the process on an uncaught exception: catch it inside the callback`;
 }
 
 /** What the app's process does with a rejection nothing handled, where no simulated network can crash it (real mode takes Node's own path). */
@@ -137,16 +148,31 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       built.catch(() => undefined);
     }
     const listener = inst.listener;
+    const deliver = (l: RequestListener) => inject(finishingOnce(l) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    // Requests that reach a process while app() is still building (its boot
+    // awaits a timer) all await this one promise, and their continuations
+    // run in whichever turn settles it. A request delivered in another's
+    // turn would send its store commands to that request's queue (and hang
+    // once that one has answered): it starts in its own turn instead.
+    let deferred: (() => void) | undefined;
     void listener
       .then((l) => {
         if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
-        return inject(l as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+        if (turnOwner !== pending) return new Promise<InjectResponse>((resolve, reject) => (deferred = () => void deliver(l as RequestListener).then(resolve, reject)));
+        return deliver(l as RequestListener);
       })
       .then((value) => (out = { ok: true, value }), (error) => (out = { ok: false, error }));
     let quiet = 0;
     for (let turn = 0; ; turn++) {
       if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
       await hostTurn();
+      if (deferred !== undefined) {
+        const start = deferred;
+        deferred = undefined;
+        start();
+        quiet = 0;
+        continue;
+      }
       // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
       // Only this request's code ran in the turn: a rejection it left unhandled ends the process, as in Node.
@@ -156,6 +182,14 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         await sim.crashProcess?.(rejected.reason); // in simulation, never returns
         enter();
         throw new ServiceError(desc.name, unhandledText(`while serving ${req.method} ${req.path}`, rejected.reason));
+      }
+      // A timer callback of the process threw (in this turn's clock ticks): Node ends the process on an uncaught exception.
+      const thrown = clock.takeUncaught();
+      if (thrown !== undefined) {
+        leave();
+        await sim.crashProcess?.(thrown.error, 'uncaught exception'); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, uncaughtText(`while serving ${req.method} ${req.path}`, thrown.error));
       }
       const next = pending.queue.shift();
       if (next !== undefined) {
@@ -275,6 +309,13 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         enter();
         throw new ServiceError(desc.name, unhandledText('in a timer callback', rejected.reason));
       }
+      const thrown = clock.takeUncaught();
+      if (thrown !== undefined) {
+        leave();
+        await bg.crash?.(thrown.error, 'uncaught exception'); // in simulation, never returns
+        enter();
+        throw new ServiceError(desc.name, uncaughtText("in the process's own timer task (after its answers)", thrown.error));
+      }
       if (bg.othersLive()) inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
       const next = pending.queue.shift();
       if (next !== undefined) {
@@ -302,6 +343,47 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
       leave();
     }
   }
+}
+
+/**
+ * A response emits 'finish' once, as Node's does on a real socket.
+ * light-my-request emits it itself as `end()` returns, and Node's
+ * ServerResponse emits it again once its null socket's write callback has
+ * run — an immediate the instance's clock holds until its next turn, which
+ * may be another request's: a listener (`res.on('finish', …)`: a logger, a
+ * middleware that releases its key or stores the answer there) would run
+ * twice, the second time on another request's trace. The first one stays:
+ * it comes where Node's would, once the answer is written.
+ */
+function finishOnce(res: ServerResponse): void {
+  const emit = res.emit;
+  let finished = false;
+  res.emit = function (this: ServerResponse, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'finish') {
+      if (finished) return false;
+      finished = true;
+    }
+    return emit.call(this, event, ...args);
+  } as ServerResponse['emit'];
+}
+
+/**
+ * The listener, with each response's 'finish' emitted once ({@link finishOnce}).
+ * light-my-request recognises an Express app by `app.request.app === app`
+ * and puts its own Request and Response prototypes under Express's (so
+ * Express's `res.end` is light-my-request's); it cannot see the app through
+ * this wrapper, so the wrapper does the same, from the objects it made.
+ */
+function finishingOnce(l: RequestListener): RequestListener {
+  const express = (l as { request?: { app?: unknown } }).request?.app === l ? (l as unknown as { request: object; response: object }) : undefined;
+  return (q, r) => {
+    if (express !== undefined) {
+      Object.setPrototypeOf(Object.getPrototypeOf(express.request), Object.getPrototypeOf(q));
+      Object.setPrototypeOf(Object.getPrototypeOf(express.response), Object.getPrototypeOf(r));
+    }
+    finishOnce(r);
+    return l(q, r);
+  };
 }
 
 function toServiceResponse(r: InjectResponse): ServiceResponse {

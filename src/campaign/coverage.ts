@@ -160,8 +160,8 @@ function wordingOf(id: string): string {
   if (id === 'kill@time') return 'a kill at a planned time';
   // Not a situation of every fault space (a service that reaches each step once per request never has it): listed only when reached.
   if (id === 'fault:later-reach') return 'a fault at a later reach of its step (2nd–4th)';
-  // Not a fault retrysim injects: the service's own code ended its process (Node's crash on an unhandled rejection).
-  if (id === 'process-crash') return 'a process crashed by the code it runs (an unhandled rejection)';
+  // Not a fault retrysim injects: the service's own code ended its process (Node's crash on an unhandled rejection or an uncaught exception).
+  if (id === 'process-crash') return 'a process crashed by the code it runs (an unhandled rejection or an uncaught exception)';
   const [kind, at] = id.split('@');
   if (at !== undefined) return `${kind} at ${at}`;
   return id;

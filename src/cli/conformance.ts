@@ -8,6 +8,20 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { runServiceConformance, serviceColumns, type ServiceConformanceCell } from '../real/service-conformance.js';
 import { SETTLE_LIMIT_MS } from '../real/scenario-real.js';
+
+/**
+ * The column being run, on stderr: rewritten in place on a terminal; in a
+ * log (CI, `2>file`) one line per column, since carriage returns there
+ * pile every column into one unreadable line.
+ */
+function cellProgress(text: string): void {
+  process.stderr.write(process.stderr.isTTY ? `\r${text}`.padEnd(70) : `${text}\n`);
+}
+
+/** Ends the in-place progress line (a terminal only: in a log each column already has its line). */
+function progressDone(): void {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+}
 import type { ServiceDefinition } from '../service/definition.js';
 import { plural } from '../service/noun.js';
 
@@ -39,7 +53,8 @@ A service that declares \`progress\` gets the recovery phase on both sides
 (the faults stop, settleMs passes, the operation is queried and resubmitted)
 and progress judged on both: the "in the end" column says how the operation
 ended (succeeded, found, resubmitted, refused, gave_up). Exit 1 on any
-difference, 2 on bad flags or a broken service. --app PATH is --service
+difference, 2 on bad flags or a broken service, 4 (inconclusive) when no
+column made an effect or got a 2xx in either world. --app PATH is --service
 PATH for an unmodified Node app (a module whose default export is an app
 descriptor).
   --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
@@ -100,12 +115,12 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
       seed,
       rows,
       columns,
-      onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.row} ${c.column}`.padEnd(70)),
+      onCell: values.json ? undefined : (c, i, n) => cellProgress(`[${i}/${n}] ${c.row} ${c.column}`),
     });
   } catch (e) {
     // The inputs were checked above: what fails here is the real world (a
     // server that would not start, a port, a file), not the command line.
-    if (!values.json) process.stderr.write('\n');
+    if (!values.json) progressDone();
     console.error(`retrysim conformance: ${(e as Error).message}`);
     return 1;
   }
@@ -114,7 +129,7 @@ async function conform(json: boolean, seed: number, rows: string[] | undefined, 
     console.log(JSON.stringify({ seed, columns: [...new Set(cells.map((c) => c.column))], cells, differences: diffs.length }));
     return diffs.length === 0 ? 0 : 1;
   }
-  process.stderr.write('\n');
+  progressDone();
   console.log(`retrysim conformance — seed ${seed}; reports held for one logical operation, simulation | real processes\n`);
   console.log(conformanceTable(cells));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
@@ -172,10 +187,10 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   try {
     cells = await runServiceConformance({
       def: def!, module, keySource, seed, columns,
-      onCell: values.json ? undefined : (c, i, n) => process.stderr.write(`\r[${i}/${n}] ${c.column}`.padEnd(70)),
+      onCell: values.json ? undefined : (c, i, n) => cellProgress(`[${i}/${n}] ${c.column}`),
     });
   } catch (e) {
-    if (!values.json) process.stderr.write('\n');
+    if (!values.json) progressDone();
     // A broken service is named as such (exit 2); anything else failing here is the real world (a server, a port, a file).
     if (e instanceof ServiceError) {
       console.error(`retrysim conformance: ${e.message}`);
@@ -185,11 +200,13 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
     return 1;
   }
   const diffs = cells.filter((c) => !c.same);
+  const vacuous = diffs.length === 0 ? doneNothing(cells, plural(def!.effects.noun ?? 'effect')) : null;
+  const code = diffs.length > 0 ? 1 : vacuous !== null ? 4 : 0;
   if (values.json) {
-    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length }));
-    return diffs.length === 0 ? 0 : 1;
+    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
+    return code;
   }
-  process.stderr.write('\n');
+  progressDone();
   const noun = def!.effects.noun ?? 'effect';
   console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
@@ -206,6 +223,18 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   for (const c of cells.filter((x) => x.real.unsettled.length > 0)) {
     console.log(`UNSETTLED ${c.column}: real ${c.real.unsettled.join(', ')} still at work (requests or deferred timers) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; its ${plural(noun)} were read then`);
   }
-  console.log(diffs.length === 0 ? 'No differences: the model predicts the real service in every column.' : `${diffs.length} difference(s).`);
-  return diffs.length === 0 ? 0 : 1;
+  console.log(diffs.length > 0 ? `${diffs.length} difference(s).` : vacuous !== null ? `? inconclusive: ${vacuous}` : 'No differences: the model predicts the real service in every column.');
+  return code;
+}
+
+/**
+ * Why an agreement says nothing, or null: no column made an effect or got
+ * a 2xx (the operation never succeeded), in either world — a handler that
+ * throws on every request agrees with itself. `check --service` calls the
+ * same thing inconclusive (exit 4).
+ */
+function doneNothing(cells: readonly ServiceConformanceCell[], nouns: string): string | null {
+  const did = (side: ServiceConformanceCell['sim']) => side.effects > 0 || side.eventually === 'succeeded' || side.eventually === 'found' || side.eventually === 'resubmitted';
+  if (cells.some((c) => did(c.sim) || did(c.real))) return null;
+  return `no column made an effect or got a 2xx answer, in the simulation or for real (0 ${nouns} everywhere): both worlds agreeing on doing nothing says nothing about the service; serve it and send its operation to see why`;
 }

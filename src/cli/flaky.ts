@@ -5,6 +5,7 @@ import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
 import { ruleOfThree } from '../real/stats.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
+import { plural } from '../service/noun.js';
 import { isHostedApp } from '../app/define.js';
 import { ClientError, loadClient } from '../client/load.js';
 import type { RetryClient } from '../client/run.js';
@@ -103,7 +104,10 @@ function print(r: FlakyReport, noun: string): void {
     console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `--service ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
   } else {
     const held = r.invariants.filter((x) => x.simulated !== null).map((x) => x.invariant);
-    console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps ${held.join(', ')} on every interleaving explored (exactly one ${noun} each time).`);
+    // What the schedules left, not what they should have: a service that throws on every request keeps every invariant with none made.
+    const c = s.effectCounts;
+    const left = c.length === 1 && c[0] === 1 ? `exactly one ${noun} each time` : `${plural(noun)} left per schedule: ${c.join(', ')}${c.includes(0) ? '; where none was made, keeping them says nothing' : ''}`;
+    console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps ${held.join(', ')} on every interleaving explored (${left}).`);
   }
 }
 

@@ -39,7 +39,7 @@ export interface KillPlan {
 }
 
 /**
- * How long a process that crashed (an unhandled rejection) takes to come
+ * How long a process that crashed (an unhandled rejection, an uncaught exception) takes to come
  * back: a supervisor's restart (systemd, a container runtime), as the kill
  * fault's default `restartAfterMs`.
  */
@@ -100,7 +100,7 @@ export class SimServer {
   up = true;
   /** Kills of this process, crashes of its own ({@link crashed}) included. */
   kills = 0;
-  /** Of those, the crashes its own code caused (an unhandled rejection: {@link SimNetwork.crash}), not a fault of the scenario. */
+  /** Of those, the crashes its own code caused (an unhandled rejection or uncaught exception: {@link SimNetwork.crash}), not a fault of the scenario. */
   crashed = 0;
   /** Handlers of this process that returned an answer, counted while an `atAnswer` kill plan is pending for it. */
   answered = 0;
@@ -126,7 +126,7 @@ export class SimNetwork {
   private readonly answerStatus: number;
   private readonly meanMs: number;
   private readonly sdMs: number;
-  /** The crashes so far ({@link crash}): which process, and `unhandled rejection: Error: … (at file:line)`. */
+  /** The crashes so far ({@link crash}): which process, and `unhandled rejection: Error: … (at file:line)` (or `uncaught exception: …`). */
   readonly crashes: Array<{ instance: string; cause: string }> = [];
   private killPending: KillPlan | undefined;
   /** Reaches of the pending kill's step so far (for its `nth`). */
@@ -280,7 +280,8 @@ export class SimNetwork {
 
   /**
    * The process of server `index` dies of an error nothing handled (`text`:
-   * `unhandled rejection: Error: … (at file:line)`), as a Node process does:
+   * `unhandled rejection: Error: … (at file:line)`, or `uncaught exception: …`
+   * for a timer callback of a hosted app that threw), as a Node process does:
    * exactly a kill (in-flight requests unanswered, memory lost, committed
    * rows kept), landing before the current task runs on, and a restart after
    * {@link CRASH_RESTART_MS}. The trace shows the cause; its hash holds the

@@ -27,6 +27,7 @@ import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
 import { builtinService } from '../tracker/builtin.js';
 import { checkServiceInvariants } from '../service/check.js';
+import { serviceIntent } from '../scenario/arbitraries.js';
 import type { Invariant, OperationEnd, Violation } from '../checkers/invariants.js';
 
 /**
@@ -128,6 +129,8 @@ export interface SimulatedResult {
   failingPatterns: Array<{ pattern: string; schedules: number; staggerMs: number[] }>;
   /** Share of the stagger grid at which some schedule fails (the model's estimate of the wall-clock rate). */
   predictedRate: number;
+  /** How many effects the operation left, each count seen in some schedule, ascending. */
+  effectCounts: number[];
   wallMs: number;
 }
 
@@ -158,6 +161,14 @@ function withDefaults(o: FlakyOptions): Resolved {
 }
 
 /**
+ * The built-in tracker's bug report. A user's service gets its own words
+ * ({@link LabTarget.words}): it got this report whatever the service, so one
+ * that validates its own fields answered 500 in every lane and the lab said
+ * it kept every invariant.
+ */
+const TRACKER_WORDS = { module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
+
+/**
  * The test itself, written as an ordinary wall-clock test would be: plain
  * setTimeout sleeps, Date-based clients. It runs unchanged for real and
  * under the fake-timers bridge. The stagger comes from the run's seed.
@@ -165,13 +176,15 @@ function withDefaults(o: FlakyOptions): Resolved {
 export async function sameKeyConcurrencyTest(transport: Transport, runId: string, seed: number, staggerMaxMs: number, target?: LabTarget): Promise<TestRun> {
   const rng = new Prng(seed);
   const staggerMs = rng.uniform(0, staggerMaxMs);
-  const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' };
+  const intent = { runId, ...(target ? target.words : TRACKER_WORDS) };
   const opts = { keySource: 'tool_call' as const, maxAttempts: 6, ...(target ? { endpoint: target.endpoint } : {}) };
-  // One log per worker: both make the same call (toolu_1), so the worker names whose attempt a sentence is about.
+  // One log per worker: both make the same call, so the worker names whose attempt a sentence is about.
   const logs: [AttemptRecord[], AttemptRecord[]] = [[], []];
-  const first = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w0')), opts, logs[0]);
+  // A service's call is check --service's `call-1`; `toolu_1` is the tracker's tool_use id.
+  const call = target ? 'call-1' : 'toolu_1';
+  const first = submitReport(intent, call, transport, realClientEnv(rng.fork('w0')), opts, logs[0]);
   await new Promise((r) => setTimeout(r, staggerMs));
-  const second = submitReport(intent, 'toolu_1', transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
+  const second = submitReport(intent, call, transport, realClientEnv(rng.fork('w1')), opts, logs[1]);
   const results = await Promise.all([first, second]);
   if (target) {
     const attempts = logs.flatMap((l, i) => l.map((a) => ({ ...a, worker: `op1.w${i}` })));
@@ -198,6 +211,8 @@ async function listReports(transport: Transport, runId: string): Promise<number>
  */
 export interface LabTarget {
   endpoint: Endpoint;
+  /** The operation's words, the service's own (`<noun> 1`, as check --service's first operation). */
+  words: { module: string; title: string; steps: string };
   /** The operation's effect count and the service campaign's verdicts on it (the same checkers, not a copy). */
   judge(op: OperationEnd): { reports: number; violations: Violation[] };
 }
@@ -205,6 +220,7 @@ export interface LabTarget {
 function targetOf(def: ServiceDefinition, db: ServiceDb): LabTarget {
   return {
     endpoint: endpointOf(def),
+    words: serviceIntent(def.effects.noun, 1),
     judge: (op) => {
       const v = checkServiceInvariants(def, db, [op]);
       return { reports: v.reports[op.id] ?? 0, violations: v.violations };
@@ -314,7 +330,7 @@ export function labScenario(o: Resolved, staggerMs: number): Scenario {
     service: o.service ? { module: o.service.module } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
-    operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', workers: 2, staggerMs }],
+    operations: [{ id: 'op1', runId: 'flaky', ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],
     expect: {},
   });
 }
@@ -340,6 +356,7 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
   const patterns = new Map<string, { schedules: number; staggerMs: Set<number> }>();
   const byInvariant: Partial<Record<Invariant, number>> = {};
   const examples: Partial<Record<Invariant, string>> = {};
+  const counts = new Set<number>();
   for (let d = 0; d < o.staggerMaxMs; d++) {
     const s = labScenario(o, d);
     let failing = 0;
@@ -349,6 +366,7 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
       onSchedule: (x) => {
         // The campaign's verdicts on the run (runScenario judges it with the same checkers, recovery and progress included).
         const vs = x.result.violations;
+        counts.add(x.result.reports.op1 ?? 0);
         if (vs.length === 0) return;
         failing++;
         for (const inv of new Set(vs.map((v) => v.invariant))) byInvariant[inv] = (byInvariant[inv] ?? 0) + 1;
@@ -362,14 +380,14 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
     });
     staggers.push({ staggerMs: d, schedules: e.schedules, failing, complete: e.complete });
   }
-  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)) };
+  return { ...finishSimulated(staggers, patterns, Date.now() - t0), byInvariant, examples, judged: simulatedJudged(o.service?.def ?? builtinService(o.variant)), effectCounts: [...counts].sort((a, b) => a - b) };
 }
 
 function finishSimulated(
   staggers: SimulatedResult['staggers'],
   patterns: Map<string, { schedules: number; staggerMs: Set<number> }>,
   wallMs: number,
-): Omit<SimulatedResult, 'byInvariant' | 'examples' | 'judged'> {
+): Omit<SimulatedResult, 'byInvariant' | 'examples' | 'judged' | 'effectCounts'> {
   const failingPatterns = [...patterns.entries()]
     .map(([pattern, v]) => ({ pattern, schedules: v.schedules, staggerMs: [...v.staggerMs].sort((a, b) => a - b) }))
     .sort((a, b) => b.schedules - a.schedules);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { errorResponse, jsonResponse, type TrackerResponse } from '../tracker/messages.js';
@@ -248,6 +249,31 @@ function send(res: ServerResponse, r: TrackerResponse): void {
  * const s = await startServer({ variant: 'key_atomic', dbPath: '/tmp/t.db' });
  * console.log(s.port);
  */
+/**
+ * Timers a handler armed and did not await (a 202 whose work a setTimeout
+ * finishes, an eviction): counted with `background` in `/_admin/counts`, so
+ * a real run reads the effects once that work is done, as the simulation
+ * does (it fires a one-shot timer armed before the run ended). Uncounted, a
+ * conformance column read the file before the timer wrote it and reported a
+ * difference the service did not have. A Timeout is destroyed once it fired
+ * or was cleared; an interval stays pending until cleared (the settle limit
+ * then says the process never went idle).
+ */
+const inHandler = new AsyncLocalStorage<true>();
+const handlerTimers = new Set<number>();
+let timerHook: ReturnType<typeof createHook> | undefined;
+
+function countHandlerTimers(): void {
+  timerHook ??= createHook({
+    init(id, type) {
+      if (type === 'Timeout' && inHandler.getStore() === true) handlerTimers.add(id);
+    },
+    destroy(id) {
+      handlerTimers.delete(id);
+    },
+  }).enable();
+}
+
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const name = opts.name ?? (opts.variant !== undefined ? 'tracker' : opts.service?.name ?? 'service');
   // The name is sent as a header on every answer: a value node refuses to
@@ -333,11 +359,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const rows: Record<string, number> = {};
       for (const t of tablesOf(sdb.db)) rows[t] = sdb.db.prepare(`SELECT count(*) FROM "${t.replaceAll('"', '""')}"`).pluck().get() as number;
       // `background`: the process's own work still running (a hosted app's timers after a 202): a real run waits for it before reading.
-      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive });
+      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive + handlerTimers.size });
     }
     return errorResponse(404, `no route for ${req.method} ${path}`);
   };
 
+  countHandlerTimers();
   const server: Server = createServer((req, res) => {
     inflight++;
     void (async () => {
@@ -365,7 +392,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           send(res, h.response);
           return;
         }
-        const r = await host.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env);
+        const r = await inHandler.run(true, () => host.handle({ method: req.method ?? 'GET', path, headers: h.headers, body }, env));
         // The simulated `kill.atAnswer`: the work is done, and not a byte of the answer leaves.
         if (httpFaults.killAtAnswer > 0 && --httpFaults.killAtAnswer === 0) process.kill(process.pid, 'SIGKILL');
         if (r.dropConnection || httpFaults.dropResponses > 0) {

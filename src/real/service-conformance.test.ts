@@ -33,6 +33,9 @@ describe('conformance --service: the simulation held against real processes', ()
     expect(text.stdout).toMatch(/no_fault\s+│ 1 \| 1\s+│ succeeded \| succeeded\s+│ - \| -\s+│ yes\s+│/);
     expect(text.stdout).toMatch(/DIFFERENT lost_response: sim 1 payment\(s\) \[\], real 2 \[exactly-one\]/);
     expect(text.stdout).toMatch(/1 difference\(s\)\./);
+    // stderr is a pipe here, as in CI: one progress line per column, no carriage returns.
+    expect(text.stderr).not.toMatch(/\r/);
+    expect(text.stderr).toMatch(/^\[1\/2\] no_fault\n\[2\/2\] lost_response\n/m);
   }, 120_000);
 
   it('kill_at:answer is a real kill -9 after the work: a cache of answers in process memory pays twice in both worlds', async () => {

@@ -5,6 +5,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { registerService } from '../service/registry.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { runScenarioReal } from './scenario-real.js';
+import { serviceIntent } from '../scenario/arbitraries.js';
 import type { OperationEnd } from '../checkers/invariants.js';
 import type { RecoveryOutcome } from '../checkers/progress.js';
 
@@ -65,7 +66,17 @@ export interface ServiceConformanceCell {
   same: boolean;
 }
 
-const OP = { id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', steps: '' };
+/**
+ * A column's one operation, in the service's own words, as `check --service`
+ * generates its first one (run-1, `<noun> 1`): the same body the campaign
+ * sends. It was a payment's ('Pay order 1' in module 'shop') whatever the
+ * service, so a service that validates its operation's fields answered 500
+ * to every request here while check found it working, and both worlds
+ * "agreed" on doing nothing.
+ */
+function operationOf(def: ServiceDefinition) {
+  return { id: 'op1', runId: 'run-1', ...serviceIntent(def.effects.noun, 1) };
+}
 
 /**
  * The columns for a service, in order: no fault; a lost answer after the
@@ -76,6 +87,7 @@ const OP = { id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', 
  * same key sent with a different body.
  */
 export function serviceColumns(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', seed = 1): ServiceColumn[] {
+  const OP = operationOf(def);
   type Parts = { client?: Partial<ScenarioInput['client']>; faults?: ScenarioInput['faults']; network?: ScenarioInput['network']; service?: { instances?: number }; operations?: ScenarioInput['operations'] };
   const col = (name: string, description: string, s: Parts): ServiceColumn => ({
     name,

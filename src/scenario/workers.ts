@@ -96,8 +96,8 @@ export function editedTitle(title: string): string {
 
 /**
  * Sends one request with a key that already succeeded and a different body
- * (the title edited), once, without retrying: the service must refuse it
- * (SPEC §3: 422) and create nothing. Undefined, and nothing sent, when the
+ * (the title edited), once — again only after a 5xx, at most three sends in
+ * all: the service must refuse it (SPEC §3: 422) and create nothing. Undefined, and nothing sent, when the
  * service's body does not change with the title: the same bytes again are
  * a plain retry, not a reuse (the campaign leaves the probe out for such a
  * service; a scenario file may still ask for it).
@@ -109,7 +109,22 @@ async function probeKeyReuse(transport: Transport, key: string, original: Report
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   if (endpoint && body === endpoint.body(original)) return undefined;
   // Said on the trace: otherwise a worker that already succeeded is seen sending again, for no stated reason.
-  note?.(`key-reuse probe: key '${key}' sent again with another body (title '${intent.title}'), once: it must be refused`);
-  const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
-  return { key, outcome: wire.kind === 'response' ? wire.status : wire.reason };
+  note?.(`key-reuse probe: key '${key}' sent again with another body (title '${intent.title}'): it must be refused`);
+  const send = async () => {
+    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
+    return wire.kind === 'response' ? wire.status : wire.reason;
+  };
+  let outcome = await send();
+  // A 5xx asks the client to try again, as a client would: a fault that
+  // struck the probe (a crash point, a lost store answer) is then behind it,
+  // and only a service that answers the other body with a server error
+  // every time is judged for it (src/service/check.ts).
+  for (let i = 1; i < PROBE_SENDS_MAX && typeof outcome === 'number' && outcome >= 500; i++) {
+    note?.(`key-reuse probe: answered HTTP ${outcome}, a server error; sent again, as a client would`);
+    outcome = await send();
+  }
+  return { key, outcome };
 }
+
+/** How often the key-reuse probe sends its request while the answer is a 5xx. */
+const PROBE_SENDS_MAX = 3;

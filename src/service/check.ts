@@ -63,9 +63,14 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     // 6. Under one key, every 2xx answer is the first one again.
     for (const v of checkReplayEqualsFirst(op, ids)) violations.push(v);
     // The key-reuse probe: the same key with another body must be refused.
+    // A 5xx refuses nothing: it tells the client to retry (SPEC §4), and the
+    // other body is neither done nor refused (a handler that throws on it);
+    // the probe sent it again first, so a fault that struck it is behind it.
     for (const p of op.probes ?? []) {
       if (typeof p.outcome === 'number' && p.outcome >= 200 && p.outcome < 300) {
         violations.push({ invariant: 'key-reuse', op: op.id, detail: `key '${p.key}' sent again with a different body was accepted (HTTP ${p.outcome}), not refused` });
+      } else if (typeof p.outcome === 'number' && p.outcome >= 500) {
+        violations.push({ invariant: 'key-reuse', op: op.id, detail: `key '${p.key}' sent again with a different body was answered HTTP ${p.outcome} each of the times it was sent, a server error a client retries, not a refusal (422)` });
       }
     }
   }

@@ -37,6 +37,9 @@ export interface ServiceResponse {
  * time, the scheduler deciding at every step) and for real.
  */
 /** @internal What a process's own background work (see {@link ServiceSim.background}) may do on the kernel. */
+/** How an error nothing handled reached Node, in its own words: both end the process. Default `unhandled rejection`. */
+export type CrashKind = 'unhandled rejection' | 'uncaught exception';
+
 export interface BackgroundSim {
   /** The instance's time (virtual time plus its clock skew). */
   now(): number;
@@ -52,10 +55,11 @@ export interface BackgroundSim {
   alive(): boolean;
   /**
    * The process dies of `reason`, an error nothing handled (an unhandled
-   * rejection in a timer callback), as Node's would; in simulation the call
-   * never returns. Absent, or returning: real mode (the caller reports it).
+   * rejection in a timer callback, or an exception one threw), as Node's
+   * would; in simulation the call never returns. Absent, or returning: real
+   * mode (the caller reports it).
    */
-  crash?(reason: unknown): Promise<void>;
+  crash?(reason: unknown, kind?: CrashKind): Promise<void>;
 }
 
 export interface ServiceSim<M = unknown> {
@@ -73,11 +77,12 @@ export interface ServiceSim<M = unknown> {
   background?(name: string, body: (bg: BackgroundSim) => Promise<void>): void;
   /**
    * @internal The process dies of `reason`, an error nothing handled (an
-   * unhandled rejection), as Node's would: in simulation every request in it
-   * goes unanswered, its memory is lost, it restarts as after a kill, and
-   * the call never returns. It returns in real mode (the caller reports it).
+   * unhandled rejection, or an exception a timer callback threw), as Node's
+   * would: in simulation every request in it goes unanswered, its memory is
+   * lost, it restarts as after a kill, and the call never returns. It
+   * returns in real mode (the caller reports it).
    */
-  crashProcess?(reason: unknown): Promise<void>;
+  crashProcess?(reason: unknown, kind?: CrashKind): Promise<void>;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -5,7 +5,7 @@ import { CrashFault, fire, resolveFaults, type FaultOptions } from '../tracker/f
 import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
-import type { BackgroundSim, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
+import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
 import { overlapKey, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
@@ -132,14 +132,15 @@ export class ServiceHost implements HostedInstance {
 
   /**
    * @internal What Node does with a promise rejection the code left unhandled
-   * (`--unhandled-rejections=throw`, its default): the process dies — every
+   * (`--unhandled-rejections=throw`, its default) or an exception thrown
+   * where nothing catches it (a timer callback): the process dies — every
    * request in it unanswered, its memory lost — and restarts as after a kill.
    * False when there is no simulated network to crash on (the caller reports it).
    */
-  crash(reason: unknown): boolean {
+  crash(reason: unknown, kind: CrashKind = 'unhandled rejection'): boolean {
     const hook = this.crashHook;
     if (hook === undefined) return false;
-    const text = `unhandled rejection: ${describeThrow(reason)}`;
+    const text = `${kind}: ${describeThrow(reason)}`;
     this.reached?.add('process-crash');
     // The dead process's connection closes: SQLite rolls back what it left open.
     if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK');
@@ -168,8 +169,8 @@ export class ServiceHost implements HostedInstance {
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
       alive: () => this.generation === gen,
-      crash: async (reason) => {
-        if (!this.crash(reason)) return;
+      crash: async (reason, kind) => {
+        if (!this.crash(reason, kind)) return;
         // The crash lands before this task runs on (due now); the kill ends it with the process.
         await k.sleep(0);
       },
@@ -413,7 +414,25 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   /** The clock parks an idle handler until its own next timer: as sim.sleep. */
   park(ms: number): Promise<void> {
-    return this.sleep(ms);
+    // Rejected, not thrown: the clock calls this from a host turn of its own and stops the run on the rejection.
+    if (this.host.clock !== undefined && this.db.inTransaction) return Promise.reject(this.waitInTransaction(`awaited a timer of its own (${ms} ms)`));
+    return this.wait(ms);
+  }
+
+  /**
+   * A request that waits with a transaction open (a hand-rolled BEGIN, then
+   * an await) lets every other request on the connection run its SQL inside
+   * it; in the simulation every instance shares that connection, where for
+   * real each would find the file locked. Neither can be judged: one line
+   * naming the request that holds it (the next request to reach a step used
+   * to be blamed for a transaction it never opened).
+   */
+  private refuseWaitInTransaction(what: string): void {
+    if (this.host.clock !== undefined && this.db.inTransaction) throw this.waitInTransaction(what);
+  }
+
+  private waitInTransaction(what: string): ServiceError {
+    return new ServiceError(this.host.def.name, `request ${this.name} (${this.req.method} ${this.req.path}${this.lastStep === undefined ? ', before its first step' : `, after step '${this.lastStep}'`}) ${what} inside an open transaction; other requests on the connection would run their SQL inside it: commit or roll back before waiting`);
   }
 
   /** Set while this request's task is parked because its code awaits what another request of its process may settle. */
@@ -560,6 +579,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   async sleep(ms: number): Promise<void> {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new ServiceError(this.host.def.name, `sim.sleep(${ms}): expected a non-negative number of ms`);
+    this.refuseWaitInTransaction(`called sim.sleep(${ms})`);
+    return this.wait(ms);
+  }
+
+  private async wait(ms: number): Promise<void> {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     this.suspend();
     await this.env.sleep(ms, this.phase);
@@ -574,6 +598,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       wait: async () => {
         // The waiter is the request running now, not necessarily the one that made this.
         const me = running;
+        me?.refuseWaitInTransaction('waited on a sim.defer()');
         me?.suspend();
         try {
           return await d.wait();
@@ -601,8 +626,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * never returns. Elsewhere (real mode) it returns, and the caller says what
    * Node would do.
    */
-  async crashProcess(reason: unknown): Promise<void> {
-    if (!this.host.crash(reason)) return;
+  async crashProcess(reason: unknown, kind?: CrashKind): Promise<void> {
+    if (!this.host.crash(reason, kind)) return;
     this.env.note?.('dies with its process');
     await this.env.sleep(0, undefined);
     throw new ServiceError(this.host.def.name, `request ${this.name} ran on after its process crashed (${describeThrow(reason)}); this is a retrysim bug`);

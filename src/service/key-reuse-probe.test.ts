@@ -70,9 +70,82 @@ describe('the key-reuse probe on the trace', () => {
     const def = orders(true);
     const r = await runScenario(probing(def), { service: def, keepTrace: true });
     const trace = r.trace.map(String);
-    const at = trace.findIndex((l) => /op1\.w0\s+key-reuse probe: key '[^']+' sent again with another body \(title 't \(edited\)'\), once: it must be refused$/.test(l));
+    const at = trace.findIndex((l) => /op1\.w0\s+key-reuse probe: key '[^']+' sent again with another body \(title 't \(edited\)'\): it must be refused$/.test(l));
     expect(at).toBeGreaterThan(-1);
     const probeSpawn = trace.findIndex((l) => /s0\/op1\.w0#2\s+spawn/.test(l));
     expect(at).toBeLessThan(probeSpawn);
+  });
+});
+
+// Found from the packed tarball with a service that validated the body by
+// throwing: the reused key with another body was answered 500 and the
+// campaign said "holds". A 500 is not a refusal: it tells the client to
+// retry (SPEC §4), and the other body is neither done nor refused.
+describe('a reused key with another body answered 5xx is not refused', () => {
+  function ordersThatThrow(): ServiceDefinition {
+    const def = orders(true);
+    return {
+      ...def,
+      name: 'orders-assert-body',
+      setup: (db) => db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT, tenant TEXT); CREATE TABLE keys (key TEXT PRIMARY KEY, body TEXT, answer TEXT)'),
+      async handle(req, sim) {
+        await sim.step('write');
+        const tenant = req.headers['x-tenant'] ?? 'default';
+        const key = `${tenant}/${req.headers['idempotency-key']}`;
+        return sim.db.transaction(() => {
+          const seen = sim.db.prepare('SELECT body, answer FROM keys WHERE key = ?').get(key) as { body: string; answer: string } | undefined;
+          if (seen !== undefined && seen.body !== req.body) throw new Error('idempotency key reused with another body');
+          if (seen !== undefined) return { status: 201, headers: { 'idempotent-replay': 'true' }, body: seen.answer };
+          const id = Number(sim.db.prepare('INSERT INTO orders (ref, tenant) VALUES (?, ?)').run((JSON.parse(req.body) as { ref: string }).ref, tenant).lastInsertRowid);
+          sim.db.prepare('INSERT INTO keys (key, body, answer) VALUES (?, ?, ?)').run(key, req.body, JSON.stringify({ id }));
+          return { status: 201, body: JSON.stringify({ id }) };
+        }).immediate();
+      },
+    };
+  }
+
+  it('fails key-reuse, naming the status', async () => {
+    const r = await runScenario(probing(ordersThatThrow()), { service: ordersThatThrow() });
+    expect(r.violations).toEqual([{ invariant: 'key-reuse', op: 'op1', detail: "key 'r1:call-1' sent again with a different body was answered HTTP 500 each of the times it was sent, a server error a client retries, not a refusal (422)" }]);
+  });
+
+  it('a crash fault that strikes the probe is behind it once the probe is sent again: a service that refuses holds', async () => {
+    // The crash point is reached only when the key is known, so the armed crash waits for the probe (as a
+    // lost store answer struck app-plain-http/app-claim.ts's probe in run 88 of its campaign).
+    const def = ordersThatThrow();
+    const refusing: ServiceDefinition = {
+      ...def,
+      crashPoints: ['key-known'],
+      async handle(req, sim) {
+        const key = `${req.headers['x-tenant'] ?? 'default'}/${req.headers['idempotency-key']}`;
+        const known = sim.db.prepare('SELECT body FROM keys WHERE key = ?').pluck().get(key) as string | undefined;
+        if (known !== undefined && known !== req.body) {
+          await sim.step('write');
+          sim.crashPoint('key-known');
+          return { status: 422, body: '{"error":"idempotency key reused with another body"}' };
+        }
+        return def.handle(req, sim);
+      },
+    };
+    const s = probing(refusing);
+    const r = await runScenario({ ...s, faults: { ...s.faults, crashMidRequest: 1, crashAt: 'key-known' } }, { service: refusing, keepTrace: true });
+    expect(r.trace.some((l) => /crash at 'key-known'/.test(l))).toBe(true);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('the same service answering 422 holds', async () => {
+    const def = ordersThatThrow();
+    const refusing: ServiceDefinition = {
+      ...def,
+      async handle(req, sim) {
+        try {
+          return await def.handle(req, sim);
+        } catch {
+          return { status: 422, body: '{"error":"idempotency key reused with another body"}' };
+        }
+      },
+    };
+    const r = await runScenario(probing(refusing), { service: refusing });
+    expect(r.violations).toEqual([]);
   });
 });

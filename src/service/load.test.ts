@@ -58,6 +58,14 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     clean(m);
   });
 
+  it('no default export in a module named by --app: the shape shown is an app descriptor\'s', async () => {
+    const d = tmp('rs-nodefault-app-');
+    writeFileSync(join(d, 'app.mjs'), 'export const build = () => (req, res) => res.end();\n');
+    const r = await runCli(['check', '--app', join(d, 'app.mjs'), '--runs', '3', '--found', tmp('rs-found-')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^retrysim check: app '.*app\.mjs': cannot load: the module has no default export \(export default \{ name, app, operation, effects \}\)$/);
+  });
+
   it('`export * from` another .ts file, in a CommonJS project, loads and runs', async () => {
     const d = tmp('rs-reexport-');
     writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0' }));

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ServiceDefinition } from './definition.js';
-import { describeThrow, ServiceError } from './errors.js';
+import { describeThrow, isAppName, ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { validateDefinition } from './validate.js';
 import { appService } from '../app/define.js';
@@ -83,7 +83,9 @@ export async function loadService(path: string): Promise<ServiceDefinition> {
     throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }
   const value = mod.default ?? mod.service;
-  if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default { name, tables, setup, steps, handle, operation, effects })`);
+  // Named by --app, the module is meant to be an app descriptor: show that shape, not a ServiceDefinition's.
+  const shape = isAppName(path) ? '{ name, app, operation, effects }' : '{ name, tables, setup, steps, handle, operation, effects }';
+  if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default ${shape})`);
   // An unmodified Node HTTP app (a listener factory plus its descriptor) runs through the same path (src/app/).
   const def = validateDefinition(isAppDescriptor(value) ? appService(value) : value, path);
   registerService(path, def);

@@ -10,16 +10,16 @@ import { ServiceError } from './errors.js';
 import { loadService } from './load.js';
 import * as broken from './fixtures/broken.js';
 
-function scenario(def: ServiceDefinition) {
+function scenario(def: ServiceDefinition, workers = 1) {
   return parseScenario(JSON.stringify({
     format: 'retrysim.scenario/2', name: 'x', seed: 1, service: { module: def.name },
-    client: { keySource: 'tool_call' }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't' }], expect: {},
+    client: { keySource: 'tool_call' }, operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers }], expect: {},
   }));
 }
 
-async function problem(def: ServiceDefinition): Promise<string> {
+async function problem(def: ServiceDefinition, workers = 1): Promise<string> {
   try {
-    await runScenario(scenario(def), { service: def, choices: new ListChoice([]) });
+    await runScenario(scenario(def, workers), { service: def, choices: new ListChoice([]) });
   } catch (e) {
     expect(e).toBeInstanceOf(ServiceError);
     return (e as Error).message;
@@ -75,6 +75,15 @@ describe('a broken user service gets one clear sentence naming the problem', () 
   it('a step inside an open transaction, and an answer that is not { status, body: string }', async () => {
     expect(await problem(broken.stepInTransaction)).toMatch(/sim\.step\('write'\) was called inside an open transaction/);
     expect(await problem(broken.badAnswer)).toMatch(/handle answered POST \/items with a body of type object \(it must be a string\)/);
+  });
+
+  it('a wait inside an open transaction names the request that holds it open, not the next request to reach a step', async () => {
+    // Alone, it ran and answered; with a twin, the twin's sim.step was blamed for a transaction it never opened.
+    const alone = await problem(broken.awaitInTransaction);
+    expect(alone).toBe("service 'await-in-transaction': request s0/op1.w0#1 (POST /items, after step 'write') awaited a timer of its own (20 ms) inside an open transaction; other requests on the connection would run their SQL inside it: commit or roll back before waiting");
+    // Two at once: the one holding it (whichever the schedule let in first) is named at its wait, before the other reaches a step.
+    expect(await problem(broken.awaitInTransaction, 2)).toBe(alone.replace('w0#1', 'w1#2'));
+    expect(await problem(broken.sleepInTransaction)).toMatch(/^service 'sleep-in-transaction': request s0\/op1\.w0#1 \(POST \/items, after step 'write'\) called sim\.sleep\(5\) inside an open transaction; /);
   });
 
   it('a module that is not a service: the missing field, by path', async () => {
