@@ -11,6 +11,7 @@ import twoTransactions from '../examples/two-transactions/service.js';
 import * as broken from './service/fixtures/broken.js';
 import moduleMap from './service/fixtures/module-map.js';
 import moduleBreaker from './client/fixtures/module-breaker.js';
+import wrongPath from './client/fixtures/wrong-path-client.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 
@@ -68,6 +69,14 @@ describe('retrysim/vitest', () => {
     expect(msg).toMatch(/retrysim: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/);
     expect(msg).not.toContain('written to');
     expect(readdirSync(found)).toEqual([]);
+  }, 60_000);
+
+  it('a client property that passes while no request was ever answered 2xx (a wrong path: every answer 404) fails as inconclusive, as check --client says; a working client passes', async () => {
+    const prop = (client: typeof wrongPath) => fc.asyncProperty(clientCases({ faults: ['crash'] }), async (c) => (await runClientCase(client, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop(wrongPath), { ...explainClient(wrongPath), numRuns: 20, seed: 1 }));
+    expect(msg).toBe("retrysim: inconclusive, not passed: no request of the 20 runs of client 'wrong-path' was answered 2xx, and a client that never succeeds keeps every check vacuously");
+    const fixed = (await import('../examples/fetch-retry-client/client.js')).fixedClient;
+    await fc.assert(prop(fixed), { ...explainClient(fixed), numRuns: 20, seed: 1 });
   }, 60_000);
 
   it('a property that passes while no request was ever answered 2xx (every request throws) fails as inconclusive; the same property on a working service passes', async () => {

@@ -364,8 +364,23 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
   ranBy(c, client);
-  return afterLastRun(() => runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) }));
+  return afterLastRun(async () => {
+    const r = await runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
+    let a = clientAnswered.get(client);
+    if (a === undefined) clientAnswered.set(client, (a = { runs: 0, succeeded: false }));
+    a.runs++;
+    a.succeeded ||= r.workers.some((w) => w.sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300));
+    return r;
+  });
 }
+
+/**
+ * Whether each client had a request answered 2xx since its property's last
+ * report: a client property that passes while none was (every request
+ * refused: a wrong path, method or body) is inconclusive, as
+ * `check --client` says (exit 4), not passed.
+ */
+const clientAnswered = new WeakMap<RetryClient, { runs: number; succeeded: boolean }>();
 
 /** Options of {@link explainClient}. */
 export interface ExplainClientOptions {
@@ -395,7 +410,12 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
   return {
     asyncReporter: async (details) => {
       await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
-      if (!details.failed) return;
+      const a = clientAnswered.get(client);
+      clientAnswered.delete(client);
+      if (!details.failed) {
+        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: no request of the ${a.runs} runs of client '${client.name}' was answered 2xx, and a client that never succeeds keeps every check vacuously`);
+        return;
+      }
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).

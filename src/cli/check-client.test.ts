@@ -229,3 +229,25 @@ describe('check --client --shrink-budget (shrinking a failure has a wall-clock l
     expect(bad.err.trim()).toBe("retrysim check: --shrink-budget must be a duration such as 90s, 10m or 1h (more than 0, at most a week), got '-1s'");
   }, 60_000);
 });
+
+describe('a client whose requests never succeed', () => {
+  const NEVER = 'src/client/fixtures/wrong-path-client.ts';
+  it('is inconclusive (exit 4), not holds: the table, --json and a merge of shards say why, and no "to conclude" line offers more runs', async () => {
+    const t = await cli('check', '--client', NEVER, '--runs', '20');
+    expect(t.code, t.err).toBe(4);
+    expect(t.out).toContain('? inconclusive: no request of the 20 runs was answered 2xx, and a client that never succeeds keeps every check vacuously');
+    expect(t.out).not.toContain('to conclude');
+    const j = await cli('check', '--client', NEVER, '--runs', '20', '--json');
+    expect(j.code).toBe(4);
+    expect((JSON.parse(j.out) as { verdict: string }).verdict).toBe('inconclusive');
+    const ex = await cli('check', '--client', NEVER, '--explore', 'exhaustive', '--json');
+    expect(ex.code).toBe(4);
+    const dir = tmp('rs-client-never-');
+    for (const i of [1, 2]) expect((await cli('check', '--client', NEVER, '--runs', '20', '--shard', `${i}/2`, '--out', join(dir, `s${i}.json`))).code).toBe(0);
+    const m = await cli('merge', join(dir, 's1.json'), join(dir, 's2.json'), '--json');
+    expect(m.code, m.err).toBe(4);
+    expect((JSON.parse(m.out) as { verdict: string }).verdict).toBe('inconclusive');
+    // The canary's twin: the same campaign on a client that succeeds holds (exit 0).
+    expect((await cli('check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '20')).code).toBe(0);
+  }, 120_000);
+});

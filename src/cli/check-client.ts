@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, loadClient } from '../client/load.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
+import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
@@ -276,7 +277,10 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
   const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
-  if (r.verdict === 'inconclusive' && o.timeBudgetMs !== undefined && r.explore !== 'exhaustive') {
+  // More runs or schedules conclude nothing when no request ever succeeded: the reason above says what to do.
+  if (r.verdict === 'inconclusive' && isNeverSucceeded(r.inconclusive)) {
+    // nothing to add
+  } else if (r.verdict === 'inconclusive' && o.timeBudgetMs !== undefined && r.explore !== 'exhaustive') {
     console.log(`to conclude: give it the runs, e.g. retrysim check ${withRuns(o.command, o.runs).join(' ')}`);
   } else if (r.verdict === 'inconclusive' && o.raiseLimit !== undefined) {
     console.log(`to conclude: raise the schedule limit, e.g. ${o.raiseLimit}`);

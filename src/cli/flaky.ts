@@ -228,7 +228,8 @@ async function runClient(values: Record<string, string | boolean | undefined>): 
   }
   if (values.json) console.log(JSON.stringify(r));
   else printClient(r);
-  return 0;
+  // One truth: a check that failed on any side is the lab's verdict, and its exit code (it used to be 0 whatever failed).
+  return r.verdict === 'fails' ? 1 : 0;
 }
 
 function checksText(byCheck: Record<string, number>): string {
@@ -258,4 +259,8 @@ function printClient(r: ClientFlakyReport): void {
   const cut = s.grid.filter((g) => !g.complete).length;
   if (cut > 0) console.log(`  +: the enumeration stopped at --schedules-max (${o.schedulesMax}) schedules at ${cut} of ${s.grid.length} processing times; there are more schedules, so the counts there are lower bounds.`);
   if (failingAt.length === 0) console.log(`No schedule fails: client '${o.client}' keeps every check on every interleaving explored.`);
+  // The verdict the exit code carries, in the table's words: which checks failed, on which side.
+  const sides = [['wall clock', w.byCheck], ['virtual time', v.byCheck], ['simulation', s.byCheck]] as const;
+  const failed = sides.filter(([, b]) => Object.keys(b).length > 0).map(([side, b]) => `${Object.keys(b).sort().join(', ')} (${side})`);
+  console.log(r.verdict === 'fails' ? `Verdict: fails — ${failed.join('; ')}.` : `Verdict: holds — no check failed on any side.`);
 }

@@ -24,6 +24,13 @@ export interface ClientBridge {
   deliver(fn: () => void): void;
   /** Counts requests in flight, so the bridge knows the code waits on more than timers. */
   inFlight: number;
+  /**
+   * Work the client's code started that needs a few host turns but no time
+   * (reading a `Request`'s or a byte body's text): the bridge lets the code
+   * run on, at the same virtual instant, until it is done, so what follows
+   * it (the request going on the wire) happens at a point fixed by the run.
+   */
+  hold(work: Promise<unknown>): void;
 }
 
 let active = false;
@@ -67,24 +74,51 @@ function earliestTimer(clock: FakeTimers.Clock): number | undefined {
 
 
 /**
+ * A computation the bridge stopped driving at `atMs`, its `stopAtMs`: it had
+ * not settled by then (a client past its deadline that keeps retrying).
+ */
+export class ClientStoppedError extends Error {
+  constructor(readonly atMs: number) {
+    super(`still running at t=${atMs} ms: stopped`);
+    this.name = 'ClientStoppedError';
+  }
+}
+
+/**
  * Runs every computation of `starts` (each is handed the bridge, to give
  * its fetch) on virtual time until all have settled. Resolves with their
  * outcomes, in order. Must be called from inside a kernel task.
+ * `hooks.stopAtMs[i]`, when given, is the virtual time after which
+ * computation i, if it has not settled, is let go: its outcome is a
+ * {@link ClientStoppedError} and `onStop(i, atMs)` is told (the caller makes
+ * its fetch go quiet). Without it a client that never stops retrying ran the
+ * simulation into its time or event limit. While the code runs, the global
+ * `fetch` is not the network: a call to it rejects (`TypeError('fetch
+ * failed')`, as an unreachable host does) and `onGlobalFetch` is told what
+ * was asked, so the caller can name it; the real one would have left the
+ * simulation (real DNS, real sockets, real time).
  */
 export async function runClientsOnVirtualTime<T>(
   kernel: Kernel,
   rng: Prng,
   starts: ReadonlyArray<(bridge: ClientBridge) => Promise<T>>,
   roundsMax = 100_000,
+  hooks: { stopAtMs?: ReadonlyArray<number | undefined>; onStop?: (i: number, atMs: number) => void; onGlobalFetch?: (call: string) => void } = {},
 ): Promise<Array<{ ok: true; value: T } | { ok: false; error: unknown }>> {
+  const stop = hooks.stopAtMs === undefined ? undefined : { atMs: hooks.stopAtMs, onStop: hooks.onStop };
   if (active) throw new Error('runClientsOnVirtualTime: another bridged run is already active (the fake clock is process-global)');
   active = true;
   activeRng = rng;
   seedNodeCrypto(bridgeStream, 1);
   let wake: Future<void> = kernel.future<void>();
   const deliveries: Array<() => void> = [];
+  const held = new Set<Promise<unknown>>();
   const bridge: ClientBridge = {
     inFlight: 0,
+    hold(work) {
+      const p = work.then(() => undefined, () => undefined).finally(() => held.delete(p));
+      held.add(p);
+    },
     deliver(fn) {
       deliveries.push(fn);
       wake.resolve();
@@ -109,6 +143,15 @@ export async function runClientsOnVirtualTime<T>(
   };
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
+  // The client's own requests go through the fetch it is handed; the global one would reach the real network.
+  if (typeof globalThis.fetch === 'function') {
+    swap(globalThis, 'fetch', ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
+      hooks.onGlobalFetch?.(`${method} ${url}`);
+      return Promise.reject(new TypeError('fetch failed', { cause: new Error('retrysim: the global fetch does not reach the simulated network; use the fetch run(fetch, op) is handed') }));
+    }) as typeof fetch);
+  }
   // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
   const realTimeout = AbortSignal.timeout as (ms: unknown) => AbortSignal;
   swap(AbortSignal, 'timeout', (ms: number) => timeoutSignal(ms, clock.setTimeout, realTimeout)); // real-time: allowed (the fake clock's setTimeout)
@@ -123,12 +166,37 @@ export async function runClientsOnVirtualTime<T>(
       }
       p.then((value) => (outcomes[i] = { ok: true, value }), (error) => (outcomes[i] = { ok: false, error }));
     });
+    /** The earliest stop time of a computation still running (undefined: none is due to stop). */
+    const nextStop = (): number | undefined => {
+      let min: number | undefined;
+      outcomes.forEach((o, i) => {
+        const at = stop?.atMs[i];
+        if (o === undefined && at !== undefined && (min === undefined || at < min)) min = at;
+      });
+      return min;
+    };
     for (let round = 0; ; round++) {
       await settle();
+      // Held work ends in host turns, not in virtual time: wait for it here, before time may move.
+      while (held.size > 0) {
+        await Promise.all([...held]);
+        await settle();
+      }
+      // After its promise chains had their chance to settle at this instant: one still running past its stop time is let go.
+      outcomes.forEach((o, i) => {
+        const at = stop?.atMs[i];
+        if (o !== undefined || at === undefined || kernel.now < at) return;
+        outcomes[i] = { ok: false, error: new ClientStoppedError(kernel.now) };
+        stop!.onStop?.(i, kernel.now);
+      });
       if (outcomes.every((o) => o !== undefined)) break;
       if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
-      const next = earliestTimer(clock);
-      if (next === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
+      const timer = earliestTimer(clock);
+      const due = nextStop();
+      // Wake at a stop time that comes before any timer, so a client waiting past its deadline on a request is let go then.
+      const next = due !== undefined && (timer === undefined || due < timer) ? due : timer;
+      // Stuck is judged on the client's own timers: a stop time is retrysim's, not something the code waits on.
+      if (timer === undefined && bridge.inFlight === 0 && deliveries.length === 0) {
         throw new ClientStuckError('the client is waiting, but on neither a timer nor a request (real I/O, a host callback outside the fake clock, or a promise nobody resolves); it cannot run on virtual time');
       }
       if (deliveries.length === 0) {

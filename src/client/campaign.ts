@@ -23,11 +23,11 @@ import { clientSmallScenarios } from './small.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
 import { countRun, coverageOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { Reached } from '../service/reached.js';
-import { clientSituationsOf } from './coverage.js';
+import { clientSituationsOf, neverSucceeded } from './coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /** The faults a retry client is run under by default. */
-export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer'];
+export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer', 'sameContent'];
 
 /** Where a client counterexample goes unless told otherwise (git-ignored, as for `retrysim check`). */
 export const CLIENT_FOUND_DIR = '.retrysim/found';
@@ -301,6 +301,8 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     const atLeast = slice === undefined ? (o.atLeast ?? o.runs) : ownedCount(slice, o.atLeast ?? o.runs);
     const part = { ...base, runs: ran, generated, coverage };
     if (ran < atLeast) return { ...part, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}` };
+    const vacuous = neverSucceeded(coverage, 'runs');
+    if (vacuous !== undefined) return { ...part, verdict: 'inconclusive', inconclusive: vacuous };
     return { ...part, verdict: 'holds' };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
@@ -350,6 +352,8 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
     }
   }
   const coverage = counted.coverage(schedules);
+  const vacuous = neverSucceeded(coverage, 'schedules');
+  if (vacuous !== undefined) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: vacuous, coverage };
   if (!complete) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
   return { ...base, runs: schedules, verdict: 'holds', complete, coverage };
 }

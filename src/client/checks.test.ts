@@ -274,4 +274,31 @@ describe('key-reuse: two operations of one tenant never send the same Idempotenc
     expect(r.verdict).toBe('fails');
     expect(r.counterexample!.violations.map((x) => x.invariant)).toContain('key-reuse');
   }, 60_000);
+
+  it('a client keying on a hash of the body without the operation\'s id: the default campaign finds two operations with the same content (it held: every generated title differed)', async () => {
+    const { runClientCampaign, CLIENT_FAULTS } = await import('./campaign.js');
+    const { createHash } = await import('node:crypto');
+    const client: RetryClient = {
+      name: 'content-key',
+      deadlineMs: 30_000,
+      async run(fetch, op) {
+        // "The same content is the same request": every field but the id, hashed.
+        const { run_id: _id, ...content } = JSON.parse(op.body) as Record<string, unknown>;
+        const key = createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 32);
+        const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body, signal: AbortSignal.timeout(2000) });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        return res.json();
+      },
+    };
+    const r = await runClientCampaign({ client, runs: 100, seed: 1 });
+    expect(r.verdict).toBe('fails');
+    const ce = r.counterexample!;
+    expect(ce.violations.map((x) => x.invariant)).toEqual(['key-reuse']);
+    // Two operations, nothing else: the same content is the whole story.
+    expect(ce.size).toMatchObject({ operations: 2, faults: 0 });
+    expect(new Set(ce.scenario.operations.map((o) => o.title)).size).toBe(1);
+    // Without the dimension the same client holds: a key made from the content alone was never shown to collide.
+    const without = await runClientCampaign({ client, runs: 100, seed: 1, faults: CLIENT_FAULTS.filter((f) => f !== 'sameContent') });
+    expect(without.verdict).toBe('holds');
+  }, 60_000);
 });

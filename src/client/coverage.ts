@@ -1,4 +1,4 @@
-import { situationsOf, type Situation } from '../campaign/coverage.js';
+import { situationsOf, type Coverage, type Situation } from '../campaign/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { SPANS, type Reached } from '../service/reached.js';
@@ -15,11 +15,13 @@ const NON_RETRYABLE = new Set([400, 401, 403, 404, 422]);
  * no run timed it out, or sent it a 429, says so.
  */
 const CLIENT_SITUATIONS: ReadonlyArray<Situation & { needs?: FaultKind }> = [
+  { id: 'client:succeeded', what: 'a request answered 2xx' },
   { id: 'client:aborted', what: 'a request the client gave up on (its own timeout)' },
   { id: 'client:transport', what: 'a reset or refused connection' },
   { id: 'client:retryable', what: 'an answer 408, 409, 429 or 5xx' },
   { id: 'client:retry-after', what: 'an answer with Retry-After', needs: 'throttle' },
   { id: 'client:non-retryable', what: 'an answer 400, 401, 403, 404 or 422', needs: 'answer' },
+  { id: 'client:same-content', what: 'two operations with the same content (bodies that differ only in their id)', needs: 'sameContent' },
   { id: 'client:retried', what: 'a call that sent its operation again' },
   { id: 'client:gave-up', what: 'a call that settled without a success' },
 ];
@@ -42,7 +44,8 @@ export function clientSituationsOf(def: ServiceDefinition, faults: readonly Faul
 }
 
 /** Adds what the client's calls met and did in one run. */
-export function noteClientRun(r: Reached, workers: ClientRun['workers']): void {
+export function noteClientRun(r: Reached, workers: ClientRun['workers'], operations: ReadonlyArray<{ title: string }> = []): void {
+  if (operations.length >= 2 && operations.every((op) => op.title === operations[0]!.title)) r.add('client:same-content');
   for (const w of workers) {
     if (w.sent.length > 1) r.add('client:retried');
     if (w.outcome === 'rejected') r.add('client:gave-up');
@@ -51,10 +54,31 @@ export function noteClientRun(r: Reached, workers: ClientRun['workers']): void {
       if (o === 'aborted' || o === 'timeout') r.add('client:aborted');
       else if (o === 'connection_closed' || o === 'connection_refused') r.add('client:transport');
       else if (typeof o === 'number') {
+        if (o >= 200 && o < 300) r.add('client:succeeded');
         if (NON_RETRYABLE.has(o)) r.add('client:non-retryable');
         if (o === 408 || o === 409 || o === 429 || o >= 500) r.add('client:retryable');
       }
       if (q.retryAfter !== undefined) r.add('client:retry-after');
     }
   }
+}
+
+/**
+ * Why a holding client campaign says nothing, when no request of any run
+ * was answered 2xx: a client whose requests never succeed (a wrong path,
+ * method, header or body, every one refused) sends no duplicate and reuses
+ * no key, so it keeps every check vacuously. Undefined when some run
+ * succeeded (or the coverage does not count it).
+ */
+export function neverSucceeded(coverage: Coverage | undefined, what: string): string | undefined {
+  const row = coverage?.rows.find((x) => x.id === 'client:succeeded');
+  if (coverage === undefined || coverage.runs === 0 || row === undefined || row.runs > 0) return undefined;
+  return `${NEVER_SUCCEEDED} of the ${coverage.runs} ${what} was answered 2xx, and a client that never succeeds keeps every check vacuously; serve the service for real (retrysim serve) and point the client at it to see what it sends and what comes back`;
+}
+
+const NEVER_SUCCEEDED = 'no request';
+
+/** Whether an inconclusive reason is {@link neverSucceeded}'s (more runs would not conclude it). */
+export function isNeverSucceeded(reason: string | undefined): boolean {
+  return reason?.startsWith(`${NEVER_SUCCEEDED} of the `) === true;
 }

@@ -52,6 +52,95 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect(r.violations.map((v) => v.invariant)).toContain('deadline');
   });
 
+  it('a client that never stops retrying fails on deadline, stopped 1 ms past it, and sends nothing after (it ran into the simulation limit: exit 2, no counterexample)', async () => {
+    // Retries every 250 ms whatever the answer, success included: the bug of a loop without a cap or an exit.
+    const forever: RetryClient = {
+      name: 'forever', deadlineMs: 2000,
+      async run(fetch, op) {
+        const key = crypto.randomUUID();
+        for (;;) {
+          await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body }).catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      },
+    };
+    // Two calls of one operation, the second starting 1 s later: each is let go at its own deadline, and the first one's fetch goes quiet while the second still runs.
+    const s = lostAnswer({ operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1', workers: 2, staggerMs: 1000 }] });
+    const r = await runClientScenario(s, forever);
+    expect(r.workers.map((w) => [w.outcome, w.endMs])).toEqual([['stopped', 2001], ['stopped', 3001]]);
+    for (const w of r.workers) expect(Math.max(...w.sent.map((q) => q.atMs))).toBeLessThanOrEqual(w.startMs + 2000);
+    expect(r.violations.filter((v) => v.invariant === 'deadline').map((v) => v.detail)).toEqual([
+      `op1.w0 had not settled at t=2001 ms, past its deadline of 2000 ms, after ${r.workers[0]!.sent.length} requests: still retrying or waiting (stopped there)`,
+      `op1.w1 had not settled at t=3001 ms, past its deadline of 2000 ms, after ${r.workers[1]!.sent.length} requests: still retrying or waiting (stopped there)`,
+    ]);
+    // A call waiting on an answer that comes after its deadline (no timeout of its own) is let go at the deadline too.
+    const patient: RetryClient = { name: 'patient', deadlineMs: 1000, async run(fetch, op) { await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': 'k' }, body: op.body }); } };
+    const p = await runClientScenario(lostAnswer({ faults: { pause: { atStep: 'process', ms: 30_000, count: 1 } } }), patient);
+    expect(p.workers[0]).toMatchObject({ outcome: 'stopped', endMs: 1001 });
+    expect(p.violations.map((v) => v.invariant)).toContain('deadline');
+  });
+
+  it('a client that calls the global fetch, not the one it is handed, is a one-line client error; the real fetch is never reached and is back afterwards', async () => {
+    const stray: RetryClient = {
+      name: 'global-fetch', deadlineMs: 5000,
+      async run(_fetch, op) {
+        // Its production code's habit: the global fetch, with a timeout that would have aborted it on virtual time.
+        const res = await globalThis.fetch(op.url, { method: op.method, headers: op.headers, body: op.body, signal: AbortSignal.timeout(2000) });
+        return res.status;
+      },
+    };
+    const real = globalThis.fetch;
+    let reached = 0;
+    // Stands for the real network: the run must not get here (it used to: a real DNS lookup of service.sim, then a 'progress' verdict at t=2000 ms).
+    const network = (() => { reached++; return new Promise<Response>(() => {}); }) as typeof fetch;
+    globalThis.fetch = network;
+    try {
+      await expect(runClientScenario(lostAnswer(), stray)).rejects.toThrow("client module 'global-fetch': it called the global fetch (POST http://service.sim/reports), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed");
+      expect(reached).toBe(0);
+      expect(globalThis.fetch).toBe(network);
+    } finally {
+      globalThis.fetch = real;
+    }
+    expect((await runClientScenario(lostAnswer(), fixed)).violations).toEqual([]);
+  });
+
+  it('a Request object and a body of bytes go on the wire as fetch sends them: method, key, body (a Request went out as a bodiless GET, bytes as "123,34,…", and the client held on 400s)', async () => {
+    const make = (name: string, call: (fetch: typeof globalThis.fetch, op: Parameters<RetryClient['run']>[1], key: string) => Promise<Response>): RetryClient => ({
+      name, deadlineMs: 12_000,
+      async run(fetch, op) {
+        const key = crypto.randomUUID();
+        for (let attempt = 1; attempt <= 4; attempt++) {
+          try {
+            const res = await call(fetch, op, key);
+            if (res.ok) return await res.json();
+            throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+          } catch (e) {
+            if (!(e instanceof TypeError)) throw e;
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('gave up');
+      },
+    });
+    const clients = [
+      make('request-object', (fetch, op, key) => fetch(new Request(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body }))),
+      make('bytes-body', (fetch, op, key) => fetch(op.url, { method: op.method, headers: new Headers({ ...op.headers, 'Idempotency-Key': key }), body: new TextEncoder().encode(op.body) })),
+      make('request-and-init', (fetch, op, key) => fetch(new Request(op.url, { method: 'GET' }), { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: Buffer.from(op.body) })),
+    ];
+    for (const c of clients) {
+      const r = await runClientScenario(lostAnswer(), c);
+      const sent = r.workers[0]!.sent;
+      expect(sent.map((q) => [q.method, q.path, q.body]), c.name).toEqual(sent.map(() => ['POST', '/reports', JSON.stringify({ run_id: 'order-1', module: 'shop', title: 'Pay order 1', steps: '' })]));
+      expect(new Set(sent.map((q) => q.key)).size, c.name).toBe(1);
+      expect(sent[0]!.key, c.name).toMatch(/^[0-9a-f-]{36}$/);
+      expect(sent.map((q) => q.outcome), c.name).toEqual(['connection_closed', 201]);
+      expect(r.reports.op1, c.name).toBe(1);
+      expect(r.violations, c.name).toEqual([]);
+      // The body's read takes host turns, not virtual time: the same run twice is the same trace.
+      expect((await runClientScenario(lostAnswer(), c)).result.traceHash, c.name).toBe(r.result.traceHash);
+    }
+  });
+
   it('runs are deterministic: the same case draws the same keys and sends the same requests', async () => {
     const a = await runClientScenario(lostAnswer(), buggy);
     const b = await runClientScenario(lostAnswer(), buggy);

@@ -64,7 +64,7 @@ export interface ClientRun {
   reports: Record<string, number>;
   violations: Violation[];
   /** Per worker (`op1.w0`): the requests it sent, and how its run settled. */
-  workers: Array<{ name: string; operation: string; tenant?: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected'; error?: string }>;
+  workers: Array<{ name: string; operation: string; tenant?: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected' | 'stopped'; error?: string }>;
   result: RunResult;
   trace: string[];
 }
@@ -136,20 +136,39 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
         if (record.startMs > 0) await new Promise((r) => setTimeout(r, record.startMs)); // real-time: allowed (the bridge's fake clock)
         const wire = net.transport(name);
-        const fetch = simFetch(kernel, opts.observe !== undefined ? observedTransport(wire, name, opts.observe) : wire, bridge, name, record.sent);
+        const sim = simFetch(kernel, opts.observe !== undefined ? observedTransport(wire, name, opts.observe) : wire, bridge, name, record.sent);
+        // A call the bridge stopped past its deadline sends nothing more: its fetch never answers (its code halts there).
+        const fetch: typeof globalThis.fetch = (input, init) => (record.outcome === 'stopped' ? new Promise<Response>(() => {}) : sim(input, init));
+        let outcome: 'resolved' | 'rejected' = 'resolved';
+        let error: string | undefined;
         try {
           await client.run(fetch, operation);
         } catch (e) {
-          record.outcome = 'rejected';
-          record.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+          outcome = 'rejected';
+          error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
         }
+        if (record.outcome === 'stopped') return; // it settled after it was let go: the stop is what happened
+        record.outcome = outcome;
+        if (error !== undefined) record.error = error;
         record.endMs = kernel.now;
       };
     }));
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts));
+    // A call still running 1 ms past its deadline has broken it whatever it does next; it is let go there, so a
+    // client that never stops retrying fails on `deadline` (it ran the simulation into its limits: exit 2, no file).
+    const stopAtMs = workers.map((w) => w.startMs + client.deadlineMs + 1);
+    const onStop = (i: number, atMs: number) => {
+      const w = workers[i]!;
+      w.outcome = 'stopped';
+      w.endMs = atMs;
+    };
+    let globalFetch: string | undefined;
+    const onGlobalFetch = (call: string) => (globalFetch ??= call);
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
+      // Not a verdict on the client: what it sent that way was never simulated (nor judged).
+      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -173,7 +192,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         clockOffsetsMs: s.service.clockOffsetMs.slice(0, s.service.instances),
         recovery: [],
       });
-      noteClientRun(opts.reached, workers);
+      noteClientRun(opts.reached, workers, s.operations);
     }
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
@@ -307,7 +326,7 @@ function silentViolations(workers: ClientRun['workers']): Violation[] {
   return workers.filter((w) => w.sent.length === 0).map((w) => ({
     invariant: 'progress' as const,
     op: w.operation,
-    detail: `${w.name} ${w.outcome === 'rejected' ? `rejected (${w.error ?? 'no error'})` : 'resolved'} at t=${w.endMs} ms without sending a request`,
+    detail: `${w.name} ${w.outcome === 'rejected' ? `rejected (${w.error ?? 'no error'})` : w.outcome === 'stopped' ? 'was still waiting' : 'resolved'} at t=${w.endMs} ms without sending a request`,
   }));
 }
 
@@ -316,7 +335,8 @@ function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): 
   for (const w of workers) {
     const by = w.startMs + deadlineMs;
     const late = w.sent.find((r) => r.atMs > by);
-    if (w.endMs > by) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} settled at t=${w.endMs} ms, ${w.endMs - w.startMs} ms after it started; its deadline is ${deadlineMs} ms` });
+    if (w.outcome === 'stopped') out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} had not settled at t=${w.endMs} ms, past its deadline of ${deadlineMs} ms, after ${w.sent.length} request${w.sent.length === 1 ? '' : 's'}: still retrying or waiting (stopped there)` });
+    else if (w.endMs > by) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} settled at t=${w.endMs} ms, ${w.endMs - w.startMs} ms after it started; its deadline is ${deadlineMs} ms` });
     else if (late) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} sent a request at t=${late.atMs} ms, past its deadline of ${deadlineMs} ms` });
   }
   return out;

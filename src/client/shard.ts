@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mergeCoverage, type Coverage } from '../campaign/coverage.js';
+import { neverSucceeded } from './coverage.js';
 import { coverageSchema, natSchema, parseShardAs, ShardError, shardIndexRule, shardOfSchema } from '../campaign/shard.js';
 import { consistent } from '../service/shard.js';
 import type { ClientCampaignResult, ClientCounterexample } from './campaign.js';
@@ -139,5 +140,8 @@ export function mergeClientShards(files: ReadonlyArray<{ source: string; file: C
   const part = { ...base, runs, generated, ...(coverage ? { coverage } : {}) };
   const budget = f0.timeBudgetMs !== null && results.some((r) => r.inconclusive?.includes('time budget'));
   if (runs < f0.atLeast) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: `${runs} of ${f0.atLeast} scenarios ran${budget ? ' (the time budget ran out)' : ''}` } };
+  // As unsharded: no request of any shard's runs answered 2xx says nothing (a shard alone may have had none).
+  const vacuous = neverSucceeded(coverage, 'runs');
+  if (vacuous !== undefined) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: vacuous } };
   return { ...ctx, result: { ...part, verdict: 'holds' } };
 }

@@ -47,10 +47,10 @@ function headerRecord(h: RequestInit['headers']): Record<string, string> {
  */
 export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBridge, actor: string, sent: SentRequest[]): typeof globalThis.fetch {
   let n = 0;
-  return (input, init = {}) => new Promise<Response>((resolve, reject) => {
+  const send = (input: Parameters<typeof fetch>[0], init: RequestInit, text: string | undefined) => new Promise<Response>((resolve, reject) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://service.sim');
     const headers = headerRecord(init.headers);
-    const body = typeof init.body === 'string' ? init.body : init.body == null ? '' : String(init.body);
+    const body = text ?? (typeof init.body === 'string' ? init.body : '');
     const req: TrackerRequest = { method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, headers, body };
     const rec: SentRequest = { atMs: kernel.now, method: req.method, path: req.path, key: headers['idempotency-key'], body };
     const signal = init.signal ?? undefined;
@@ -91,4 +91,27 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
       });
     });
   });
+  return (input, init = {}) => {
+    // The common case, a URL and a string (or no) body, goes on the wire at once.
+    if (!(input instanceof Request) && (init.body == null || typeof init.body === 'string')) return send(input, init, undefined);
+    // A Request, or a body of bytes, a Blob, URLSearchParams or FormData: read
+    // as fetch would (method, headers and body from the Request unless init
+    // overrides them; the body's bytes as text). It used to be read from init
+    // alone: a Request went out as a bodiless GET without its key, a
+    // Uint8Array as "123,34,…".
+    let request: Request;
+    try {
+      request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input, 'http://service.sim'), init);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
+    const read = request.body === null ? Promise.resolve('') : request.text();
+    bridge.hold(read);
+    return read.then((text) => {
+      const headers: Record<string, string> = {};
+      request.headers.forEach((v, k) => (headers[k] = v));
+      return send(request.url, { method: request.method, headers, ...(signal ? { signal } : {}) }, text);
+    });
+  };
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { ExpireMode, KvStore, SetOptions } from './store.js';
 import { storeSetOptions, type NodeRedisSetOptions } from './set-options.js';
 
@@ -26,7 +27,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL and putIf';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL, putIf and ping, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -34,21 +35,35 @@ export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s 
  * Calling one is named as such: left to a TypeError, a framework turns it
  * into a 500, nothing is ever written, and a campaign that sees only 500s
  * finds no duplicate — a "holds" about code that never ran. A name not
- * listed stays undefined, so feature detection (`client.isOpen`) reads
- * what it read before.
+ * listed stays undefined, so feature detection (`'then' in client`) reads
+ * what it reads on node-redis. The connection's methods (connect, on,
+ * ping, quit, …) are no longer listed: the client has them (see
+ * {@link KvClient.connect}).
  */
 const NOT_SIMULATED = new Set([
-  'append', 'bitcount', 'blpop', 'brpop', 'connect', 'copy', 'dbsize', 'decr', 'decrby', 'disconnect', 'duplicate', 'eval', 'evalsha',
+  'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'decr', 'decrby', 'duplicate', 'eval', 'evalsha',
   'exec', 'executeisolated', 'exists', 'expireat', 'flushall', 'flushdb', 'getdel', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
   'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrby', 'incrbyfloat', 'keys', 'lindex', 'llen',
-  'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'multi', 'off', 'on', 'once', 'persist', 'pexpireat', 'ping',
-  'psetex', 'publish', 'quit', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setex', 'setnx', 'setrange',
+  'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'multi', 'persist', 'pexpireat',
+  'psetex', 'publish', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setex', 'setnx', 'setrange',
   'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'unwatch', 'watch', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
   'zrem', 'zscore',
 ]);
 
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
-const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL' };
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit' };
+
+/**
+ * node-redis's answer to a command (or quit/close/destroy) on a client that
+ * was closed: same name and message as `@redis/client`'s errors.ts (v4.7.1
+ * and v5.12.1 alike), so an app that tells it apart by either reads it.
+ */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('The client is closed');
+    this.name = 'ClientClosedError';
+  }
+}
 
 /** The line that names a node-redis method the simulated store lacks. */
 export function unsupportedText(method: string): string {
@@ -65,6 +80,17 @@ export class KvUnsupportedCommand extends Error {
 }
 
 let sink: KvSink | undefined;
+
+/**
+ * The clients whose app closed them (quit/close/disconnect/destroy). The
+ * host hands `app({ redis })` a client per process that is already
+ * connected (as a production factory's is once its `await client.connect()`
+ * returned), and a killed process's successor gets a fresh one, so a
+ * client is open while its process lives unless the app closed it. Kept
+ * here rather than in a `#field`: the client is a Proxy, and a private
+ * field read through one throws.
+ */
+const closed = new WeakSet<object>();
 
 /**
  * The canary store: `SET ... NX` done as a GET and then a plain SET, two
@@ -109,8 +135,9 @@ function keyOf(k: unknown, cmd: string): string {
  * const redis = kvClient();
  * await redis.set('idem:' + key, 'IN_PROGRESS', { NX: true, PX: 30_000 }); // 'OK' or null
  */
-export class KvClient {
+export class KvClient extends EventEmitter {
   constructor() {
+    super();
     // A known node-redis method this client lacks is a function that says so (see NOT_SIMULATED), not undefined.
     return new Proxy(this, {
       get(target, prop, receiver) {
@@ -128,9 +155,113 @@ export class KvClient {
     });
   }
 
+  /** node-redis's `isOpen`: true from connect() until quit/close/disconnect/destroy. */
+  get isOpen(): boolean {
+    return !closed.has(this);
+  }
+
+  /**
+   * node-redis's `isReady`: the socket is connected and the handshake done.
+   * The simulated connection never drops (see {@link connect}), so it is
+   * ready exactly while open.
+   */
+  get isReady(): boolean {
+    return !closed.has(this);
+  }
+
+  /**
+   * node-redis's `connect()`. On an open client it rejects with
+   * `Socket already opened`, as `RedisSocket.connect` does in both
+   * `@redis/client` v4.7.1 and v5.12.1 (packages/client/lib/client/socket.ts:
+   * `if (this.#isOpen) throw new Error('Socket already opened')`): the usual
+   * guard `if (!redis.isOpen) await redis.connect()` passes, and an app whose
+   * factory connects the client it was handed unguarded fails as it would in
+   * production. On a closed client it opens it again and resolves with the
+   * client, as node-redis does.
+   *
+   * Events: the client is node-redis's EventEmitter, so `on`/`once`/`off`
+   * ('error', 'connect', 'ready', 'end', 'reconnecting', …) register and
+   * return the client, but the simulation never emits a connection event:
+   * its faults are a command's answer lost after the store ran it (the
+   * caller's promise rejects), not a socket that errors and reconnects, so
+   * there is nothing an 'error' listener would be told. Only an app's own
+   * quit/close/disconnect/destroy emits 'end', as node-redis does.
+   */
+  connect(): Promise<this> {
+    if (!closed.has(this)) {
+      return Promise.reject(new Error('Socket already opened (retrysim: app({ redis }) hands the app a connected client; guard with if (!redis.isOpen) await redis.connect())'));
+    }
+    closed.delete(this);
+    this.emit('connect');
+    this.emit('ready');
+    return Promise.resolve(this);
+  }
+
+  /**
+   * PING [message]: 'PONG', or the message. Not an interleaving point: it
+   * touches no key, so no other request's command can change its answer
+   * and its position among theirs changes nothing a claim depends on; a
+   * step for it would only add schedules that are the same.
+   */
+  ping(message?: string): Promise<string> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    return Promise.resolve(message ? message : 'PONG');
+  }
+
+  /**
+   * QUIT (node-redis v4; deprecated in v5 for close()): 'OK', then the
+   * client is closed for every request of this process (they share it, as
+   * a production app's requests share its one client): commands reject
+   * with ClientClosedError, as node-redis's do, until connect() again.
+   * Not a store command either: it changes no key.
+   */
+  quit(): Promise<string> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    this.shut();
+    return Promise.resolve('OK');
+  }
+
+  /** v5's close(): new commands are refused at once; one already sent (by another request of the process) still gets its answer, as node-redis waits for pending commands. */
+  close(): Promise<void> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    this.shut();
+    return Promise.resolve();
+  }
+
+  /**
+   * v4's disconnect() (v5: destroy() wrapped in a promise): closed at once.
+   * node-redis also fails the commands already sent with
+   * DisconnectsClientError; here one another request already sent still
+   * runs (it sits in that request's queue, past this client). On a closed
+   * client v5 throws ClientClosedError synchronously — here a rejection,
+   * as v4's async method gives.
+   */
+  disconnect(): Promise<void> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    this.shut();
+    return Promise.resolve();
+  }
+
+  /** v5's destroy(): closed at once; throws ClientClosedError on a closed client (synchronously, as node-redis). */
+  destroy(): void {
+    if (closed.has(this)) throw new ClientClosedError();
+    this.shut();
+  }
+
+  private shut(): void {
+    closed.add(this);
+    this.emit('end');
+  }
+
+  /** Every command goes through here: a closed client refuses it, as node-redis does, before it reaches the store. */
+  private sendOpen<T>(c: KvCommand): Promise<T> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    return send<T>(c);
+  }
+
   get(key: string): Promise<string | null> {
     const k = keyOf(key, 'GET');
-    return send({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
+    return this.sendOpen({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
   }
 
   /**
@@ -155,37 +286,37 @@ export class KvClient {
       throw new KvUnsupportedCommand(options.unsupported);
     }
     if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
-    return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
+    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
   }
 
   private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
     if ((await this.get(k)) !== null) return null;
-    return send({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
+    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
   }
 
   /** DEL key [key ...]: how many existed. */
   del(keys: string | readonly string[]): Promise<number> {
     const ks = (typeof keys === 'string' ? [keys] : [...keys]).map((k) => keyOf(k, 'DEL'));
-    return send({ name: 'del', keys: ks, write: true, run: (s, now) => s.del(ks, now) });
+    return this.sendOpen({ name: 'del', keys: ks, write: true, run: (s, now) => s.del(ks, now) });
   }
 
   incr(key: string): Promise<number> {
     const k = keyOf(key, 'INCR');
-    return send({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
+    return this.sendOpen({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
   }
 
   /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'EXPIRE');
     // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
-    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
+    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
   }
 
   /** PEXPIRE key ms [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   pExpire(key: string, ms: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'PEXPIRE');
     // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
-    return send({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
+    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
   }
 
   /** TTL key: seconds left, -1 without expiry, -2 when missing. */
@@ -197,7 +328,7 @@ export class KvClient {
   /** PTTL key: ms left, -1 without expiry, -2 when missing. */
   pTTL(key: string): Promise<number> {
     const k = keyOf(key, 'PTTL');
-    return send({ name: 'pttl', keys: [k], write: false, run: (s, now) => s.pttl(k, now) });
+    return this.sendOpen({ name: 'pttl', keys: [k], write: false, run: (s, now) => s.pttl(k, now) });
   }
 
   /**
@@ -207,7 +338,7 @@ export class KvClient {
    */
   putIf(key: string, value: string, condition: (current: string | undefined) => boolean, options: { ttlMs?: number } = {}): Promise<boolean> {
     const k = keyOf(key, 'PUT');
-    return send({ name: 'putIf', keys: [k], write: true, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
+    return this.sendOpen({ name: 'putIf', keys: [k], write: true, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './child.js';
 import { processingOf, runClientFlakyLab } from './flaky-client.js';
-import { timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
+import { requestObjectNewKey, timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
 
 const FIXTURE = 'src/real/fixtures/short-timeout-client.ts';
 // The fixture's timeout is 150 ms; with the network's round trip a request processed for about 148 ms is given up on.
@@ -52,6 +52,8 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     expect(t.code).toBe(0);
     expect(t.stdout).toContain("retry client 'timeout-same-key' against built-in key_atomic");
     expect(t.stdout).toContain('Wall clock: passed 3 of 3. Passing 3 of 3 proves little: the failure rate could still be up to 63.16 % (exact 95 % upper bound 1 − 0.05^(1/3))');
+    expect(t.stdout).toContain('Verdict: holds — no check failed on any side.');
+    expect((JSON.parse(j.stdout) as { verdict: string }).verdict).toBe('holds');
     const noClient = await runCli(['flaky', '--spread-ms', '3']);
     expect(noClient.code).toBe(2);
     expect(noClient.stderr.trim()).toBe('retrysim flaky: --spread-ms needs --client PATH');
@@ -61,5 +63,26 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     const missing = await runCli(['flaky', '--client', 'examples/no-such/client.ts']);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('a client that sends a Request object with a body of bytes reaches the wall-clock server as it is (it went out as a bodiless GET without its key, and the wall clock saw no failure)', async () => {
+    // 220 + U[0, 3) ms: far past the fixture's 150 ms timeout, so every side sees the new key per attempt.
+    const r = await runClientFlakyLab({ ...base, client: requestObjectNewKey, runs: 2, slowMs: 220, spreadMs: 3, schedulesMax: 5 });
+    expect(r.simulated.failing).toBeGreaterThan(0);
+    expect(r.virtualTime.perRun.map((x) => x.checks)).toEqual([['exactly-one', 'stable-key'], ['exactly-one', 'stable-key']]);
+    expect(r.wallClock.perRun.map((x) => x.checks)).toEqual(r.virtualTime.perRun.map((x) => x.checks));
+  }, 60_000);
+
+  it('one truth: a check that fails on any side is the verdict and exit 1, in the table, --json and the exit code (it exited 0 with every schedule failing)', async () => {
+    // 160 + U[0, 3) ms: past the fixture's 150 ms timeout in every run, so the new-key client sends a second key each time.
+    const args = ['flaky', '--client', FIXTURE, '--name', 'timeout-new-key', '--runs', '2', '--slow-ms', '160', '--spread-ms', '3', '--schedules-max', '5'];
+    const t = await runCli(args);
+    expect(t.code, t.stderr).toBe(1);
+    expect(t.stdout).toMatch(/Verdict: fails — exactly-one, stable-key \(wall clock\); exactly-one, stable-key \(virtual time\); exactly-one, stable-key \(simulation\)\./);
+    const j = await runCli([...args, '--json']);
+    expect(j.code, j.stderr).toBe(1);
+    const r = JSON.parse(j.stdout) as { verdict: string; simulated: { failing: number } };
+    expect(r.verdict).toBe('fails');
+    expect(r.simulated.failing).toBeGreaterThan(0);
   }, 60_000);
 });

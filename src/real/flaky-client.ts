@@ -74,6 +74,12 @@ export interface ClientFlakyReport {
   options: { client: string; clientModule: string; service: string; runs: number; slowMs: number; spreadMs: number; schedulesMax: number; seed: number };
   wallClock: ClientApproach;
   virtualTime: ClientApproach & { virtualMs: number };
+  /**
+   * The lab's verdict: `fails` when a check failed on any side (a wall-clock
+   * run, a virtual-time run or a simulated schedule), else `holds` — the
+   * exit code of `flaky --client` (1, 0), as for a service's lab.
+   */
+  verdict: 'holds' | 'fails';
   simulated: {
     grid: Array<{ processingMs: number; schedules: number; failing: number; complete: boolean }>;
     schedules: number;
@@ -126,12 +132,17 @@ function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
  */
 function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
   return async (input, init = {}) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-    const headers = new Headers(init.headers);
-    const rec: SentRequest = { atMs: Date.now() - t0, method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, key: headers.get('idempotency-key') ?? undefined, body: typeof init.body === 'string' ? init.body : '' };
+    const atMs = Date.now() - t0;
+    // Read as fetch would — method, headers and body from a Request unless init overrides them, a body of
+    // bytes as text — and sent to the lab's server: a Request used to go out as a bodiless GET (init alone).
+    const request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input), init);
+    const url = new URL(request.url);
+    const sentBody = request.body === null ? '' : await request.clone().text();
+    const rec: SentRequest = { atMs, method: request.method, path: url.pathname + url.search, key: request.headers.get('idempotency-key') ?? undefined, body: sentBody };
     sent.push(rec);
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
     try {
-      const res = await inner(`${base}${url.pathname}${url.search}`, init);
+      const res = await inner(`${base}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, ...(request.body !== null ? { body: sentBody } : {}), ...(signal ? { signal } : {}) });
       const body = await res.clone().text();
       rec.answeredAtMs = Date.now() - t0;
       rec.outcome = res.status;
@@ -140,7 +151,7 @@ function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: Sent
       if (ra !== null) rec.retryAfter = ra;
       return res;
     } catch (e) {
-      if (init.signal?.aborted) rec.outcome = 'aborted';
+      if (signal?.aborted) rec.outcome = 'aborted';
       else {
         rec.answeredAtMs = Date.now() - t0;
         rec.outcome = (e as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_closed';
@@ -270,5 +281,6 @@ export async function runClientFlakyLab(opts: ClientFlakyOptions): Promise<Clien
   return {
     options: { client: o.client.name, clientModule: o.clientModule, service: o.service ? `service ${o.service.def.name} (${o.service.module})` : `built-in ${o.variant}`, runs: o.runs, slowMs: o.slowMs, spreadMs: o.spreadMs, schedulesMax: o.schedulesMax, seed: o.seed },
     wallClock: wall, virtualTime: virt, simulated: sim,
+    verdict: wall.failures + virt.failures + sim.failing > 0 ? 'fails' : 'holds',
   };
 }

@@ -49,7 +49,14 @@ export type FaultKind =
    */
   | 'longSpans'
   /** One operation may run three workers at once (same key): races that two concurrent requests cannot reach. */
-  | 'threeWorkers';
+  | 'threeWorkers'
+  /**
+   * Retry clients: two operations whose bodies differ only in the
+   * operation's id (the same item bought twice). A key made from the content
+   * without the id — a hash of the body's other fields — gives both one key
+   * (`key-reuse`); with every title different, no run ever showed it.
+   */
+  | 'sameContent';
 
 /** A user service to generate scenarios for (instead of a built-in variant): its module and declared points. */
 export interface GenService {
@@ -245,11 +252,15 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     // constant for the built-in claims, which draw exactly as before; every
     // earlier field of a user service's case is drawn as before too.
     slowNth: o.service && has('slow') ? reachArb : fc.constant(1),
+    // Retry clients only: every operation with the same content (its id apart). Last, and a constant when
+    // off: every other campaign draws exactly as before, and a client's case draws every earlier field as before.
+    sameContent: has('sameContent') ? fc.boolean() : fc.constant(false),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     const nth = g.nth ?? FIRST_REACHES;
     let ops = g.ops;
-    if (same) ops = ops.map((op) => ({ ...op, title: o.service ? o.service.noun ?? 'effect' : 'Bug: pay fails' }));
+    // With one operation there is nothing to collide with: its case stays as drawn.
+    if (same || (g.sameContent && ops.length >= 2)) ops = ops.map((op) => ({ ...op, title: o.service ? o.service.noun ?? 'effect' : 'Bug: pay fails' }));
     if (reuse && ops.length >= 2) ops = ops.map((op, i) => (i === ops.length - 1 ? withKeyFrom(op, ops[0]!.id) : op));
     let { leaseMs, timeoutMs, slowMs, maxAttempts } = g;
     let pause = g.pause;

@@ -10,7 +10,7 @@ export interface ClientWorker {
   startMs: number;
   endMs: number;
   sent: SentRequest[];
-  outcome: 'resolved' | 'rejected';
+  outcome: 'resolved' | 'rejected' | 'stopped';
   error?: string;
 }
 
@@ -48,7 +48,7 @@ export function withClientSteps(steps: readonly Step[], workers: readonly Client
       const text = `${w.name} waits ${ms(q.atMs - from)} on virtual time after ${after}, then sends again`;
       placed.push({ step: { ...base, t: q.atMs, event: 'wait', text }, beforeStep: at >= 0 ? at : firstAtOrAfter(steps, q.atMs) });
     });
-    const settled = w.outcome === 'resolved' ? 'resolves' : `rejects (${w.error ?? 'no error'})`;
+    const settled = w.outcome === 'resolved' ? 'resolves' : w.outcome === 'stopped' ? 'has not settled past its deadline and is stopped' : `rejects (${w.error ?? 'no error'})`;
     // Settling goes after every step up to its time (its last request's delivery is part of what it waited for).
     let end = steps.length;
     while (end > 0 && steps[end - 1]!.t > w.endMs) end--;
@@ -76,7 +76,7 @@ export function pinClientViolations(violations: readonly Violation[], steps: rea
     const worker = workers.find((w) => v.detail.startsWith(`${w.name} `) || v.detail.startsWith(`call ${w.name} `));
     const at = (i: number, why: string): ViolationAt => ({ ...v, step: i < 0 ? steps.length - 1 : i, why: i < 0 ? 'the end state breaks it' : why });
     if (worker === undefined) return others([v])[0]!;
-    const end = steps.findIndex((s) => s.kind === 'worker' && s.actor === worker.name && (s.event === 'resolved' || s.event === 'rejected'));
+    const end = steps.findIndex((s) => s.kind === 'worker' && s.actor === worker.name && (s.event === 'resolved' || s.event === 'rejected' || s.event === 'stopped'));
     const sentAt = (t: number) => steps.findIndex((s) => s.kind === 'request' && s.t === t && requests.get(s.actor)?.worker === worker.name);
     const lastT = (): number => Number([...v.detail.matchAll(/t=([\d.]+) ms/g)].pop()?.[1] ?? NaN);
     switch (v.invariant) {
