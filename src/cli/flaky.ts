@@ -86,6 +86,7 @@ function print(r: FlakyReport, noun: string): void {
     ['same test on virtual time (fake timers)', v.runs, v.failures, pct(v.upperBound95), `${(v.wallMs / 1000).toFixed(2)} s (${(v.virtualMs / 1000).toFixed(2)} s virtual)`],
     [`simulation: every interleaving, ${s.staggers.length} staggers`, `${s.schedules}${s.complete ? '' : '+ (bounded)'}`, s.failing, 'n/a: enumerated, not sampled', `${(s.wallMs / 1000).toFixed(2)} s`],
   ]));
+  if (w.unsettled > 0) console.log(`UNSETTLED: in ${w.unsettled}/${w.runs} wall-clock runs the server was still at work (a request, a timer a handler armed) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; the effects were read then.`);
   const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;
   console.log(`\nWall clock: ${w.failures}/${w.runs} failed. ${w.failures === 0
     ? `Passing ${w.runs} times proves little: the failure rate could still be up to ${pct(w.upperBound95)} (1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`

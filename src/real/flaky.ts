@@ -288,7 +288,7 @@ export async function runWallClock(o: Resolved): Promise<ApproachResult & { perR
 }
 
 /** The server's background work now (timers its handlers armed and did not await), from `/_admin/counts`. */
-async function backgroundOf(port: number): Promise<number> {
+export async function backgroundOf(port: number): Promise<number> {
   const r = await httpJson(port, 'GET', '/_admin/counts');
   if (r.status !== 200) throw new Error(`reading /_admin/counts failed: ${r.status} ${JSON.stringify(r.json)}`);
   return (r.json as { background?: number }).background ?? 0;
