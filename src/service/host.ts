@@ -448,6 +448,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * first comes back to this request's own task ({@link rejoin}). Nobody at
    * work: false, and the wait is stuck (a promise nobody resolves).
    */
+  /** A timer callback of this request threw (an uncaught exception): its process crashes, as after an unhandled rejection ({@link ServiceHost.crash}). */
+  uncaught(error: unknown): boolean {
+    return this.host.clock !== undefined && this.host.crash(error, 'uncaught exception');
+  }
+
   parkOnOthers(): boolean {
     if (this.awaitingOthers !== undefined || this.host.active <= 1 || this.host.clock === undefined) return false;
     const d = this.env.defer<void>();

@@ -58,4 +58,23 @@ describe('an unhandled rejection while serving a request crashes the process, as
     expect(j.violations).toEqual(['exactly-one']);
     expect(j.crashes[0]).toMatchObject({ instance: 's0', cause: expect.stringMatching(/^unhandled rejection: Error: webhook for order 1 refused/) });
   }, 120_000);
+  it('a timer callback that throws is an uncaught exception: the process crashes the same way (it stopped check with "internal error … a bug in retrysim")', async () => {
+    const module = 'src/service/fixtures/timer-throws.ts';
+    const file = join(tmp('rs-uncaught-'), 'patient.json');
+    // Answers take 5 ms each way; the flush throws 1 ms after the order, while the handler still writes its audit line.
+    writeFileSync(file, JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'patient client', seed: 1, service: { module, instances: 1 },
+      client: { keySource: 'tool_call', policy: 'codex-sampling', maxAttempts: 3 }, network: { latencyMeanMs: 5, latencySdMs: 0 },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: { reports: { op1: 2 }, violations: ['exactly-one'] },
+    }));
+    const r = await runCli(['replay', '--service', module, file, '--trace']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/s0 +process crashed: uncaught exception: Error: metrics flush failed for order 1 \(at flushMetrics \([^)]*timer-throws\.ts:\d+:\d+\)\)/);
+    expect(r.stdout).toMatch(/s0 +kill \{"inflight":1,"restartAfterMs":500\}/);
+    expect(r.stdout).toMatch(/orders held: op1=2/);
+    const c = await runCli(['check', '--service', module, '--runs', '30', '--found', tmp('rs-uncaught-found-')]);
+    expect(c.stderr).not.toMatch(/internal error/);
+    expect(c.code, c.stderr).toBe(1);
+    expect(c.stdout).toMatch(/process crashed \(s0\): uncaught exception: Error: metrics flush failed/);
+  }, 120_000);
 });
