@@ -109,10 +109,18 @@ export class InstanceClock {
     ];
   }
 
-  /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
-  advanceTo(nowMs: number): void {
+  /**
+   * Moves the clock to the instance's time now (firing the timers due by
+   * then, inside the caller's turn). `frozen`: the process is stalled by a
+   * pause (a GC pause stops its event loop): the time moves and no timer
+   * fires; each pending one is pushed back by the time that passed, so a
+   * lease-renewal heartbeat does not beat while its holder is frozen.
+   */
+  advanceTo(nowMs: number, frozen = false): void {
     const target = this.epochMs + Math.floor(nowMs);
-    if (target > this.clock.now) this.tick(target - this.clock.now);
+    if (target <= this.clock.now) return;
+    if (frozen) this.clock.setSystemTime(target);
+    else this.tick(target - this.clock.now);
   }
 
   /** Runs the immediates and 0 ms timers due now. Answers whether any ran. */

@@ -60,6 +60,8 @@ export interface BackgroundSim {
    * mode (the caller reports it).
    */
   crash?(reason: unknown, kind?: CrashKind): Promise<void>;
+  /** Kernel time (as {@link sharedNow}) until which the process is stalled by a pause fault; absent in real mode. */
+  frozenUntil?(): number | undefined;
 }
 
 export interface ServiceSim<M = unknown> {
@@ -83,6 +85,12 @@ export interface ServiceSim<M = unknown> {
    * returns in real mode (the caller reports it).
    */
   crashProcess?(reason: unknown, kind?: CrashKind): Promise<void>;
+  /**
+   * @internal Kernel time (as {@link sharedNow}) until which this process is
+   * stalled by a pause fault (a GC pause stops its whole event loop): a
+   * hosted app's timers do not fire before it. Hosts provide it.
+   */
+  frozenUntil?(): number | undefined;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

@@ -175,6 +175,7 @@ export class ServiceHost implements HostedInstance {
       },
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
+      frozenUntil: () => this.pausedUntil,
       alive: () => this.generation === gen,
       crash: async (reason, kind) => {
         if (!this.crash(reason, kind)) return;
