@@ -93,5 +93,5 @@ export * from './retry/index.js';
 // Hosted Node HTTP apps and the simulated key-value store (src/app/, src/kv/).
 export type { AppDescriptor, AppEnv, KvView, RequestListener } from './app/descriptor.js';
 export { appService, APP_STEPS, APP_CRASH_POINTS } from './app/define.js';
-export { KvClient, kvClient, KV_COMMANDS, type KvCommandName } from './kv/client.js';
+export { KvClient, KvMulti, kvClient, KV_COMMANDS, ErrorReply, MultiErrorReply, WatchError, type KvCommandName } from './kv/client.js';
 export { KvStore, KV_TABLE, type SetOptions } from './kv/store.js';

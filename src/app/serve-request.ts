@@ -95,10 +95,16 @@ function hashSeed(s: string): number {
   return h >>> 0;
 }
 
-/** What the phase after a store command may touch: the command's keys, and the instance's memory unless the app is stateless. */
+/**
+ * What the phase after a store command may touch: the command's keys (an
+ * EXEC's: every queued command's and every watched key's), and the
+ * instance's memory unless the app is stateless. WATCH and EXEC also read
+ * and change the connection's watched keys, which the process's requests
+ * share (its one client): they touch its memory even in a stateless app.
+ */
 function footprintOf(c: KvCommand, instance: string, stateless: boolean): Footprint {
   const keys = c.keys.map((k) => `kv:${k}`);
-  const mem = stateless ? [] : [`app:${instance}`];
+  const mem = stateless && c.name !== 'watch' && c.name !== 'exec' ? [] : [`app:${instance}`];
   return c.write ? { writes: [...keys, ...mem] } : { reads: keys, writes: mem };
 }
 
@@ -219,6 +225,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           if (!(e instanceof CrashFault)) throw e;
           // On the trace where it strikes: an app that catches the error and answers its own 500 would otherwise hide the fault.
           sim.note?.(`${label}: answer lost (the store ran it; the app's client saw SocketClosedUnexpectedlyError)`);
+          next.c.lost?.();
           next.reject(new KvConnectionLost(next.c.name.toUpperCase()));
           continue;
         }

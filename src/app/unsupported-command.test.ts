@@ -62,8 +62,8 @@ describe('a node-redis command the simulated store does not have', () => {
   });
 
   it('a command the store lacks, called in app(), is named too; a property node-redis does not have stays undefined (not thenable)', async () => {
-    const inFactory: AppDescriptor = { ...redemptions(async () => false), app: ({ redis }) => { void (redis as unknown as { multi(): unknown }).multi(); return (_q, s) => s.end('{}'); } };
-    await expect(campaign(inFactory)).rejects.toThrow(/the app called redis\.multi\(\), which the simulated store does not have/);
+    const inFactory: AppDescriptor = { ...redemptions(async () => false), app: ({ redis }) => { void (redis as unknown as { eval(): unknown }).eval(); return (_q, s) => s.end('{}'); } };
+    await expect(campaign(inFactory)).rejects.toThrow(/the app called redis\.eval\(\), which the simulated store does not have/);
     const c = kvClient() as unknown as Record<string, unknown>;
     // The connection's surface is node-redis's for a connected client (src/kv/client.test.ts).
     expect(c.isOpen).toBe(true);

@@ -13,10 +13,16 @@ export interface KvCommand {
   /** Whether it may write (a read-only command commutes with other reads of its keys). */
   write: boolean;
   run(store: KvStore, nowMs: number): unknown;
+  /**
+   * The crash fault struck its answer: the connection dropped after the
+   * store ran it. The client forgets what the server forgot with the
+   * connection (its watched keys, see {@link KvClient.watch}).
+   */
+  lost?(): void;
 }
 
 /** Every command the client sends, in the order the host declares them as steps. */
-export const KV_COMMANDS = ['set', 'get', 'del', 'incr', 'pexpire', 'pttl', 'putIf'] as const;
+export const KV_COMMANDS = ['set', 'get', 'del', 'incr', 'pexpire', 'pttl', 'putIf', 'exec', 'watch'] as const;
 export type KvCommandName = (typeof KV_COMMANDS)[number];
 
 /** Where commands go: the request the host is running now. */
@@ -27,7 +33,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL, putIf and ping, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL, putIf, ping, multi() with those commands and exec(), watch, unwatch and duplicate, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -41,17 +47,17 @@ export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s 
  * {@link KvClient.connect}).
  */
 const NOT_SIMULATED = new Set([
-  'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'decr', 'decrby', 'duplicate', 'eval', 'evalsha',
-  'exec', 'executeisolated', 'exists', 'expireat', 'flushall', 'flushdb', 'getdel', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
+  'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'decr', 'decrby', 'eval', 'evalsha',
+  'executeisolated', 'exists', 'expireat', 'flushall', 'flushdb', 'getdel', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
   'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrby', 'incrbyfloat', 'keys', 'lindex', 'llen',
-  'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'multi', 'persist', 'pexpireat',
+  'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'persist', 'pexpireat',
   'psetex', 'publish', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setex', 'setnx', 'setrange',
-  'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'unwatch', 'watch', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
+  'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
   'zrem', 'zscore',
 ]);
 
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
-const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit' };
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
 
 /**
  * node-redis's answer to a command (or quit/close/destroy) on a client that
@@ -120,6 +126,250 @@ function keyOf(k: unknown, cmd: string): string {
   if (typeof k !== 'string' || k === '') throw new TypeError(`retrysim kv: ${cmd} needs a non-empty string key, got ${JSON.stringify(k)}`);
   return k;
 }
+
+/** GET as a store command. */
+function getCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'GET');
+  return { name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) };
+}
+
+/**
+ * SET as a store command, or the TypeError node-redis gives a value it
+ * cannot send; an option the store lacks is named (and thrown) here.
+ */
+function setCommand(key: unknown, value: unknown, nodeRedisOptions: unknown): { c: KvCommand; k: string; v: string; options: SetOptions } | { refused: TypeError } {
+  const k = keyOf(key, 'SET');
+  // node-redis sends strings, numbers and Buffers and refuses the rest (`JSON.stringify(undefined)` is undefined);
+  // String() stored "undefined" or "[object Object]", and the app's bug held here.
+  if (typeof value !== 'string' && typeof value !== 'number' && !Buffer.isBuffer(value)) {
+    return { refused: new TypeError(`Invalid argument type (the value of SET ${k} is ${value === null ? 'null' : typeof value}; node-redis sends strings, numbers and Buffers)`) };
+  }
+  const v = String(value);
+  // ioredis spells options as arguments (`set(k, v, 'PX', 30000, 'NX')`): read as node-redis's object they
+  // were nothing, and a claim was a plain overwrite. Named instead, as a method the store lacks is.
+  const options = nodeRedisOptions === undefined || nodeRedisOptions === null || (typeof nodeRedisOptions === 'object' && !Array.isArray(nodeRedisOptions))
+    ? storeSetOptions((nodeRedisOptions ?? {}) as NodeRedisSetOptions)
+    : { unsupported: `set(key, value, ${JSON.stringify(nodeRedisOptions)}, …) with ioredis's positional options (node-redis takes one object: set(key, value, { NX: true, PX: 30000 }))` };
+  if ('unsupported' in options) {
+    sink?.unsupported?.(options.unsupported);
+    throw new KvUnsupportedCommand(options.unsupported);
+  }
+  return { c: { name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) }, k, v, options };
+}
+
+function delCommand(keys: unknown): KvCommand {
+  const ks = (typeof keys === 'string' ? [keys] : [...(keys as readonly unknown[])]).map((k) => keyOf(k, 'DEL'));
+  return { name: 'del', keys: ks, write: true, run: (s, now) => s.del(ks, now) };
+}
+
+function incrCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'INCR');
+  return { name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) };
+}
+
+/** EXPIRE (seconds) and PEXPIRE (ms) are one store command. */
+function pexpireCommand(key: unknown, amount: number, unit: 'EXPIRE' | 'PEXPIRE', mode?: ExpireMode): KvCommand {
+  const k = keyOf(key, unit);
+  // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
+  // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
+  const ms = unit === 'PEXPIRE' ? amount : Number.isInteger(amount) ? amount * 1000 : Number.NaN;
+  return { name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) };
+}
+
+function pttlCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'PTTL');
+  return { name: 'pttl', keys: [k], write: false, run: (s, now) => s.pttl(k, now) };
+}
+
+/** TTL's answer from PTTL's: seconds, the negative codes as they are. */
+const ttlOfPttl = (ms: number): number => (ms < 0 ? ms : Math.round(ms / 1000));
+
+/** What node-redis makes of EXEC's reply: null (aborted) is a WatchError, a slot's error a MultiErrorReply, else the replies. */
+function execAnswer(replies: unknown[] | null): unknown[] {
+  if (replies === null) throw new WatchError();
+  const errorIndexes = replies.flatMap((r, i) => (r instanceof ErrorReply ? [i] : []));
+  if (errorIndexes.length > 0) throw new MultiErrorReply(replies, errorIndexes);
+  return replies;
+}
+
+/**
+ * A command's error inside EXEC: Redis answers that slot with the error and
+ * runs the others; node-redis puts an `ErrorReply` there (`@redis/client`
+ * lib/errors.ts, v4.7.1 and v5.12.1: `class ErrorReply extends Error`, the
+ * server's message as its own).
+ */
+export class ErrorReply extends Error {}
+
+/**
+ * What `exec()` rejects with when a slot holds an error: node-redis's
+ * `MultiErrorReply` (lib/errors.ts; thrown by `transformReplies` in
+ * lib/multi-command.ts of v4.7.1 and v5.12.1 alike), with every reply in
+ * `.replies` (the errors in their slots) and `.errorIndexes`. The other
+ * commands of the transaction ran: Redis does not roll back.
+ */
+export class MultiErrorReply extends ErrorReply {
+  constructor(readonly replies: unknown[], readonly errorIndexes: number[]) {
+    super(`${errorIndexes.length} commands failed, see .replies and .errorIndexes for more information`);
+  }
+}
+
+/**
+ * What `exec()` rejects with when the transaction was aborted (EXEC
+ * answered null): node-redis's `WatchError` (lib/errors.ts, same message
+ * in v4.7.1 and v5.12.1; v4's `handleExecReplies` in lib/multi-command.ts
+ * and v5's `_executeMulti` in lib/client/index.ts throw it on a null EXEC
+ * reply). v5 also throws it, with `Client reconnected after WATCH`, when the
+ * connection dropped since WATCH, without sending the transaction.
+ */
+export class WatchError extends Error {
+  constructor(message = 'One (or more) of the watched keys has been changed') {
+    super(message);
+  }
+}
+
+/**
+ * WATCH's state of one client (one connection): the keys the server
+ * watches for it, each with its write count when watched, and whether the
+ * client knows it is watching (v5's `#watchEpoch`: set once a WATCH was
+ * answered). Kept outside the client for the same reason as {@link closed}.
+ */
+interface WatchState {
+  keys: Map<string, number>;
+  known: boolean;
+  /** v5's `#dirtyWatch`: the connection dropped while watching; the next EXEC fails with this. */
+  dirty?: string;
+}
+const watching = new WeakMap<object, WatchState>();
+
+function watchStateOf(client: object): WatchState {
+  let w = watching.get(client);
+  if (w === undefined) {
+    w = { keys: new Map(), known: false };
+    watching.set(client, w);
+  }
+  return w;
+}
+
+/**
+ * The canary store's EXEC: each queued command sent as its own store step
+ * (other requests' commands may run between them, a crash may strike
+ * between them), as a client without transactions would. An app relying on
+ * MULTI's atomicity must go red on it.
+ */
+let execNotAtomic = false;
+
+/** @internal Plants (or removes) the canary store's non-atomic EXEC (tests only). */
+export function plantExecNotAtomic(on: boolean): void {
+  execNotAtomic = on;
+}
+
+/** One command queued in a MULTI: the store command, and how the method's answer is made from the raw reply. */
+interface Queued {
+  c: KvCommand;
+  reply?: (raw: never) => unknown;
+}
+
+/**
+ * node-redis's `client.multi()`: a chain of the store's commands (same
+ * arguments as the client's methods, each returning the chain) that
+ * `exec()` sends as MULTI … EXEC, and so the store runs as one step
+ * (`kv.exec`): no other request's command runs between them. Only the
+ * commands the store has are queued; another node-redis command is named
+ * as the client names it.
+ */
+export class KvMulti {
+  readonly #client: KvClient;
+  readonly #queue: Queued[] = [];
+  /** node-redis refuses a value it cannot encode when it sends the transaction: exec() rejects with it. */
+  #refused: TypeError | undefined;
+
+  constructor(client: KvClient) {
+    this.#client = client;
+    const self = this;
+    const proxy: KvMulti = new Proxy(this, {
+      get(target, key) {
+        const raw = typeof key === 'string' ? MULTI_RAW_NAMES[key] : undefined;
+        const prop = raw ?? key;
+        if (typeof prop === 'string' && raw === undefined && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
+          return () => {
+            sink?.unsupported?.(`multi().${prop}()`);
+            throw new KvUnsupportedCommand(`multi().${prop}()`);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        // Methods run on the target (its #fields), and answer the proxy for chaining.
+        return typeof v === 'function' ? (...a: unknown[]) => {
+          const r = (v as (...x: unknown[]) => unknown).apply(self, a);
+          return r === self ? proxy : r;
+        } : v;
+      },
+    });
+    return proxy;
+  }
+
+  #add(c: KvCommand, reply?: (raw: never) => unknown): this {
+    this.#queue.push(reply === undefined ? { c } : { c, reply });
+    return this;
+  }
+
+  get(key: string): this {
+    return this.#add(getCommand(key));
+  }
+
+  set(key: string, value: string | number, options: NodeRedisSetOptions = {}): this {
+    const r = setCommand(key, value, options);
+    if ('refused' in r) {
+      this.#refused ??= r.refused;
+      return this;
+    }
+    return this.#add(r.c);
+  }
+
+  del(keys: string | readonly string[]): this {
+    return this.#add(delCommand(keys));
+  }
+
+  incr(key: string): this {
+    return this.#add(incrCommand(key));
+  }
+
+  expire(key: string, seconds: number, mode?: ExpireMode): this {
+    return this.#add(pexpireCommand(key, seconds, 'EXPIRE', mode));
+  }
+
+  pExpire(key: string, ms: number, mode?: ExpireMode): this {
+    return this.#add(pexpireCommand(key, ms, 'PEXPIRE', mode));
+  }
+
+  ttl(key: string): this {
+    return this.#add(pttlCommand(key), ttlOfPttl);
+  }
+
+  pTTL(key: string): this {
+    return this.#add(pttlCommand(key));
+  }
+
+  /**
+   * Sends the transaction: one store step (`kv.exec`) that checks the
+   * watched keys and runs every queued command, or none. Resolves to the
+   * replies in order; rejects with {@link WatchError} when a watched key was
+   * written since WATCH (EXEC answered null), with {@link MultiErrorReply}
+   * when a command failed in its slot (the others ran), and with the lost
+   * connection's error when the crash fault strikes its answer (the store
+   * ran all of it).
+   */
+  exec(execAsPipeline?: boolean): Promise<unknown[]> {
+    if (execAsPipeline === true) {
+      sink?.unsupported?.('multi().exec(true)');
+      throw new KvUnsupportedCommand('multi().exec(true)');
+    }
+    if (this.#refused !== undefined) return Promise.reject(this.#refused);
+    return this.#client.execQueued(this.#queue);
+  }
+}
+
+/** node-redis's upper-case names on a MULTI chain. */
+const MULTI_RAW_NAMES: Readonly<Record<string, keyof KvMulti>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', EXEC: 'exec' };
 
 /**
  * A client of the simulated key-value store with the method names and
@@ -250,18 +500,36 @@ export class KvClient extends EventEmitter {
 
   private shut(): void {
     closed.add(this);
+    // The server forgets the connection's watched keys with it.
+    watching.delete(this);
     this.emit('end');
   }
 
   /** Every command goes through here: a closed client refuses it, as node-redis does, before it reaches the store. */
   private sendOpen<T>(c: KvCommand): Promise<T> {
     if (closed.has(this)) return Promise.reject(new ClientClosedError());
-    return send<T>(c);
+    return send<T>({ ...c, lost: () => this.connectionLost() });
+  }
+
+  /**
+   * The crash fault dropped this client's connection (a command's answer
+   * lost) and node-redis reconnected: the server forgot the keys it
+   * watched, and v5 fails the next EXEC of a client that was watching
+   * (`_executeMulti` in lib/client/index.ts: `watchEpoch !== socketEpoch`
+   * throws `WatchError('Client reconnected after WATCH')`). v4.7 has no
+   * such check and would run that EXEC unwatched; the simulation does what
+   * v5 does.
+   */
+  private connectionLost(): void {
+    const w = watching.get(this);
+    if (w === undefined) return;
+    w.keys.clear();
+    if (w.known) w.dirty = 'Client reconnected after WATCH';
+    w.known = false;
   }
 
   get(key: string): Promise<string | null> {
-    const k = keyOf(key, 'GET');
-    return this.sendOpen({ name: 'get', keys: [k], write: false, run: (s, now) => s.get(k, now) });
+    return this.sendOpen(getCommand(key));
   }
 
   /**
@@ -269,24 +537,10 @@ export class KvClient extends EventEmitter {
    * Options as node-redis v4 (`{ NX: true, PX: 30_000 }`) or v5 (`{ condition: 'NX', expiration: { type: 'PX', value: 30_000 } }`) spells them.
    */
   set(key: string, value: string | number, nodeRedisOptions: NodeRedisSetOptions = {}): Promise<string | null> {
-    const k = keyOf(key, 'SET');
-    // node-redis sends strings, numbers and Buffers and refuses the rest (`JSON.stringify(undefined)` is undefined);
-    // String() stored "undefined" or "[object Object]", and the app's bug held here.
-    if (typeof value !== 'string' && typeof value !== 'number' && !Buffer.isBuffer(value)) {
-      return Promise.reject(new TypeError(`Invalid argument type (the value of SET ${k} is ${value === null ? 'null' : typeof value}; node-redis sends strings, numbers and Buffers)`));
-    }
-    const v = String(value);
-    // ioredis spells options as arguments (`set(k, v, 'PX', 30000, 'NX')`): read as node-redis's object they
-    // were nothing, and a claim was a plain overwrite. Named instead, as a method the store lacks is.
-    const options = nodeRedisOptions === null || (typeof nodeRedisOptions === 'object' && !Array.isArray(nodeRedisOptions))
-      ? storeSetOptions(nodeRedisOptions ?? {})
-      : { unsupported: `set(key, value, ${JSON.stringify(nodeRedisOptions)}, …) with ioredis's positional options (node-redis takes one object: set(key, value, { NX: true, PX: 30000 }))` };
-    if ('unsupported' in options) {
-      sink?.unsupported?.(options.unsupported);
-      throw new KvUnsupportedCommand(options.unsupported);
-    }
-    if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
-    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
+    const r = setCommand(key, value, nodeRedisOptions);
+    if ('refused' in r) return Promise.reject(r.refused);
+    if (r.options.NX && nxAsGetThenSet) return this.getThenSet(r.k, r.v, r.options);
+    return this.sendOpen(r.c);
   }
 
   private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
@@ -296,39 +550,161 @@ export class KvClient extends EventEmitter {
 
   /** DEL key [key ...]: how many existed. */
   del(keys: string | readonly string[]): Promise<number> {
-    const ks = (typeof keys === 'string' ? [keys] : [...keys]).map((k) => keyOf(k, 'DEL'));
-    return this.sendOpen({ name: 'del', keys: ks, write: true, run: (s, now) => s.del(ks, now) });
+    return this.sendOpen(delCommand(keys));
   }
 
   incr(key: string): Promise<number> {
-    const k = keyOf(key, 'INCR');
-    return this.sendOpen({ name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) });
+    return this.sendOpen(incrCommand(key));
   }
 
   /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
-    const k = keyOf(key, 'EXPIRE');
-    // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
-    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
+    return this.sendOpen(pexpireCommand(key, seconds, 'EXPIRE', mode));
   }
 
   /** PEXPIRE key ms [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   pExpire(key: string, ms: number, mode?: ExpireMode): Promise<number> {
-    const k = keyOf(key, 'PEXPIRE');
-    // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
-    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
+    return this.sendOpen(pexpireCommand(key, ms, 'PEXPIRE', mode));
   }
 
   /** TTL key: seconds left, -1 without expiry, -2 when missing. */
   async ttl(key: string): Promise<number> {
-    const ms = await this.pTTL(key);
-    return ms < 0 ? ms : Math.round(ms / 1000);
+    return ttlOfPttl(await this.pTTL(key));
   }
 
   /** PTTL key: ms left, -1 without expiry, -2 when missing. */
   pTTL(key: string): Promise<number> {
-    const k = keyOf(key, 'PTTL');
-    return this.sendOpen({ name: 'pttl', keys: [k], write: false, run: (s, now) => s.pttl(k, now) });
+    return this.sendOpen(pttlCommand(key));
+  }
+
+  /**
+   * node-redis's `duplicate()`: a new client of the same store, with its
+   * own connection (so its own watched keys), not connected yet — as
+   * node-redis's, it needs `await dup.connect()` first. The way an app
+   * gives each request its own connection for WATCH … EXEC.
+   */
+  duplicate(): KvClient {
+    const dup = new KvClient();
+    closed.add(dup);
+    return dup;
+  }
+
+  /**
+   * MULTI: a chain of commands that `exec()` runs as one transaction (see
+   * {@link KvMulti}). node-redis v4/v5 take no argument; ioredis's
+   * `multi([['set', …], …])` is named as a form the store lacks.
+   */
+  multi(...args: unknown[]): KvMulti {
+    if (args.length > 0) {
+      const m = `multi(${JSON.stringify(args[0])}) with ioredis's array of commands (node-redis chains them: multi().set(k, v).incr(n).exec())`;
+      sink?.unsupported?.(m);
+      throw new KvUnsupportedCommand(m);
+    }
+    return new KvMulti(this);
+  }
+
+  /**
+   * WATCH key [key ...]: 'OK'; the next EXEC of this client fails (node-redis
+   * rejects it with {@link WatchError}) if anyone wrote one of the keys
+   * since — another request, another instance, or this request itself, as
+   * in Redis. A store step (`kv.watch`): where it falls among other
+   * requests' writes decides the EXEC. WATCH belongs to the connection, and
+   * the simulation's connection is the client `app({ redis })` got: one per
+   * process, shared by its requests, as a production app's one client is.
+   * So two requests of one process that WATCH and EXEC at once share one
+   * set of watched keys and the first EXEC ends it for both, as on a real
+   * shared connection (node-redis v4's `isolated` clients and v5's pools
+   * are not simulated).
+   */
+  watch(...keys: Array<string | readonly string[]>): Promise<string> {
+    const ks = keys.flat().map((k) => keyOf(k, 'WATCH'));
+    const self = this;
+    const c: KvCommand = {
+      name: 'watch',
+      keys: ks,
+      write: false,
+      run: (s, now) => {
+        const w = watchStateOf(self);
+        // Watching a key again keeps its first reading: Redis's dirty flag counts from the first WATCH.
+        for (const k of ks) if (!w.keys.has(k)) w.keys.set(k, s.version(k, now));
+        return 'OK';
+      },
+    };
+    // v5 sets its watch epoch once the answer came (lib/client/index.ts, WATCH).
+    return this.sendOpen<string>(c).then((r) => {
+      watchStateOf(this).known = true;
+      return r;
+    });
+  }
+
+  /**
+   * UNWATCH: 'OK', every key of the connection unwatched. Not a store step:
+   * it touches no key, only this connection's own state.
+   */
+  unwatch(): Promise<string> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    watching.delete(this);
+    return Promise.resolve('OK');
+  }
+
+  /** @internal A MULTI's exec(): the whole queue as one store command (`kv.exec`). */
+  execQueued(queue: readonly Queued[]): Promise<unknown[]> {
+    if (closed.has(this)) return Promise.reject(new ClientClosedError());
+    const w = watching.get(this);
+    // v5's _executeMulti: the client's own watch state is taken (and reset) as the transaction leaves.
+    const dirty = w?.dirty;
+    if (w !== undefined) {
+      w.dirty = undefined;
+      w.known = false;
+    }
+    if (dirty !== undefined) {
+      watching.delete(this);
+      return Promise.reject(new WatchError(dirty));
+    }
+    if (execNotAtomic) return this.execOneByOne(queue);
+    // The keys watched as EXEC leaves are the ones it checks: its footprint
+    // (the queued commands' keys and these) is fixed here, so exhaustive
+    // reduction sees every key the step reads.
+    const watched = [...(w?.keys ?? new Map<string, number>())];
+    const keys = [...new Set([...queue.flatMap((q) => q.c.keys), ...watched.map(([k]) => k)])];
+    const self = this;
+    const c: KvCommand = {
+      name: 'exec',
+      keys,
+      write: queue.some((q) => q.c.write),
+      run: (s, now) => {
+        // EXEC unwatches every key of the connection, whatever it answers.
+        watching.delete(self);
+        if (watched.some(([k, v]) => s.version(k, now) !== v)) return null;
+        return queue.map((q) => {
+          try {
+            const raw = q.c.run(s, now);
+            return q.reply === undefined ? raw : q.reply(raw as never);
+          } catch (e) {
+            return new ErrorReply(e instanceof Error ? e.message : String(e));
+          }
+        });
+      },
+    };
+    return this.sendOpen<unknown[] | null>(c).then(execAnswer);
+  }
+
+  /** The canary's EXEC ({@link plantExecNotAtomic}): each queued command its own step, in order. */
+  private async execOneByOne(queue: readonly Queued[]): Promise<unknown[]> {
+    watching.delete(this);
+    const replies: unknown[] = [];
+    for (const q of queue) {
+      let raw: unknown;
+      try {
+        raw = await this.sendOpen(q.c);
+      } catch (e) {
+        if (e instanceof ErrorReply || (e instanceof Error && e.name === 'SocketClosedUnexpectedlyError') || e instanceof ClientClosedError) throw e;
+        replies.push(new ErrorReply(e instanceof Error ? e.message : String(e)));
+        continue;
+      }
+      replies.push(q.reply === undefined ? raw : q.reply(raw as never));
+    }
+    return execAnswer(replies);
   }
 
   /**

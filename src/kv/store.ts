@@ -43,6 +43,14 @@ export class KvStore {
   private readonly upsertSt;
   private readonly delSt;
   private readonly expireSt;
+  /**
+   * How many times each key was written (set, deleted, expired, its expiry
+   * changed): what WATCH records and EXEC compares, as Redis marks a
+   * watched key dirty on any write to it, even one that leaves the same
+   * value (an ABA write aborts the transaction too). Only equality is read,
+   * so a store reused across runs needs no reset.
+   */
+  private readonly versions = new Map<string, number>();
 
   constructor(readonly db: ServiceDb) {
     this.getSt = db.prepare(`SELECT value, expires_at AS expiresAt FROM ${KV_TABLE} WHERE key = ?`);
@@ -56,9 +64,24 @@ export class KvStore {
     if (row === undefined) return undefined;
     if (row.expiresAt !== null && row.expiresAt <= nowMs) {
       this.delSt.run(key); // lazy expiry, as Redis does on access
+      this.touch(key); // an expiry aborts a transaction watching the key (Redis 6.0.9 and later)
       return undefined;
     }
     return row;
+  }
+
+  private touch(key: string): void {
+    this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * WATCH's and EXEC's reading of a key: its write count, after expiring it
+   * if its time is up (a key that expires between WATCH and EXEC counts as
+   * written, as in Redis since 6.0.9).
+   */
+  version(key: string, nowMs: number): number {
+    this.live(key, nowMs);
+    return this.versions.get(key) ?? 0;
   }
 
   get(key: string, nowMs: number): string | null {
@@ -76,13 +99,18 @@ export class KvStore {
     if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ERR invalid expire time in 'set' command (${ttlMs} ms)`);
     const expiresAt = ttlMs !== undefined ? nowMs + ttlMs : o.KEEPTTL ? old?.expiresAt ?? null : null;
     this.upsertSt.run(key, value, expiresAt);
+    this.touch(key);
     return o.GET ? old?.value ?? null : 'OK';
   }
 
   /** DEL: how many of the keys existed. */
   del(keys: readonly string[], nowMs: number): number {
     let n = 0;
-    for (const k of keys) if (this.live(k, nowMs) !== undefined) n += this.delSt.run(k).changes;
+    for (const k of keys) {
+      if (this.live(k, nowMs) === undefined) continue;
+      n += this.delSt.run(k).changes;
+      this.touch(k);
+    }
     return n;
   }
 
@@ -92,6 +120,7 @@ export class KvStore {
     const n = old === undefined ? 0 : Number(old.value);
     if (!Number.isInteger(n)) throw new Error(NOT_INTEGER);
     this.upsertSt.run(key, String(n + 1), old?.expiresAt ?? null);
+    this.touch(key);
     return n + 1;
   }
 
@@ -110,6 +139,7 @@ export class KvStore {
     if ((mode === 'NX' && row.expiresAt !== null) || (mode === 'XX' && row.expiresAt === null) || (mode === 'GT' && !(next > cur)) || (mode === 'LT' && !(next < cur))) return 0;
     if (ms <= 0) this.delSt.run(key);
     else this.expireSt.run(nowMs + ms, key);
+    this.touch(key);
     return 1;
   }
 
@@ -130,6 +160,7 @@ export class KvStore {
     const old = this.live(key, nowMs);
     if (!condition(old?.value)) return false;
     this.upsertSt.run(key, value, ttlMs === undefined ? null : nowMs + ttlMs);
+    this.touch(key);
     return true;
   }
 
