@@ -8,7 +8,8 @@
  */
 import type { ServiceDefinition, ServiceSim } from 'retrysim';
 
-const COMMANDS = ['set', 'get', 'del', 'incr', 'pexpire', 'pttl', 'putIf'];
+// The hosted app's steps, in the host's order (src/kv/client.ts KV_COMMANDS): the generator draws from this list.
+const COMMANDS = ['set', 'get', 'del', 'incr', 'pexpire', 'pttl', 'putIf', 'exec', 'watch'];
 
 /** One store command: an interleaving point, the command, then the point where its answer may be lost. */
 async function command<T>(sim: ServiceSim, name: string, keys: string[], write: boolean, run: () => T): Promise<T> {
