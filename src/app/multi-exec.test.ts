@@ -40,7 +40,7 @@ describe('WATCH … MULTI … EXEC (optimistic locking)', () => {
   const faults: FaultKind[] = [...FAULTS, 'instances'];
 
   it('WATCH on a connection of its own holds; the same app without WATCH fails exactly-one', async () => {
-    const ok = await campaign(watchOrderApp('watch'), faults, 80);
+    const ok = await campaign(watchOrderApp('watch'), faults, 300);
     expect(ok.verdict, JSON.stringify(ok.counterexample?.violations)).toBe('holds');
     const reached = Object.fromEntries(ok.coverage!.rows.map((r) => [r.id, r.runs]));
     expect(reached['preempt@kv.watch']).toBeGreaterThan(0);
