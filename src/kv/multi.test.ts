@@ -134,6 +134,15 @@ describe('WATCH', () => {
     expect(await dup.get('k')).toBe('1');
   });
 
+  it('one client is one connection: two requests sharing it share its watched keys, and the first EXEC unwatches them for both (as on a real shared connection)', async () => {
+    const { redis, other } = wired();
+    await redis.watch('a'); // request A
+    await redis.watch('b'); // request B, same client
+    expect(await (redis.multi().set('b', 'B') as Loose).exec()).toEqual(['OK']); // B's EXEC checked a and b, and unwatched both
+    await other.set('a', 'changed'); // would have aborted A's transaction on a connection of its own
+    expect(await (redis.multi().set('order', 'A') as Loose).exec()).toEqual(['OK']);
+  });
+
   it('a lost answer drops the connection: the server forgets the watched keys and the next EXEC fails with v5\'s "Client reconnected after WATCH", unsent', async () => {
     let loseNext = false;
     const { redis, sent, store } = wired(() => {
