@@ -119,3 +119,15 @@ describe("a user's service lives in 2026, not 1970", () => {
     for (const x of old.rows) expect(x.now_ms).toBeLessThan(3_600_000);
   });
 });
+
+describe('a module that busy-waits on the clock while it loads', () => {
+  it('cannot load (the clock stands still until a run begins): one line, and the real Date is back', async () => {
+    const dir = tmp('rs-epoch-spin-');
+    const file = join(dir, 'spin.ts');
+    writeFileSync(file, 'const t0 = Date.now();\nwhile (Date.now() - t0 < 50) {}\nexport default { name: "spin" };\n');
+    await expect(loadService(file)).rejects.toThrow(/cannot load: LoadSpinError: busy-waits on the clock while loading: read it 1,000,000 times/);
+    // The load's clock is gone whatever the module did: the test's own Date is the machine's again.
+    expect(Date.now()).not.toBe(SIM_EPOCH_MS); // real-time: allowed (what is asserted)
+    expect(new Date().getTime()).toBeGreaterThan(SIM_EPOCH_MS); // real-time: allowed (what is asserted)
+  });
+});
