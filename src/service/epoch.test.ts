@@ -120,8 +120,23 @@ describe("a user's service lives in 2026, not 1970", () => {
   });
 });
 
-describe('a module that busy-waits on the clock while it loads', () => {
-  it('cannot load (the clock stands still until a run begins): one line, and the real Date is back', async () => {
+describe('the clock a module reads while it loads', () => {
+  const bootModule = (dir: string) => {
+    const file = join(dir, 'boot.ts');
+    // The name carries what the top level read: a malformed definition is refused after the load, naming it.
+    writeFileSync(file, 'export default { name: "boot-" + Date.now() + "-" + new Date().toISOString() };\n');
+    return file;
+  };
+  it("simulated (check, replay): the epoch, 2026-01-01, the instant every run starts at", async () => {
+    await expect(loadService(bootModule(tmp('rs-epoch-boot-')))).rejects.toThrow(`boot-${SIM_EPOCH_MS}-2026-01-01T00:00:00.000Z`);
+  });
+  it("real (serve, flaky's real lanes): the machine's clock, as the handlers' there", async () => {
+    const err = await loadService(bootModule(tmp('rs-epoch-boot-')), { clock: 'real' }).then(() => undefined, (e: Error) => e.message);
+    expect(err).toMatch(/boot-\d+-/);
+    expect(err).not.toContain(`boot-${SIM_EPOCH_MS}-`);
+  });
+
+  it('a busy-wait on it cannot load (the clock stands still until a run begins): one line, and the real Date is back', async () => {
     const dir = tmp('rs-epoch-spin-');
     const file = join(dir, 'spin.ts');
     writeFileSync(file, 'const t0 = Date.now();\nwhile (Date.now() - t0 < 50) {}\nexport default { name: "spin" };\n');

@@ -70,6 +70,17 @@ function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
   return ns;
 }
 
+/** Options of {@link loadService}. */
+export interface LoadOptions {
+  /**
+   * The clock the module's top level reads while it loads: `simulated`
+   * (default) the simulation's epoch, the instant its runs start at;
+   * `real` the machine's, for a process that serves it for real (`serve`,
+   * and `flaky`, whose real lanes run it in process).
+   */
+  clock?: 'simulated' | 'real';
+}
+
 /**
  * Loads a user's service module (TypeScript through tsx's ESM API, no build
  * step; JavaScript with a plain import), checks its default export (or a
@@ -79,11 +90,11 @@ function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
  * starts at: a module loads once per process, however many runs follow. Every problem is a
  * {@link ServiceError} with one clear sentence.
  */
-export async function loadService(path: string): Promise<ServiceDefinition> {
+export async function loadService(path: string, o: LoadOptions = {}): Promise<ServiceDefinition> {
   let mod: Record<string, unknown>;
   try {
-    // Its top level reads the instant every run starts at, not the machine's clock (src/sim/load-clock.ts).
-    mod = await loadingAt(SIM_EPOCH_MS, () => importUserModule(path));
+    // In simulation its top level reads the instant every run starts at, not the machine's clock (src/sim/load-clock.ts).
+    mod = o.clock === 'real' ? await importUserModule(path) : await loadingAt(SIM_EPOCH_MS, () => importUserModule(path));
   } catch (e) {
     throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }
