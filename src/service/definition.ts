@@ -41,9 +41,9 @@ export interface ServiceResponse {
 export type CrashKind = 'unhandled rejection' | 'uncaught exception';
 
 export interface BackgroundSim {
-  /** The instance's time (virtual time plus its clock skew). */
+  /** The instance's time (the run's epoch plus virtual time plus its clock skew). */
   now(): number;
-  /** The time without the instance's skew (the simulated store's clock). */
+  /** The time without the instance's skew (the simulated store's clock, on the run's epoch). */
   sharedNow(): number;
   /** An interleaving point before a phase that touches `footprint`. */
   step(label: string, footprint?: Footprint): Promise<void>;
@@ -65,7 +65,12 @@ export interface BackgroundSim {
 }
 
 export interface ServiceSim<M = unknown> {
-  /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
+  /**
+   * Current time in ms since 1970, as `Date.now()` reads it in the handler:
+   * in simulation the scenario's epoch (`service.epochMs`: 2026-01-01 in
+   * files found since 2026-12, 0 in older ones) plus virtual time plus this
+   * instance's clock skew; for real, the machine's clock.
+   */
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
