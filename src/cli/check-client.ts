@@ -89,7 +89,8 @@ reproduces; what the minimiser could not show minimal is said.
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
 or a client that cannot run on virtual time (it never settles), 4 inconclusive
-(fewer scenarios ran than asked, or the schedule limit stopped an exhaustive search).`;
+(fewer scenarios ran than asked, the schedule limit stopped an exhaustive search, or no
+request of any run was answered 2xx: a client that never succeeds keeps every check vacuously).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {

@@ -74,7 +74,8 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
-                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
+                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
+                   coverage, neverReached}
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
