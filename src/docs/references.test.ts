@@ -208,6 +208,14 @@ describe('what the README promises a newcomer', () => {
     expect(existsSync(join(root, 'examples/vitest.config.ts'))).toBe(true);
   });
 
+  it("the README's layout names every folder of src/, and no folder that is not there", () => {
+    const at = readme.indexOf('## Layout');
+    const layout = new Set([...readme.slice(at).matchAll(/^src\/(\w+)\s/gm)].map((m) => m[1]!));
+    const folders = readdirSync(join(root, 'src')).filter((n) => statSync(join(root, 'src', n)).isDirectory());
+    expect(folders.length).toBeGreaterThan(10);
+    expect([...layout].sort()).toEqual(folders.sort());
+  });
+
   it('the benchmark table appears once, in docs/benchmarks.md', () => {
     const hits = pages(root).filter((p) => /\|\s*figure\s*\|\s*measured\s*\|/.test(read(root, p)));
     expect(hits).toEqual(['docs/benchmarks.md']);
