@@ -101,6 +101,27 @@ describe("the README's CLI reference and the --help texts agree", () => {
     expect(differ).toEqual([]);
   });
 
+  it('every flag a page gives a `retrysim CMD …` line is one that command takes (its --help lists it)', () => {
+    const helpOf = (cmd: string, rest: string): string => {
+      // check --client takes a --service (the endpoint it talks to): --client decides.
+      const campaign = cmd === 'check' ? (/--client\b/.test(rest) ? '--client' : /--(service|app)\b/.test(rest) ? '--service' : undefined) : undefined;
+      const row = rows.find((r) => r.argv[0] === cmd && r.argv[1] === campaign);
+      return helps.get(row!.command)!;
+    };
+    const wrong: string[] = [];
+    let count = 0;
+    for (const page of pages(root)) {
+      for (const m of read(root, page).matchAll(new RegExp(`retrysim (${commands.join('|')})\\b([^\`\\n]*)`, 'g'))) {
+        for (const flag of m[2]!.match(/--[a-z][a-z-]*/g) ?? []) {
+          count++;
+          if (flag !== '--help' && !new RegExp(`${flag}(?![a-z-])`).test(helpOf(m[1]!, m[2]!))) wrong.push(`${page}: retrysim ${m[1]}${m[2]!.slice(0, 60)}: ${flag}`);
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+    expect(wrong).toEqual([]);
+  });
+
   it('every flag a --help offers is named in README.md or docs/', () => {
     const text = pages(root).map((p) => read(root, p)).join('\n');
     const offered = new Set([...helps.values(), top].flatMap((h) => h.match(/--[a-z][a-z-]*/g) ?? []));
