@@ -6,6 +6,7 @@
  * every flag a help text offers must be named somewhere in the pages.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pages, read } from './test-markdown.js';
@@ -120,6 +121,22 @@ describe("the README's CLI reference and the --help texts agree", () => {
     }
     expect(count).toBeGreaterThan(100);
     expect(wrong).toEqual([]);
+  });
+
+  it("every check a client campaign reports is named in check --client --help and in docs/model.md's client checks", () => {
+    // The checks src/client/ reports by name (`invariant: 'deadline'`), besides the ones it shares with services.
+    const own = new Set(
+      readdirSync(join(root, 'src', 'client'))
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .flatMap((f) => [...readFileSync(join(root, 'src', 'client', f), 'utf8').matchAll(/invariant: '([a-z-]+)'/g)].map((m) => m[1]!)),
+    );
+    expect(own.size).toBeGreaterThan(3);
+    const checks = [...own, 'stable-key', 'exactly-one', 'id-exists', 'replay-equals-first'];
+    const clientHelp = helps.get(rows.find((r) => r.argv[1] === '--client')!.command)!;
+    const model = read(root, 'docs/model.md');
+    const modelChecks = model.slice(model.indexOf('**Client checks**'), model.indexOf('**What "holds" means.**'));
+    expect(checks.filter((c) => !clientHelp.includes(c)).map((c) => `check --client --help: ${c}`)).toEqual([]);
+    expect(checks.filter((c) => !modelChecks.includes(c)).map((c) => `docs/model.md client checks: ${c}`)).toEqual([]);
   });
 
   it('every flag a --help offers is named in README.md or docs/', () => {
