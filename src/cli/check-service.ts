@@ -34,10 +34,12 @@ database, clock skew,
 up to three concurrent duplicates, spans of minutes to hours, two tenants
 with the same raw key, the same key with a different body — runs with the
 built-in retrying client, and the service's declared effects are judged:
-exactly one per logical operation, every acknowledged id exists and is the
-operation's own, stable keys, a reused key with another body refused, every
-success under one key the first one's answer (replay-equals-first), and,
-if the service opts in, progress. The service's Date, timers, Math.random and
+exactly one per logical operation (exactly-one), every acknowledged id
+exists and is the operation's own (id-exists), stable keys (stable-key), no
+request handed another tenant's result (tenant-isolation), a reused key with
+another body refused (key-reuse), every success under one key the first
+one's answer (replay-equals-first), and, if the service opts in, progress.
+The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
 minimised and written as a replayable file; what the minimiser could not

@@ -139,6 +139,15 @@ describe("the README's CLI reference and the --help texts agree", () => {
     expect(checks.filter((c) => !modelChecks.includes(c)).map((c) => `docs/model.md client checks: ${c}`)).toEqual([]);
   });
 
+  it("check --service --help names every invariant the service campaign judges (docs/model.md §5's six and the key-reuse probe)", () => {
+    const model = read(root, 'docs/model.md');
+    const section = model.slice(model.indexOf('## §5 Invariants'), model.indexOf('## §6'));
+    const six = [...section.matchAll(/^\d\. \*\*([a-z-]+)\*\*/gm)].map((m) => m[1]!);
+    expect(six).toHaveLength(6);
+    const serviceHelp = helps.get(rows.find((r) => r.argv[1] === '--service')!.command)!;
+    expect([...six, 'key-reuse'].filter((i) => !serviceHelp.includes(i))).toEqual([]);
+  });
+
   it('every flag a --help offers is named in README.md or docs/', () => {
     const text = pages(root).map((p) => read(root, p)).join('\n');
     const offered = new Set([...helps.values(), top].flatMap((h) => h.match(/--[a-z][a-z-]*/g) ?? []));
