@@ -40,7 +40,7 @@ difference (reports held, or the set of broken invariants).
   --rows R,...    only these rows, e.g. key_atomic/tool_call
   --columns C,... only these columns (${CONFORMANCE_COLUMNS.join(', ')})
 
-A full run takes about a minute (one server process per cell).
+A full run (49 cells, one server process each) takes one to a few minutes.
 
 With --service PATH, your own service (the module of \`check --service\`) is
 held against \`retrysim serve --service PATH\` processes instead: one column
