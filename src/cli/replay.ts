@@ -14,6 +14,7 @@ import { ClientError, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
+import { keySourceWords } from '../harness/keys.js';
 
 const HELP = `retrysim replay FILE [--service PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
@@ -151,7 +152,8 @@ export async function run(argv: string[]): Promise<number> {
     return m.ok ? 0 : 1;
   }
   console.log(command);
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
+  // A user's service is told its keys in words; the built-in tracker's row keeps its variant/keySource name (its claims and files are named so).
+  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath}), ${keySourceWords(scenario.client.keySource)}` : `${scenario.service.variant}/${scenario.client.keySource}`}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   for (const l of setupLines(scenario)) console.log(l);
   if (values.trace) {
