@@ -412,7 +412,8 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, kind: 'note', from: srv, text: `${name} ${e.event}` });
     } else {
       lastStep.set(e.actor, e.event);
-      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
+      // A store command's step says on what and with which answer (`#2 kv.set order:k1 … → OK`), as replay's line does.
+      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}${e.detail === undefined ? '' : ` ${e.detail}`}` };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
