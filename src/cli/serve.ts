@@ -123,7 +123,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.service !== undefined) {
     // Loaded before the standby line, so a warm spare has nothing left to load.
     try {
-      opts.service = await loadService(values.service);
+      opts.service = await loadService(values.service, { clock: 'real' }); // served for real: its top level reads the machine's clock
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim serve: ${e.message}`);
