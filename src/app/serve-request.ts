@@ -8,7 +8,7 @@ import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
-import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
+import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
@@ -210,9 +210,14 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           // `SET … PX` expires by the Redis host's time).
           value = next.c.run(store, sim.sharedNow?.() ?? sim.now());
         } catch (e) {
+          const said = kvTraceWords(next.c, { error: e });
+          sim.detail?.(label, said.call, said.answer);
           next.reject(e);
           continue;
         }
+        // The step's line says on what and with which answer (`kv.set order:k1 … → OK`); shown, not hashed.
+        const said = kvTraceWords(next.c, { value });
+        sim.detail?.(label, said.call, said.answer);
         try {
           sim.crashPoint(`${label}: answer lost`);
         } catch (e) {
@@ -335,8 +340,13 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         enter();
         clock.advanceTo(at, (bg.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > bg.sharedNow());
         try {
-          next.resolve(next.c.run(store, bg.sharedNow()));
+          const value = next.c.run(store, bg.sharedNow());
+          const said = kvTraceWords(next.c, { value });
+          bg.detail?.(label, said.call, said.answer);
+          next.resolve(value);
         } catch (e) {
+          const said = kvTraceWords(next.c, { error: e });
+          bg.detail?.(label, said.call, said.answer);
           next.reject(e);
         }
         continue;

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
-import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
+import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
@@ -56,7 +56,8 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
                   when it runs out, the failing case in hand is written (it replays) and said
                   to be not known to be minimal; the verdict is still fails (exit 1)
   --seed S        the campaign seed (default 1)
-  --key-source K  the client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
+  --key-source K  where the client's Idempotency-Key comes from: ${KEY_SOURCES.map((k) => `${k} (${keySourceWords(k)})`).join(', ')};
+                  default tool_call
   --faults LIST   only these faults, comma-separated (default: the whole space; the
                   names are printed at the start), e.g. --faults crash,loseResponse
   --explore M     random: fast-check-generated schedules (shrinkable, default)
@@ -74,7 +75,7 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --out FILE      write this run's result for 'retrysim merge' (with --shard)
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
-  --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
+  --json          {service, module, keySource (the --key-source value), keys (it in words), seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
                    coverage, neverReached}
@@ -163,7 +164,7 @@ export async function run(argv: string[]): Promise<number> {
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
-      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
+      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, ${keySourceWords(keySource)}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
       // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
       const points = isHostedApp(def)
@@ -276,7 +277,8 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   }
   if (o.json) {
     console.log(JSON.stringify({
-      service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
+      // keySource is the --key-source value (and a shard file's, which merge compares); keys says it in the service's words, as the table does.
+      service: r.service, module: r.module, keySource: r.keySource, keys: keySourceWords(r.keySource), seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
       ...(o.timeBudgetMs !== undefined ? { timeBudgetMs: o.timeBudgetMs } : {}),
       ...(r.complete !== undefined ? { complete: r.complete } : {}),
       verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
@@ -294,7 +296,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   console.log(textTable(['', `${o.subject.startsWith('app ') ? 'app' : 'service'} / key source`, 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
     // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
     ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
-    `${r.service} / ${r.keySource}`,
+    `${r.service} / ${keySourceWords(r.keySource)}`,
     `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
     r.verdict,
     r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
