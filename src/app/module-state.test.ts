@@ -17,6 +17,7 @@ import { loadService } from '../service/load.js';
 
 const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/module-store-app.ts', import.meta.url));
+const mapApp = fileURLToPath(new URL('./fixtures/module-map-app.ts', import.meta.url));
 const claimApp = fileURLToPath(new URL('../../examples/app-plain-http/app-claim.ts', import.meta.url));
 const check = (path: string, runs: number) => spawnSync(process.execPath, [bin, 'check', '--app', path, '--runs', String(runs), '--faults', 'instances,kill,loseResponse', '--json', '--found', fileURLToPath(new URL('../../.retrysim/test-module-state', import.meta.url))], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, RETRYSIM_APP_PER_PROCESS: '' } });
 
@@ -43,6 +44,16 @@ describe('module-level state of a hosted app is one per simulated process', () =
     expect(j.violations).toContain('exactly-one');
     expect(j.why[0]).toMatch(/^app 'module-store-app' holds only because its simulated instances share module-level state: .* it fails exactly-one \(run \d+ of 30\)/);
     expect(j.replay).toMatch(/^RETRYSIM_APP_PER_PROCESS=1 retrysim replay --app /);
+  }, 120_000);
+
+  it('check --app: a Map at module level that carries over between runs gives the verdict of separate processes, not exit 2', () => {
+    // Until 2026-12: exit 2, "its counterexample did not reproduce when replayed in a fresh process", and no verdict.
+    const p = check(mapApp, 30);
+    expect(p.status, p.stderr).toBe(1);
+    const j = JSON.parse(p.stdout) as { verdict: string; why: string[]; moduleLoads: string; violations: string[] };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process' });
+    expect(j.violations).toContain('exactly-one');
+    expect(j.why[0]).toMatch(/^app 'module-map-app' keeps state at module level, which carried over from one simulated run to the next .* it fails exactly-one \(run \d+ of 30\)/);
   }, 120_000);
 
   it('check --app: an app that keeps its state in the store holds either way (exit 0, modules loaded once)', () => {

@@ -29,6 +29,12 @@ const FOUND_DIR = '.retrysim/found';
  * the first or second run.
  */
 export const MODULE_PROBE_RUNS = 50;
+const MODULE_STATE_ADVICE = 'a store kept at module level (a Map in the app\'s file, a library\'s default in-memory store) is not shared by real processes; keep idempotency state in the store (env.redis)';
+
+/** The invariants a counterexample breaks, for a sentence. */
+function invariantsOf(p: ServiceCampaignResult): string {
+  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
+}
 
 const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shrink-budget D] [--seed S] [--key-source K]
                [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
@@ -170,6 +176,13 @@ export async function run(argv: string[]): Promise<number> {
     let sharedModuleState: string | undefined;
     /** Whether the counterexample was found with one module load per process (its replay needs the same). */
     let perProcessCx = perProcess;
+    let probe: (() => Promise<{ sample: number; p: ServiceCampaignResult }>) | undefined;
+    /** Takes the per-process campaign's result as the verdict, with the line that says why. */
+    const adopt = (p: ServiceCampaignResult, line: string) => {
+      perProcessCx = true;
+      sharedModuleState = line;
+      r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
+    };
     const wall0 = performance.now();
     try {
       def = await loadService(v.service);
@@ -198,23 +211,24 @@ export async function run(argv: string[]): Promise<number> {
         bar.stop();
       }
       if (isHostedApp(def) && perProcess) log(`module loads: one per simulated process (${PER_PROCESS_ENV}=1): what the app keeps at module level is each process's own`);
-      else if (isHostedApp(def) && r.verdict === 'holds' && shard === undefined) {
+      // One module load per simulated process, on the first runs of the same seed and fault space (MODULE_PROBE_RUNS).
+      probe = async () => {
+        const sample = Math.min(runs, MODULE_PROBE_RUNS);
+        const own = await loadService(v.service!, { perProcess: true });
+        try {
+          return { sample, p: await runServiceCampaign({ def: own, module: v.service, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, runs: sample, shrinkBudgetMs, seed, foundDir: found, clockMs: clock }) };
+        } finally {
+          registerService(v.service!, def);
+        }
+      };
+      if (isHostedApp(def) && !perProcess && r.verdict === 'holds' && shard === undefined) {
         // Loaded once, the app's modules (its own file, its idempotency library) are shared by every simulated
         // instance and outlive every simulated restart; separate processes share none of it. A verdict
         // that holds only thanks to that sharing would tell the user a replicated app is safe.
-        const sample = Math.min(runs, MODULE_PROBE_RUNS);
-        log(`module state: held with the app's modules loaded once for all simulated processes; the first ${sample} runs again with one load per process, as separate processes load them`);
-        const own = await loadService(v.service, { perProcess: true });
-        const p = await runServiceCampaign({
-          def: own, module: v.service, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, runs: sample, shrinkBudgetMs, seed, foundDir: found, clockMs: clock,
-        });
-        if (p.verdict === 'fails') {
-          perProcessCx = true;
-          const inv = p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
-          sharedModuleState = `app '${def.name}' holds only because its simulated instances share module-level state: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${inv} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — a store kept at module level (a Map in the app's file, a library's default in-memory store) is not shared by real processes; keep idempotency state in the store (env.redis)`;
-          r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
-        } else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
-        registerService(v.service, def);
+        log(`module state: held with the app's modules loaded once for all simulated processes; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per process, as separate processes load them`);
+        const { sample, p } = await probe();
+        if (p.verdict === 'fails') adopt(p, `app '${def.name}' holds only because its simulated instances share module-level state: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+        else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
       }
       const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
       // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
@@ -236,8 +250,26 @@ export async function run(argv: string[]): Promise<number> {
       const problem = freshReplayProblem(written, [moduleFlag(def), v.service], perProcessCx ? { [PER_PROCESS_ENV]: '1' } : {});
       if (problem !== undefined) {
         rmSync(written, { force: true });
-        console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
-        return 2;
+        // A hosted app's module-level state carried over from one run to the next: loaded once per
+        // process, as real processes load it, the same runs give the verdict separate processes would.
+        let fixed = false;
+        if (isHostedApp(def) && !perProcessCx && shard === undefined && probe !== undefined) {
+          log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one module load per simulated process`);
+          try {
+            const { sample, p } = await probe();
+            const file = p.counterexample?.file;
+            if (p.verdict === 'fails' && file !== undefined && freshReplayProblem(file, [moduleFlag(def), v.service], { [PER_PROCESS_ENV]: '1' }) === undefined) {
+              adopt(p, `app '${def.name}' keeps state at module level, which carried over from one simulated run to the next while its modules were loaded once: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+              fixed = true;
+            } else if (file !== undefined) rmSync(file, { force: true });
+          } catch (e) {
+            if (!(e instanceof ServiceError)) throw e;
+          }
+        }
+        if (!fixed) {
+          console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
+          return 2;
+        }
       }
     }
     if (out !== undefined) {
