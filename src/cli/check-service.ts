@@ -91,7 +91,17 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
-                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
+                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay,
+                   moduleLoads (--app: once, or per-process when the verdict is the per-process one)}
+
+An app's modules (its own files, its idempotency library) are loaded once for
+the campaign, so what they keep at module level is shared by every simulated
+instance and survives every simulated restart, as no two real processes share
+it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs with
+the modules loaded once per simulated process; if that fails, the verdict is
+fails (exit 1) with one line saying the app held only through shared module
+state, and its counterexample replays with ${PER_PROCESS_ENV}=1 (which
+also runs a whole campaign that way: 5-7x slower, memory grows with each load).
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
