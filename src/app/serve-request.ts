@@ -133,6 +133,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   const clock = inst.clock;
   const pending = new Pending();
   const { enter, leave } = turnOf(clock, pending);
+  // Whether the process is stalled by a pause now (another request of it was paused at a step): its timers wait.
+  const frozen = () => (sim.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > (sim.sharedNow?.() ?? Number.POSITIVE_INFINITY);
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
   inst.working++;
   // Leaving the kernel to another task: whatever this request's turns did
@@ -143,7 +145,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   };
   enter();
   try {
-    clock.advanceTo(sim.now());
+    clock.advanceTo(sim.now(), frozen());
     if (inst.listener === undefined && inst.fresh !== undefined) {
       // This process's own copy of the module graph. Loading it is real
       // I/O, but this request's task holds the kernel throughout (no step
@@ -151,14 +153,11 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       // the run is the same whatever the load takes. The module's top
       // level runs on this instance's clock, as app() does.
       let own: AppDescriptor;
-      leave();
       try {
         own = await hostWait(inst.fresh);
       } catch (e) {
-        enter();
         throw new ServiceError(desc.name, `cannot load the app afresh for a simulated process: ${describeThrow(e)}`);
       }
-      enter();
       if (inst.listener === undefined) {
         const built = Promise.resolve().then(() => own.app({ redis: kvClient() }));
         inst.listener = built;
@@ -223,7 +222,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         yieldTo();
         await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
         enter();
-        clock.advanceTo(sim.now());
+        clock.advanceTo(sim.now(), frozen());
         let value: unknown;
         try {
           // The store is one server for every instance: its TTLs run on its
@@ -260,7 +259,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         yieldTo();
         await sim.sleep(wait);
         enter();
-        clock.advanceTo(sim.now());
+        clock.advanceTo(sim.now(), frozen());
         continue;
       }
       if (++quiet >= QUIET_TURNS + 1) {
@@ -276,7 +275,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           await d.wait();
           enter();
           inst.working++;
-          clock.advanceTo(sim.now());
+          clock.advanceTo(sim.now(), frozen());
           quiet = 0;
           continue;
         }
@@ -320,6 +319,12 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
     if (!bg.alive()) return;
     // Read before entering: in real mode the time is the wall clock, which the instance's own Date hides while entered.
     const now = bg.now();
+    // A paused process runs no timer: wait until the pause is over.
+    const until = bg.frozenUntil?.();
+    if (until !== undefined && until > bg.sharedNow()) {
+      await bg.sleep(until - bg.sharedNow());
+      continue;
+    }
     enter();
     try {
       clock.advanceTo(now);
@@ -348,7 +353,7 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         if (!bg.alive()) return;
         const at = bg.now();
         enter();
-        clock.advanceTo(at);
+        clock.advanceTo(at, (bg.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > bg.sharedNow());
         try {
           next.resolve(next.c.run(store, bg.sharedNow()));
         } catch (e) {

@@ -51,10 +51,12 @@ database, clock skew,
 up to three concurrent duplicates, spans of minutes to hours, two tenants
 with the same raw key, the same key with a different body — runs with the
 built-in retrying client, and the service's declared effects are judged:
-exactly one per logical operation, every acknowledged id exists and is the
-operation's own, stable keys, a reused key with another body refused, every
-success under one key the first one's answer (replay-equals-first), and,
-if the service opts in, progress. The service's Date, timers, Math.random and
+exactly one per logical operation (exactly-one), every acknowledged id
+exists and is the operation's own (id-exists), stable keys (stable-key), no
+request handed another tenant's result (tenant-isolation), a reused key with
+another body refused (key-reuse), every success under one key the first
+one's answer (replay-equals-first), and, if the service opts in, progress.
+The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
 minimised and written as a replayable file; what the minimiser could not
@@ -91,7 +93,8 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
-                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay,
+                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
+                   coverage, neverReached,
                    moduleLoads (--app: once, or per-process when the verdict is the per-process one)}
 
 An app's modules (its own files, its idempotency library) are loaded once for
@@ -383,6 +386,10 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   ]]));
   if (cx) {
     for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+    // key-reuse is a keyed service's promise; one idempotent by its own ids (a PUT of a resource, last write wins) sends no key to reuse.
+    if (cx.violations.every((x) => x.invariant === 'key-reuse') && r.faults.includes('keyReuseProbe')) {
+      console.log(`  (a service idempotent without keys — a PUT of a resource by its own id, where the last write wins — makes no such promise: leave the probe out with --faults ${r.faults.filter((f) => f !== 'keyReuseProbe').join(',')})`);
+    }
     // Not a fault of the scenario: the service's own code ended its process (Node's crash on an unhandled rejection).
     for (const c of cx.crashes) console.log(`  process crashed (${c.instance}): ${c.cause}`);
     if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');

@@ -67,6 +67,12 @@ export class ServiceHost implements HostedInstance {
    * simulation does.
    */
   backgroundLive = 0;
+  /**
+   * Kernel time until which this process is stalled by the pause fault (a
+   * GC pause): its timers wait for it (see {@link ClockScope.frozenUntil}).
+   * A kill ends the stall with the process.
+   */
+  pausedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -112,6 +118,7 @@ export class ServiceHost implements HostedInstance {
   /** A kill: the dead process's timers (a handler's setInterval, a setTimeout eviction) never fire, as in a real `kill -9`. */
   killed(): void {
     this.clock?.dropTimers((owner) => owner instanceof HostSim && owner.ownedBy(this));
+    this.pausedUntil = Number.NEGATIVE_INFINITY;
     // Its background work (a hosted app's timers) dies with it.
     const k = this.clock?.kernel;
     for (const t of this.backgroundTasks.splice(0)) if (k !== undefined && t.state !== 'done' && t.state !== 'dead') k.kill(t);
@@ -160,14 +167,15 @@ export class ServiceHost implements HostedInstance {
     const taskName = `${this.name}/${name}`;
     const gen = this.generation;
     const bg: BackgroundSim = {
-      now: () => k.now + this.faults.clockOffsetMs,
-      sharedNow: () => k.now,
+      now: () => k.now + this.faults.clockOffsetMs + this.epochMs,
+      sharedNow: () => k.now + this.epochMs,
       step: async (label, footprint) => {
         await k.yield(label, footprint);
         k.log(taskName, label);
       },
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
+      frozenUntil: () => this.pausedUntil,
       alive: () => this.generation === gen,
       crash: async (reason, kind) => {
         if (!this.crash(reason, kind)) return;
@@ -267,6 +275,15 @@ export class ServiceHost implements HostedInstance {
     this.rng = rng;
   }
 
+  /**
+   * The wall-clock instant of virtual time 0 that `sim.now()` adds, as
+   * `Date.now()` does (the run's clock's epoch): 0 in real mode, where the
+   * environment's time already is the machine's.
+   */
+  get epochMs(): number {
+    return this.clock?.epochMs ?? 0;
+  }
+
   /** A spin on the clock (or a timer callback that threw): the service cannot run on virtual time; one line naming the request and step. */
   private stoppedError(e: Error, what: string, sim: HostSim): ServiceError {
     return new ServiceError(this.def.name, `request ${sim.name} (${what}${sim.lastStep ? `, after step '${sim.lastStep}'` : ', before its first step'}) ${e.message}`);
@@ -277,12 +294,14 @@ export class ServiceHost implements HostedInstance {
  * Puts service instances on `kernel`'s clock for one run: installs the
  * dispatching globals ({@link installKernelClock}) and gives each
  * {@link ServiceHost} a stream forked from the run's seed
- * (`service/<instance>/random`), so a replay reads the same values. The
+ * (`service/<instance>/random`), so a replay reads the same values.
+ * `epochMs`: the wall-clock instant of virtual time 0 (the scenario's
+ * `service.epochMs`), for `Date`, `sim.now()` and SQLite's clock alike. The
  * caller runs the kernel through `clock.watch(...)` and calls
  * `clock.release()` in a `finally`.
  */
-export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): KernelClock {
-  const clock = installKernelClock(kernel);
+export function onKernelClock(kernel: Kernel, instances: readonly unknown[], epochMs = 0): KernelClock {
+  const clock = installKernelClock(kernel, epochMs);
   // Retrysim's own services leave no rejection unhandled (src/service/own.ts): their runs skip the collection and its two host turns per run.
   if (!instances.every((h) => h instanceof ServiceHost && isOwnService(h.def))) clock.collectRejections();
   for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
@@ -448,6 +467,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * first comes back to this request's own task ({@link rejoin}). Nobody at
    * work: false, and the wait is stuck (a promise nobody resolves).
    */
+  /** Until when this request's process is stalled by a pause (its timers wait). */
+  frozenUntil(): number | undefined {
+    return this.host.pausedUntil;
+  }
+
   /** A timer callback of this request threw (an uncaught exception): its process crashes, as after an unhandled rejection ({@link ServiceHost.crash}). */
   uncaught(error: unknown): boolean {
     return this.host.clock !== undefined && this.host.crash(error, 'uncaught exception');
@@ -504,12 +528,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   }
 
   now(): number {
-    return this.env.now() + this.host.faults.clockOffsetMs;
+    return this.env.now() + this.host.faults.clockOffsetMs + this.host.epochMs;
   }
 
   /** @internal The time without this instance's skew: the clock of a server every instance shares (the simulated store's). */
   sharedNow(): number {
-    return this.env.now();
+    return this.env.now() + this.host.epochMs;
   }
 
   /** @internal A trace line on this request (shown, not hashed). */
@@ -566,6 +590,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       this.host.reached?.add(`pause@${label}`);
       if (p.nth !== undefined && p.nth > 1) this.host.reached?.add('fault:later-reach');
       if (p.thenCrash) this.crashAfterPause = true;
+      // The whole process stalls, as in a GC pause: its timers (a heartbeat renewing this request's lease) do not fire meanwhile.
+      if (this.host.clock !== undefined) this.host.pausedUntil = Math.max(this.host.pausedUntil, this.host.clock.kernel.now + p.ms);
       this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.nth !== undefined && p.nth > 1 ? ` (its ${ordinal(p.nth)} reach in this request)` : ''}${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }

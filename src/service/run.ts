@@ -29,6 +29,8 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
     try {
       return f(a);
     } catch (e) {
+      // Our own refusal of what it returned already names the service and the function.
+      if (e instanceof ServiceError) throw e;
       throw new ServiceError(def.name, `operation.${what} threw ${describeThrow(e)}`);
     }
   };
@@ -107,7 +109,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     // The handlers' Date, timers and randomness are the kernel's for the run
     // (installed once per run, not per step: the dispatchers only act while a
     // request's code runs), always released — a throw or a limit included.
-    const clock = onKernelClock(kernel, hosts);
+    const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const endpoint = endpointOf(def);
     const { ends, workers } = planWorkers(s, endpoint);
