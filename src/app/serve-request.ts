@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
-import { hostTurn } from '../sim/host-turns.js';
+import { hostTurn, hostWait } from '../sim/host-turns.js';
 import { takeRejection } from '../sim/rejections.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
@@ -22,6 +22,8 @@ const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-e
 
 /** One process of a hosted app: its machine (clock, randomness) and its listener, built on first use. */
 export class AppInstance {
+  /** With one module load per process: this process's copy of the app's module (see src/app/per-process.ts). */
+  constructor(readonly fresh?: () => Promise<AppDescriptor>) {}
   clock: InstanceClock | undefined;
   listener: Promise<RequestListener> | undefined;
   /** Requests of this process being pumped and not parked (see {@link park}). */
@@ -144,6 +146,24 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   enter();
   try {
     clock.advanceTo(sim.now(), frozen());
+    if (inst.listener === undefined && inst.fresh !== undefined) {
+      // This process's own copy of the module graph. Loading it is real
+      // I/O, but this request's task holds the kernel throughout (no step
+      // is taken), so no other task runs and virtual time stands still:
+      // the run is the same whatever the load takes. The module's top
+      // level runs on this instance's clock, as app() does.
+      let own: AppDescriptor;
+      try {
+        own = await hostWait(inst.fresh);
+      } catch (e) {
+        throw new ServiceError(desc.name, `cannot load the app afresh for a simulated process: ${describeThrow(e)}`);
+      }
+      if (inst.listener === undefined) {
+        const built = Promise.resolve().then(() => own.app({ redis: kvClient() }));
+        inst.listener = built;
+        built.catch(() => undefined);
+      }
+    }
     if (inst.listener === undefined) {
       const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
       inst.listener = built;
