@@ -45,7 +45,8 @@ answers after a commit and on the way back, crashes, slow and paused
 requests, kill/restart, two instances, 429 with Retry-After, a front end
 answering 400/401/403/404/422 or 408/409/429/503 — and judges:
 progress (every call sends at least one request), stable-key (one key per
-operation), deadline (settled and silent within
+operation), key-reuse (two operations of one tenant never send one key; some
+cases send two whose bodies differ only in their id), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
 (never sends again after 400/401/403/404/422), exactly-one, id-exists and
 replay-equals-first on the service's effects and answers. A failure is shrunk,
@@ -89,7 +90,8 @@ reproduces; what the minimiser could not show minimal is said.
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
 or a client that cannot run on virtual time (it never settles), 4 inconclusive
-(fewer scenarios ran than asked, or the schedule limit stopped an exhaustive search).`;
+(fewer scenarios ran than asked, the schedule limit stopped an exhaustive search, or no
+request of any run was answered 2xx: a client that never succeeds keeps every check vacuously).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@ import { flags, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../real/conformance.js';
 import { MATRIX_ROWS, rowName } from '../scenario/canonical.js';
-import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
+import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
@@ -40,7 +40,7 @@ difference (reports held, or the set of broken invariants).
   --rows R,...    only these rows, e.g. key_atomic/tool_call
   --columns C,... only these columns (${CONFORMANCE_COLUMNS.join(', ')})
 
-A full run takes about a minute (one server process per cell).
+A full run (49 cells, one server process each) takes one to a few minutes.
 
 With --service PATH, your own service (the module of \`check --service\`) is
 held against \`retrysim serve --service PATH\` processes instead: one column
@@ -52,12 +52,15 @@ leaves), key_reuse — compared on the effects left and the invariants broken.
 A service that declares \`progress\` gets the recovery phase on both sides
 (the faults stop, settleMs passes, the operation is queried and resubmitted)
 and progress judged on both: the "in the end" column says how the operation
-ended (succeeded, found, resubmitted, refused, gave_up). Exit 1 on any
-difference, 2 on bad flags or a broken service, 4 (inconclusive) when no
-column made an effect or got a 2xx in either world. --app PATH is --service
-PATH for an unmodified Node app (a module whose default export is an app
-descriptor).
-  --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
+ended (succeeded, found, resubmitted, refused, gave_up). --app PATH is
+--service PATH for an unmodified Node app (a module whose default export is
+an app descriptor).
+  --key-source K  (with --service) where the built-in client's Idempotency-Key comes from:
+                  ${KEY_SOURCES.map((k) => `${k} (${keySourceWords(k)})`).join(', ')}; default tool_call
+
+Exit: 0 both worlds agree in every cell, 1 a difference, 2 bad flags or a
+broken service, 4 inconclusive (with --service: no column made an effect or
+got a 2xx in either world).`;
 
 /**
  * A comma list of names, each one of `known`; absent → undefined (all). An
@@ -203,12 +206,12 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   const vacuous = diffs.length === 0 ? doneNothing(cells, plural(def!.effects.noun ?? 'effect')) : null;
   const code = diffs.length > 0 ? 1 : vacuous !== null ? 4 : 0;
   if (values.json) {
-    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
+    console.log(JSON.stringify({ service: def!.name, module, keySource, keys: keySourceWords(keySource), seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
     return code;
   }
   progressDone();
   const noun = def!.effects.noun ?? 'effect';
-  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
+  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, ${keySourceWords(keySource)}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);

@@ -12,6 +12,10 @@ export interface KvCommand {
   keys: readonly string[];
   /** Whether it may write (a read-only command commutes with other reads of its keys). */
   write: boolean;
+  /** Its arguments after the keys, as the trace shows them (`"IN_PROGRESS" NX PX 30000`); display only. */
+  args?: string;
+  /** EXEC: the names of the commands it runs, in order (how the trace reads their replies); display only. */
+  queued?: readonly string[];
   run(store: KvStore, nowMs: number): unknown;
   /**
    * The crash fault struck its answer: the connection dropped after the
@@ -19,6 +23,39 @@ export interface KvCommand {
    * connection (its watched keys, see {@link KvClient.watch}).
    */
   lost?(): void;
+}
+
+/** Longest value the trace shows in full; a longer one is cut, with `…` (a stored answer can be a whole response). */
+const SHOWN_CHARS_MAX = 40;
+
+/** A value as the trace shows it: quoted, cut past {@link SHOWN_CHARS_MAX} characters. */
+function shown(v: string): string {
+  return `"${v.length > SHOWN_CHARS_MAX ? `${v.slice(0, SHOWN_CHARS_MAX)}…` : v}"`;
+}
+
+/** SET's options as redis-cli spells them: `NX PX 30000`. */
+function setArgs(o: SetOptions): string {
+  return [o.NX ? 'NX' : o.XX ? 'XX' : '', o.PX !== undefined ? `PX ${o.PX}` : o.EX !== undefined ? `EX ${o.EX}` : o.KEEPTTL ? 'KEEPTTL' : '', o.GET ? 'GET' : ''].filter((x) => x !== '').join(' ');
+}
+
+/**
+ * What the trace adds to a store command's line once it ran: its keys and
+ * arguments (`call`: `order:k1 "IN_PROGRESS" NX PX 30000`) and its answer
+ * (`OK`, `null`, or the error it threw) — the `kv.set` line alone said
+ * which command, not on what or with which outcome. Display only: the
+ * hashed entry is the command's name, as it always was.
+ */
+export function kvTraceWords(c: KvCommand, outcome: { value: unknown } | { error: unknown }): { call: string; answer: string } {
+  const reply = (name: string, v: unknown): string => v instanceof Error ? `error: ${v.message}`
+    : v === null || v === undefined ? 'null'
+      // SET's (and WATCH's) 'OK' is a status reply (redis-cli prints it bare); a stored value is a string, shown quoted.
+      : typeof v === 'string' ? ((name === 'set' || name === 'watch') && v === 'OK' ? 'OK' : shown(v))
+        : String(v);
+  // EXEC's answer is its commands' replies, in order.
+  const answer = 'error' in outcome ? reply(c.name, outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)))
+    : Array.isArray(outcome.value) ? `[${outcome.value.map((v, i) => reply(c.queued?.[i] ?? '', v)).join(', ')}]`
+      : reply(c.name, outcome.value);
+  return { call: `${c.keys.join(' ')}${c.args ? ` ${c.args}` : ''}`, answer };
 }
 
 /** Every command the client sends, in the order the host declares them as steps. */
@@ -154,7 +191,7 @@ function setCommand(key: unknown, value: unknown, nodeRedisOptions: unknown): { 
     sink?.unsupported?.(options.unsupported);
     throw new KvUnsupportedCommand(options.unsupported);
   }
-  return { c: { name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) }, k, v, options };
+  return { c: { name: 'set', keys: [k], write: true, args: [shown(v), setArgs(options)].filter((x) => x !== '').join(' '), run: (s, now) => s.set(k, v, options, now) }, k, v, options };
 }
 
 function delCommand(keys: unknown): KvCommand {
@@ -173,7 +210,7 @@ function pexpireCommand(key: unknown, amount: number, unit: 'EXPIRE' | 'PEXPIRE'
   // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
   // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
   const ms = unit === 'PEXPIRE' ? amount : Number.isInteger(amount) ? amount * 1000 : Number.NaN;
-  return { name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) };
+  return { name: 'pexpire', keys: [k], write: true, args: `${ms}${mode ? ` ${mode}` : ''}`, run: (s, now) => s.pexpire(k, ms, now, mode) };
 }
 
 function pttlCommand(key: unknown): KvCommand {
@@ -545,7 +582,8 @@ export class KvClient extends EventEmitter {
 
   private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
     if ((await this.get(k)) !== null) return null;
-    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
+    const plain = { ...options, NX: false };
+    return this.sendOpen({ name: 'set', keys: [k], write: true, args: [shown(v), setArgs(plain)].filter((x) => x !== '').join(' '), run: (s, now) => s.set(k, v, plain, now) });
   }
 
   /** DEL key [key ...]: how many existed. */
@@ -671,6 +709,9 @@ export class KvClient extends EventEmitter {
     const c: KvCommand = {
       name: 'exec',
       keys,
+      // The trace shows the transaction after its keys: `kv.exec order:1 idem:k (SET order:1 "x"; SET idem:k "…") → [OK, OK]`.
+      args: `(${queue.map((q) => [q.c.name === 'pexpire' ? 'PEXPIRE' : q.c.name.toUpperCase(), ...q.c.keys, ...(q.c.args ? [q.c.args] : [])].join(' ')).join('; ')})`,
+      queued: queue.map((q) => q.c.name),
       write: queue.some((q) => q.c.write),
       run: (s, now) => {
         // EXEC unwatches every key of the connection, whatever it answers.
@@ -714,7 +755,7 @@ export class KvClient extends EventEmitter {
    */
   putIf(key: string, value: string, condition: (current: string | undefined) => boolean, options: { ttlMs?: number } = {}): Promise<boolean> {
     const k = keyOf(key, 'PUT');
-    return this.sendOpen({ name: 'putIf', keys: [k], write: true, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
+    return this.sendOpen({ name: 'putIf', keys: [k], write: true, args: `${shown(String(value))}${options.ttlMs !== undefined ? ` PX ${options.ttlMs}` : ''}`, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
   }
 }
 

@@ -71,6 +71,8 @@ export interface GenService {
    * ServiceDefinition) gets the same operations.
    */
   noun?: string;
+  /** The wall-clock instant of virtual time 0 its files record (`service.epochMs`); absent: none written (epoch 0). */
+  epochMs?: number;
 }
 
 /** A user service's operation `n` (per tenant), in its own words: what its body builds its request from. */
@@ -324,7 +326,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       // lease (ServiceDefinition.deploy) is judged on the deployment, not refused (progress excuses a
       // leased service's mis-configured deployment).
       service: o.service
-        ? { module: o.service.module, instances, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs }
+        ? { module: o.service.module, instances, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs, ...(o.service.epochMs !== undefined ? { epochMs: o.service.epochMs } : {}) }
         : {
           variant: o.variant,
           instances,
@@ -383,13 +385,20 @@ export function scenarioSize(s: Scenario, attempts: number): {
   attempts: number;
   /** Decisions of the recorded schedule that switched away from a task that could continue. */
   preemptions: number;
-  /** Non-default choices of the recorded schedule (preemptions plus free choices). */
+  /**
+   * Decisions recorded in the schedule: every point where the kernel had
+   * more than one task to run — what `replay` counts ("16 decisions"), the
+   * stepper page too, and the file's `schedule` lists.
+   */
   decisions: number;
+  /** Of those, the ones that did not take the default (the running task going on): preemptions plus free choices. */
+  nonDefault: number;
 } {
   const f = s.faults;
   return {
     preemptions: s.schedule.filter((c) => c.preempted).length,
-    decisions: s.schedule.filter((c) => c.chosen !== 0).length,
+    decisions: s.schedule.length,
+    nonDefault: s.schedule.filter((c) => c.chosen !== 0).length,
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +

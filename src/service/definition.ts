@@ -41,12 +41,14 @@ export interface ServiceResponse {
 export type CrashKind = 'unhandled rejection' | 'uncaught exception';
 
 export interface BackgroundSim {
-  /** The instance's time (virtual time plus its clock skew). */
+  /** The instance's time (the run's epoch plus virtual time plus its clock skew). */
   now(): number;
-  /** The time without the instance's skew (the simulated store's clock). */
+  /** The time without the instance's skew (the simulated store's clock, on the run's epoch). */
   sharedNow(): number;
   /** An interleaving point before a phase that touches `footprint`. */
   step(label: string, footprint?: Footprint): Promise<void>;
+  /** Says what this task's step `label` did (a store command's keys and arguments, and its answer); shown, not hashed. Real mode: absent. */
+  detail?(label: string, call: string, answer: string): void;
   /** Waits `ms` of virtual time. */
   sleep(ms: number): Promise<void>;
   /** Whether a task other than this one (a request, a client, another process's work) is still live. */
@@ -65,12 +67,19 @@ export interface BackgroundSim {
 }
 
 export interface ServiceSim<M = unknown> {
-  /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
+  /**
+   * Current time in ms since 1970, as `Date.now()` reads it in the handler:
+   * in simulation the scenario's epoch (`service.epochMs`: 2026-01-01 in
+   * files found since 2026-12, 0 in older ones) plus virtual time plus this
+   * instance's clock skew; for real, the machine's clock.
+   */
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
   /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
   note?(text: string): void;
+  /** @internal Says what this request's step did (a store command's keys and arguments, and its answer); shown, not hashed. */
+  detail?(step: string, call: string, answer: string): void;
   /**
    * @internal Work the process goes on doing after its answers (a hosted
    * app's timers): a task of its own on this instance, killed with it; in

@@ -6,7 +6,10 @@ import { describeThrow, isAppName, ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { validateDefinition } from './validate.js';
 import { appService } from '../app/define.js';
-import { isAppDescriptor } from '../app/descriptor.js';
+import { isAppDescriptor, type AppDescriptor } from '../app/descriptor.js';
+import { loadingAt } from '../sim/load-clock.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
+import { importFresh, noteCjsBaseline, perProcessFromEnv } from '../app/per-process.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -19,6 +22,7 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   const abs = resolve(path);
   if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
   const url = pathToFileURL(abs).href;
+  noteCjsBaseline();
   try {
     if (TS.has(extname(abs)) && commonJsTs(abs)) {
       // A .ts file npm's default (no "type": "module") makes CommonJS: load it
@@ -39,7 +43,7 @@ export async function importUserModule(path: string): Promise<Record<string, unk
 }
 
 /** A `.ts`/`.cts` file Node would treat as CommonJS: `.cts`, or `.ts` whose nearest package.json has no `"type": "module"`. */
-function commonJsTs(abs: string): boolean {
+export function commonJsTs(abs: string): boolean {
   const ext = extname(abs);
   if (ext === '.cts') return true;
   if (ext !== '.ts' && ext !== '.tsx') return false;
@@ -68,17 +72,37 @@ function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
   return ns;
 }
 
+/** Options of {@link loadService}. */
+export interface LoadOptions {
+  /**
+   * The clock the module's top level reads while it loads: `simulated`
+   * (default) the simulation's epoch, the instant its runs start at;
+   * `real` the machine's, for a process that serves it for real (`serve`,
+   * and `flaky`, whose real lanes run it in process).
+   */
+  clock?: 'simulated' | 'real';
+  /**
+   * A hosted app only: load a new copy of the app's module graph for each
+   * simulated process (src/app/per-process.ts); default: the
+   * RETRYSIM_APP_PER_PROCESS environment variable is `1`.
+   */
+  perProcess?: boolean;
+}
+
 /**
  * Loads a user's service module (TypeScript through tsx's ESM API, no build
  * step; JavaScript with a plain import), checks its default export (or a
  * named `service` export) is a {@link ServiceDefinition}, and files it under
- * its path so scenarios that name the module find it. Every problem is a
+ * its path so scenarios that name the module find it. While it loads, its
+ * `Date` reads the simulation's epoch (2026-01-01), the instant every run
+ * starts at: a module loads once per process, however many runs follow. Every problem is a
  * {@link ServiceError} with one clear sentence.
  */
-export async function loadService(path: string): Promise<ServiceDefinition> {
+export async function loadService(path: string, o: LoadOptions = {}): Promise<ServiceDefinition> {
   let mod: Record<string, unknown>;
   try {
-    mod = await importUserModule(path);
+    // In simulation its top level reads the instant every run starts at, not the machine's clock (src/sim/load-clock.ts).
+    mod = o.clock === 'real' ? await importUserModule(path) : await loadingAt(SIM_EPOCH_MS, () => importUserModule(path));
   } catch (e) {
     throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }
@@ -94,7 +118,18 @@ export async function loadService(path: string): Promise<ServiceDefinition> {
     throw new ServiceError(path, `the default export ${why}; an app descriptor is export default ${shape}, app({ redis }) returning a (req, res) listener`);
   }
   // An unmodified Node HTTP app (a listener factory plus its descriptor) runs through the same path (src/app/).
-  const def = validateDefinition(isAppDescriptor(value) ? appService(value) : value, path);
+  // With one load per simulated process, each process builds its app from its own copy of the module graph.
+  const fresh = isAppDescriptor(value) && (o.perProcess ?? perProcessFromEnv()) ? () => freshDescriptor(path) : undefined;
+  const def = validateDefinition(isAppDescriptor(value) ? appService(value, fresh) : value, path);
   registerService(path, def);
   return def;
+}
+
+/** One simulated process's copy of an app module's descriptor (see {@link importFresh}). */
+async function freshDescriptor(path: string): Promise<AppDescriptor> {
+  const abs = resolve(path);
+  const mod = unwrapCommonJs(await importFresh(abs, commonJsTs(abs)));
+  const value = mod.default ?? mod.service;
+  if (!isAppDescriptor(value)) throw new Error(`a fresh load of ${abs} gave no app descriptor`);
+  return value;
 }
