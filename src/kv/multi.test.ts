@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientClosedError, kvClient, MultiErrorReply, setKvSink, WatchError, type KvCommand } from './client.js';
+import { ClientClosedError, kvClient, kvTraceWords, MultiErrorReply, setKvSink, WatchError, type KvCommand } from './client.js';
 import { KvStore, setupKv } from './store.js';
 
 /** node-redis's client and MULTI chain, loosely: every method chains or answers. */
@@ -49,6 +49,17 @@ describe('MULTI … EXEC (node-redis v4.7/v5 shapes)', () => {
     expect(await ((redis.MULTI() as Loose).SET('idem:k', 'w', { NX: true }) as Loose).INCR('seq').EXEC()).toEqual([null, 2]);
     // An empty transaction answers [] (EXEC of nothing).
     expect(await (redis.multi() as Loose).exec()).toEqual([]);
+  });
+
+  it('the trace says what the transaction ran and each reply (display only)', async () => {
+    let seen: { c: KvCommand; value: unknown } | undefined;
+    const db = new Database(':memory:');
+    setupKv(db);
+    const store = new KvStore(db);
+    setKvSink({ submit: async (c) => (seen = { c, value: c.run(store, 0) }).value });
+    const redis = kvClient() as unknown as Loose;
+    await (redis.multi().set('idem:k', 'v', { NX: true, PX: 30_000 }) as Loose).incr('seq').exec();
+    expect(kvTraceWords(seen!.c, { value: seen!.value })).toEqual({ call: 'idem:k seq (SET idem:k "v" NX PX 30000; INCR seq)', answer: '[OK, 1]' });
   });
 
   it('a command that fails in its slot rejects exec with MultiErrorReply (the others ran), as node-redis does', async () => {
