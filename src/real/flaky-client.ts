@@ -143,9 +143,11 @@ function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: Sent
     const request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input), init);
     const url = new URL(request.url);
     const sentBody = request.body === null ? '' : await request.clone().text();
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
+    // As in a simulated run: a signal already aborted stops fetch before anything is sent, so nothing is recorded.
+    if (signal?.aborted) throw signal.reason;
     const rec: SentRequest = { atMs, method: request.method, path: url.pathname + url.search, key: request.headers.get('idempotency-key') ?? undefined, body: sentBody };
     sent.push(rec);
-    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
     try {
       const res = await inner(`${base}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, ...(request.body !== null ? { body: sentBody } : {}), ...(signal ? { signal } : {}) });
       const body = await res.clone().text();
