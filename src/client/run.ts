@@ -115,7 +115,11 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   const sdb = simDatabase(def);
   try {
     const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-    const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    // Every call is let go 1 ms past its deadline, so the run's time limit is an hour past the last of those
+    // (the service's deferred work may still run): a fixed hour refused a correct client patient for longer
+    // (a webhook sender's backoff in minutes) as one that "never stops retrying".
+    const lastStopMs = Math.max(0, ...s.operations.map((op) => op.startMs + (op.workers - 1) * op.staggerMs)) + client.deadlineMs + 1;
+    const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: lastStopMs + 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const hosts = hostInstances(s, def, sdb, opts.reached);
     // The service's handlers run on the kernel's clock (the client's code on the bridge's).
     const clock = onKernelClock(kernel, hosts);
