@@ -20,6 +20,7 @@ import { simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
 import { noteRunEnd, type Reached } from '../service/reached.js';
 import { noteClientRun } from './coverage.js';
+import { canonicalJson } from '../sim/canonical.js';
 
 /** One logical operation, as a user's client is asked to perform it. */
 export interface ClientOperation {
@@ -230,7 +231,8 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
 /**
  * `key-reuse` for a retry client: two different logical operations of one
  * tenant never send the same Idempotency-Key (the other half of
- * `stable-key`). A key made from what two operations share — the time to
+ * `stable-key`), and one key never carries two different bodies (JSON
+ * compared in canonical form). A key made from what two operations share — the time to
  * the second, a counter per process, a hash of a body that does not name
  * the operation — gets the second operation refused (422) by a service that
  * fingerprints bodies, or answered with the first one's result by one that
@@ -239,19 +241,34 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
  */
 function sharedKeyViolations(workers: ClientRun['workers']): Violation[] {
   const out: Violation[] = [];
-  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number }>();
+  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number; body: string }>();
   const sends = workers.flatMap((w) => w.sent.filter((r) => r.key !== undefined).map((r) => ({ w, r }))).sort((a, b) => a.r.atMs - b.r.atMs);
   const reported = new Set<string>();
   for (const { w, r } of sends) {
     const k = JSON.stringify([w.tenant ?? 'default', r.key]);
     const seen = first.get(k);
-    if (seen === undefined) first.set(k, { w, atMs: r.atMs });
-    else if (seen.w.operation !== w.operation && !reported.has(w.operation)) {
+    if (seen === undefined) first.set(k, { w, atMs: r.atMs, body: sameRequestText(r.body) });
+    else if (reported.has(w.operation)) continue;
+    else if (seen.w.operation !== w.operation) {
       reported.add(w.operation);
       out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms, the key ${seen.w.name} sent for another operation (${seen.w.operation}) at t=${seen.atMs} ms: a service keyed on it cannot tell the two apart` });
+    } else if (sameRequestText(r.body) !== seen.body) {
+      // One key names one request: a retry hook that stamps the attempt or the time into the payload
+      // sends the key with a body the service never ran, and the answer it gets is about another request.
+      reported.add(w.operation);
+      out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms with another body than it carried at t=${seen.atMs} ms: to the service the key names a different request (refused 422 where bodies are fingerprinted, answered with the first one's result where not)` });
     }
   }
   return out;
+}
+
+/** A body as "the same request" compares it: JSON in canonical form (key order and spacing do not count), anything else as sent. */
+function sameRequestText(body: string): string {
+  try {
+    return canonicalJson(JSON.parse(body));
+  } catch {
+    return body;
+  }
 }
 
 function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
