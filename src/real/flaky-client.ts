@@ -134,8 +134,9 @@ function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
 /**
  * A `fetch` that records every request as the client run does (send and
  * answer times relative to `t0`), so the same checks judge a wall-clock run.
+ * Exported for its test.
  */
-function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
+export function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
   return async (input, init = {}) => {
     const atMs = Date.now() - t0;
     // Read as fetch would — method, headers and body from a Request unless init overrides them, a body of
