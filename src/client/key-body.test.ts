@@ -54,6 +54,25 @@ describe('key-reuse: one key, one body', () => {
     ]]);
   });
 
+  it('a GET with the same key asking whether the operation took effect is another request, not the key with another body: holds', async () => {
+    const asks: RetryClient = {
+      name: 'asks', deadlineMs: 10_000,
+      async run(fetch, op) {
+        const key = crypto.randomUUID();
+        const headers = { ...op.headers, 'idempotency-key': key };
+        try {
+          return await (await fetch(op.url, { method: op.method, headers, body: op.body, signal: AbortSignal.timeout(2000) })).text();
+        } catch {
+          await (await fetch(`${op.url}?status=1`, { method: 'GET', headers })).text();
+          return await (await fetch(op.url, { method: op.method, headers, body: op.body, signal: AbortSignal.timeout(2000) })).text();
+        }
+      },
+    };
+    const r = await runClientScenario(lostAnswer(), asks);
+    expect(r.workers[0]!.sent.map((q) => q.method)).toEqual(['POST', 'GET', 'POST']);
+    expect(r.violations.map((v) => v.invariant)).not.toContain('key-reuse');
+  });
+
   it('the same body in another key order or spacing is the same request: holds', async () => {
     const r = await runClientScenario(lostAnswer(), client('reorders', (p, attempt) => (attempt === 1 ? JSON.stringify(p) : JSON.stringify(Object.fromEntries(Object.entries(p).reverse()), null, 2))));
     expect(r.workers[0]!.sent).toHaveLength(2);

@@ -241,18 +241,19 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
  */
 function sharedKeyViolations(workers: ClientRun['workers']): Violation[] {
   const out: Violation[] = [];
-  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number; body: string }>();
+  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number; request: string; body: string }>();
   const sends = workers.flatMap((w) => w.sent.filter((r) => r.key !== undefined).map((r) => ({ w, r }))).sort((a, b) => a.r.atMs - b.r.atMs);
   const reported = new Set<string>();
   for (const { w, r } of sends) {
     const k = JSON.stringify([w.tenant ?? 'default', r.key]);
     const seen = first.get(k);
-    if (seen === undefined) first.set(k, { w, atMs: r.atMs, body: sameRequestText(r.body) });
+    if (seen === undefined) first.set(k, { w, atMs: r.atMs, request: `${r.method} ${r.path}`, body: sameRequestText(r.body) });
     else if (reported.has(w.operation)) continue;
     else if (seen.w.operation !== w.operation) {
       reported.add(w.operation);
       out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms, the key ${seen.w.name} sent for another operation (${seen.w.operation}) at t=${seen.atMs} ms: a service keyed on it cannot tell the two apart` });
-    } else if (sameRequestText(r.body) !== seen.body) {
+    } else if (`${r.method} ${r.path}` === seen.request && sameRequestText(r.body) !== seen.body) {
+      // Only the operation's own request again: a GET asking (with the key) whether it took effect is another request.
       // One key names one request: a retry hook that stamps the attempt or the time into the payload
       // sends the key with a body the service never ran, and the answer it gets is about another request.
       reported.add(w.operation);
