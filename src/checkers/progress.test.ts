@@ -64,6 +64,13 @@ describe('checkProgress', () => {
     );
   });
 
+  test('a service with no lease (progress.leased: false) is not told its leases expired', () => {
+    const s = openStore();
+    expect(checkProgress(s, [op()], rec({}), { ...safe, usesLease: false })[0]!.detail).toBe(
+      'no report acknowledged after the faults stopped (from t=5101 ms): 3 resubmission(s) got no success, the last HTTP 409; no report exists',
+    );
+  });
+
   test('the message says what the resubmissions did and what exists now: timeouts with their length, reports they made without hearing so', () => {
     const s = openStore();
     report(s, 'r1');

@@ -79,7 +79,8 @@ export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[]
     out.push({
       invariant: 'progress',
       op: op.id,
-      detail: `no ${noun} acknowledged after the faults stopped and every lease expired (from t=${rec.fromMs.toFixed(0)} ms): ${what}; ${exist}`,
+      // A service that declares no lease (`progress.leased: false`) has none to expire: the words say only what happened.
+      detail: `no ${noun} acknowledged after the faults stopped${ctx.usesLease ? ' and every lease expired' : ''} (from t=${rec.fromMs.toFixed(0)} ms): ${what}; ${exist}`,
     });
   }
   return out;

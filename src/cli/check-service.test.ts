@@ -209,6 +209,18 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(r.out).toMatch(/1 op, 1 worker, 1 fault, 1 attempt, 0 preemptions/);
   });
 
+  it('a key-reuse failure says how a service idempotent without keys (a PUT by its own id) leaves the probe out, and that command holds', async () => {
+    const module = 'src/service/fixtures/put-upsert.ts';
+    const r = await cli(['check', '--service', module, '--runs', '300', '--found', found]);
+    expect(r.code, r.err).toBe(1);
+    const hint = /leave the probe out with --faults (\S+)\)/.exec(r.out);
+    expect(hint, r.out).not.toBeNull();
+    expect(hint![1]!.split(',')).not.toContain('keyReuseProbe');
+    const without = await cli(['check', '--service', module, '--runs', '300', '--found', found, '--faults', hint![1]!, '--json']);
+    expect(JSON.parse(without.out)).toMatchObject({ verdict: 'holds' });
+    expect(without.code).toBe(0);
+  });
+
   it('--explore pct finds the race; --expect refuted is still read as fails', async () => {
     const r = await cli(['check', '--service', 'examples/payments-check-then-insert/service.ts', '--explore', 'pct', '--runs', '300', '--expect', 'refuted', '--found', found, '--json']);
     const j = JSON.parse(r.out) as { verdict: string; expected: string; ok: boolean; counterexample: string };

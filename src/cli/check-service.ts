@@ -301,6 +301,10 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   ]]));
   if (cx) {
     for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
+    // key-reuse is a keyed service's promise; one idempotent by its own ids (a PUT of a resource, last write wins) sends no key to reuse.
+    if (cx.violations.every((x) => x.invariant === 'key-reuse') && r.faults.includes('keyReuseProbe')) {
+      console.log(`  (a service idempotent without keys — a PUT of a resource by its own id, where the last write wins — makes no such promise: leave the probe out with --faults ${r.faults.filter((f) => f !== 'keyReuseProbe').join(',')})`);
+    }
     // Not a fault of the scenario: the service's own code ended its process (Node's crash on an unhandled rejection).
     for (const c of cx.crashes) console.log(`  process crashed (${c.instance}): ${c.cause}`);
     if (cx.notMinimal.length === 0) console.log('  minimal: every one-step simplification was tried and none fails; no schedule with fewer preemptions fails');

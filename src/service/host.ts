@@ -67,6 +67,12 @@ export class ServiceHost implements HostedInstance {
    * simulation does.
    */
   backgroundLive = 0;
+  /**
+   * Kernel time until which this process is stalled by the pause fault (a
+   * GC pause): its timers wait for it (see {@link ClockScope.frozenUntil}).
+   * A kill ends the stall with the process.
+   */
+  pausedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -112,6 +118,7 @@ export class ServiceHost implements HostedInstance {
   /** A kill: the dead process's timers (a handler's setInterval, a setTimeout eviction) never fire, as in a real `kill -9`. */
   killed(): void {
     this.clock?.dropTimers((owner) => owner instanceof HostSim && owner.ownedBy(this));
+    this.pausedUntil = Number.NEGATIVE_INFINITY;
     // Its background work (a hosted app's timers) dies with it.
     const k = this.clock?.kernel;
     for (const t of this.backgroundTasks.splice(0)) if (k !== undefined && t.state !== 'done' && t.state !== 'dead') k.kill(t);
@@ -448,6 +455,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * first comes back to this request's own task ({@link rejoin}). Nobody at
    * work: false, and the wait is stuck (a promise nobody resolves).
    */
+  /** Until when this request's process is stalled by a pause (its timers wait). */
+  frozenUntil(): number | undefined {
+    return this.host.pausedUntil;
+  }
+
   /** A timer callback of this request threw (an uncaught exception): its process crashes, as after an unhandled rejection ({@link ServiceHost.crash}). */
   uncaught(error: unknown): boolean {
     return this.host.clock !== undefined && this.host.crash(error, 'uncaught exception');
@@ -566,6 +578,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       this.host.reached?.add(`pause@${label}`);
       if (p.nth !== undefined && p.nth > 1) this.host.reached?.add('fault:later-reach');
       if (p.thenCrash) this.crashAfterPause = true;
+      // The whole process stalls, as in a GC pause: its timers (a heartbeat renewing this request's lease) do not fire meanwhile.
+      if (this.host.clock !== undefined) this.host.pausedUntil = Math.max(this.host.pausedUntil, this.host.clock.kernel.now + p.ms);
       this.env.note?.(`paused ${p.ms} ms at step '${label}'${p.nth !== undefined && p.nth > 1 ? ` (its ${ordinal(p.nth)} reach in this request)` : ''}${p.thenCrash ? ', then crashes' : ''}`);
       await this.env.sleep(p.ms, this.phase);
     }

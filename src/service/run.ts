@@ -29,6 +29,8 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
     try {
       return f(a);
     } catch (e) {
+      // Our own refusal of what it returned already names the service and the function.
+      if (e instanceof ServiceError) throw e;
       throw new ServiceError(def.name, `operation.${what} threw ${describeThrow(e)}`);
     }
   };

@@ -86,6 +86,12 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     expect(await problem(broken.sleepInTransaction)).toMatch(/^service 'sleep-in-transaction': request s0\/op1\.w0#1 \(POST \/items, after step 'write'\) called sim\.sleep\(5\) inside an open transaction; /);
   });
 
+  it('an operation.body that returns an object, not text: one sentence naming the service once', async () => {
+    const def: ServiceDefinition = { ...broken.fine, name: 'body-object', operation: { ...broken.fine.operation, body: (op) => ({ run: op.runId }) as never } };
+    const m = await problem(def);
+    expect(m).toBe("service 'body-object': operation.body must return the body text (a string), got object");
+  });
+
   it('a module that is not a service: the missing field, by path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-'));
     const f = join(dir, 'svc.mjs');

@@ -166,6 +166,13 @@ export interface ClockScope {
    * {@link TimerCallbackError}.
    */
   uncaught?(error: unknown): boolean;
+  /**
+   * Kernel time until which the scope's process is stalled (a GC pause
+   * stops its whole event loop), or undefined / not after now: not stalled.
+   * Its timers that come due meanwhile fire when the stall ends, after the
+   * stalled code has run on, as Node's timers phase does. Optional.
+   */
+  frozenUntil?(): number | undefined;
 }
 
 /** The code read the clock many times while virtual time stood still: it spins, waiting for time that never passes. */
@@ -473,6 +480,16 @@ export class KernelClock {
     if (!this.kernel.hasLiveTasks() && (t.repeatMs !== undefined || t.late)) {
       this.timers.delete(t.id);
       this.stoppedWithRun.push(t);
+      return;
+    }
+    // A stalled process (a GC pause) runs no timer: a lease-renewal
+    // heartbeat does not beat while its holder is frozen, which is how the
+    // lease expires under it. The timer fires once the stall is over.
+    const until = t.owner.frozenUntil?.();
+    if (until !== undefined && until > this.kernel.now) {
+      t.gen++;
+      t.callAt = until;
+      this.kernel.at(until, this.event, t.id, t.gen);
       return;
     }
     // A line of its own (shown, not hashed: traces and files stay as they
