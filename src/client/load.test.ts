@@ -21,7 +21,8 @@ function moduleWith(source: string): string {
 describe('a client module whose export is not quite a client', () => {
   it.each([
     ['no deadlineMs', `export default { name: 'c', async run() {} };`, /its default export is not a retry client: deadlineMs is missing \(the ms within which one call settles, a positive number\)$/],
-    ['deadlineMs a string', `export default { name: 'c', deadlineMs: '10s', async run() {} };`, /its default export is not a retry client: deadlineMs is '10s', not a positive number of ms$/],
+    ['deadlineMs a string', `export default { name: 'c', deadlineMs: '10s', async run() {} };`, /its default export is not a retry client: deadlineMs is '10s', not a finite positive number of ms$/],
+    ['deadlineMs Infinity', `export default { name: 'c', deadlineMs: Infinity, async run() {} };`, /its default export is not a retry client: deadlineMs is Infinity, not a finite positive number of ms$/],
     ['no run', `export default { name: 'c', deadlineMs: 1000 };`, /its default export is not a retry client: run\(fetch, op\) is missing$/],
     ['an empty name', `export const client = { name: '', deadlineMs: 1000, async run() {} };`, /its export 'client' is not a retry client: name is empty$/],
     ['a factory, not called', `export default function makeClient() { return { name: 'c', deadlineMs: 1000, async run() {} }; }`, /its default export is a function, not a retry client: export the object it returns \(export default makeClient\(\)\)$/],

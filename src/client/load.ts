@@ -31,7 +31,7 @@ function whyNotClient(v: unknown): string {
     : c.name === '' ? 'name is empty'
     : typeof c.run !== 'function' ? 'run(fetch, op) is missing'
     : c.deadlineMs === undefined ? 'deadlineMs is missing (the ms within which one call settles, a positive number)'
-    : `deadlineMs is ${typeof c.deadlineMs === 'string' ? `'${c.deadlineMs}'` : String(c.deadlineMs)}, not a positive number of ms`;
+    : `deadlineMs is ${typeof c.deadlineMs === 'string' ? `'${c.deadlineMs}'` : String(c.deadlineMs)}, not a finite positive number of ms`;
   return `is not a retry client: ${problem}`;
 }
 
