@@ -204,7 +204,11 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       const attempts: AttemptRecord[] = [];
       const results: HarnessResult[] = [];
       for (const w of mine) {
-        w.sent.forEach((r, i) => attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId)));
+        // The operation's own requests (its method and path) are its attempts; a GET asking whether it took
+        // effect, without the key, is not a retry with another key (stable-key), nor an answer to it.
+        w.sent.forEach((r, i) => {
+          if (r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path) attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId));
+        });
         const ok = attempts.filter((a) => a.toolUseId === w.name && a.reportId !== undefined).pop();
         results.push(ok ? { kind: 'success', reportId: ok.reportId!, replay: ok.replay, attempts: w.sent.length } : { kind: 'unknown', error: w.error ?? 'no success', attempts: w.sent.length });
       }
