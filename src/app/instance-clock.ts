@@ -1,5 +1,6 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from '../sim/sync-subtle.js';
@@ -19,8 +20,8 @@ import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
  * kernel runs now decides which machine the globals are.
  */
 
-/** The virtual epoch apps see: kernel time 0 is 2026-01-01T00:00:00Z (libraries treat a zero timestamp as "unset"). */
-export const APP_EPOCH_MS = Date.UTC(2026, 0, 1);
+/** The virtual epoch apps see: kernel time 0 is 2026-01-01T00:00:00Z (libraries treat a zero timestamp as "unset"); the one a user's service sees too (src/sim/epoch.ts). */
+export const APP_EPOCH_MS = SIM_EPOCH_MS;
 
 type Swap = [object, PropertyKey, unknown];
 
@@ -109,10 +110,18 @@ export class InstanceClock {
     ];
   }
 
-  /** Moves the clock to the instance's time now (firing the timers due by then, inside the caller's turn). */
-  advanceTo(nowMs: number): void {
+  /**
+   * Moves the clock to the instance's time now (firing the timers due by
+   * then, inside the caller's turn). `frozen`: the process is stalled by a
+   * pause (a GC pause stops its event loop): the time moves and no timer
+   * fires; each pending one is pushed back by the time that passed, so a
+   * lease-renewal heartbeat does not beat while its holder is frozen.
+   */
+  advanceTo(nowMs: number, frozen = false): void {
     const target = this.epochMs + Math.floor(nowMs);
-    if (target > this.clock.now) this.tick(target - this.clock.now);
+    if (target <= this.clock.now) return;
+    if (frozen) this.clock.setSystemTime(target);
+    else this.tick(target - this.clock.now);
   }
 
   /** Runs the immediates and 0 ms timers due now. Answers whether any ran. */

@@ -131,6 +131,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   const clock = inst.clock;
   const pending = new Pending();
   const { enter, leave } = turnOf(clock, pending);
+  // Whether the process is stalled by a pause now (another request of it was paused at a step): its timers wait.
+  const frozen = () => (sim.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > (sim.sharedNow?.() ?? Number.POSITIVE_INFINITY);
   let out: { ok: true; value: InjectResponse } | { ok: false; error: unknown } | undefined;
   inst.working++;
   // Leaving the kernel to another task: whatever this request's turns did
@@ -141,7 +143,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   };
   enter();
   try {
-    clock.advanceTo(sim.now());
+    clock.advanceTo(sim.now(), frozen());
     if (inst.listener === undefined) {
       const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
       inst.listener = built;
@@ -200,7 +202,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         yieldTo();
         await sim.step(label, footprintOf(next.c, sim.instance, desc.stateless === true));
         enter();
-        clock.advanceTo(sim.now());
+        clock.advanceTo(sim.now(), frozen());
         let value: unknown;
         try {
           // The store is one server for every instance: its TTLs run on its
@@ -237,7 +239,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         yieldTo();
         await sim.sleep(wait);
         enter();
-        clock.advanceTo(sim.now());
+        clock.advanceTo(sim.now(), frozen());
         continue;
       }
       if (++quiet >= QUIET_TURNS + 1) {
@@ -253,7 +255,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           await d.wait();
           enter();
           inst.working++;
-          clock.advanceTo(sim.now());
+          clock.advanceTo(sim.now(), frozen());
           quiet = 0;
           continue;
         }
@@ -297,6 +299,12 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
     if (!bg.alive()) return;
     // Read before entering: in real mode the time is the wall clock, which the instance's own Date hides while entered.
     const now = bg.now();
+    // A paused process runs no timer: wait until the pause is over.
+    const until = bg.frozenUntil?.();
+    if (until !== undefined && until > bg.sharedNow()) {
+      await bg.sleep(until - bg.sharedNow());
+      continue;
+    }
     enter();
     try {
       clock.advanceTo(now);
@@ -325,7 +333,7 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         if (!bg.alive()) return;
         const at = bg.now();
         enter();
-        clock.advanceTo(at);
+        clock.advanceTo(at, (bg.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > bg.sharedNow());
         try {
           next.resolve(next.c.run(store, bg.sharedNow()));
         } catch (e) {

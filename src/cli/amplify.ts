@@ -33,7 +33,10 @@ Options:
   --budget KIND       only this control: ${CONTROLS.join('|')} (default: all three)
   --seed N            the one seed (default 1)
   --json              print JSON instead of the tables
-  -h, --help          this text`;
+  -h, --help          this text
+
+Exit: 0, 2 bad flags (a value out of range: at most 20 layers, 10 attempts,
+100,000 calls and 3 M requests in the worst case).`;
 
 /** One of the SPEC §6 figures, computed by the simulation next to its closed form. */
 const SPEC_FIGURES: ReadonlyArray<{ label: string; formula: string; attempts: number[] }> = [

@@ -46,8 +46,8 @@ requests, kill/restart, two instances, 429 with Retry-After, a front end
 answering 400/401/403/404/422 or 408/409/429/503, two operations alike in
 content or start time — and judges:
 progress (every call sends at least one request), stable-key (one key per
-operation), key-reuse (no key shared by two operations, no key sent with
-two bodies), deadline (settled and silent within
+operation), key-reuse (two operations of one tenant never send one key,
+one key never carries two bodies), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
 (never sends again after 400/401/403/404/422), exactly-one, id-exists and
 replay-equals-first on the service's effects and answers. A failure is shrunk,
@@ -91,7 +91,8 @@ reproduces; what the minimiser could not show minimal is said.
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
 or a client that cannot run on virtual time (it never settles), 4 inconclusive
-(fewer scenarios ran than asked, or the schedule limit stopped an exhaustive search).`;
+(fewer scenarios ran than asked, the schedule limit stopped an exhaustive search, or no
+request of any run was answered 2xx: a client that never succeeds keeps every check vacuously).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {

@@ -34,10 +34,12 @@ database, clock skew,
 up to three concurrent duplicates, spans of minutes to hours, two tenants
 with the same raw key, the same key with a different body — runs with the
 built-in retrying client, and the service's declared effects are judged:
-exactly one per logical operation, every acknowledged id exists and is the
-operation's own, stable keys, a reused key with another body refused, every
-success under one key the first one's answer (replay-equals-first), and,
-if the service opts in, progress. The service's Date, timers, Math.random and
+exactly one per logical operation (exactly-one), every acknowledged id
+exists and is the operation's own (id-exists), stable keys (stable-key), no
+request handed another tenant's result (tenant-isolation), a reused key with
+another body refused (key-reuse), every success under one key the first
+one's answer (replay-equals-first), and, if the service opts in, progress.
+The service's Date, timers, Math.random and
 crypto.randomUUID run on the run's virtual clock and seed; a handler that
 throws answers 500 (one trace line) and the run goes on. A failure is
 minimised and written as a replayable file; what the minimiser could not
@@ -74,7 +76,8 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
-                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay}
+                   violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
+                   coverage, neverReached}
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that

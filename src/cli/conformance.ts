@@ -40,7 +40,7 @@ difference (reports held, or the set of broken invariants).
   --rows R,...    only these rows, e.g. key_atomic/tool_call
   --columns C,... only these columns (${CONFORMANCE_COLUMNS.join(', ')})
 
-A full run takes about a minute (one server process per cell).
+A full run (49 cells, one server process each) takes one to a few minutes.
 
 With --service PATH, your own service (the module of \`check --service\`) is
 held against \`retrysim serve --service PATH\` processes instead: one column
@@ -52,12 +52,14 @@ leaves), key_reuse — compared on the effects left and the invariants broken.
 A service that declares \`progress\` gets the recovery phase on both sides
 (the faults stop, settleMs passes, the operation is queried and resubmitted)
 and progress judged on both: the "in the end" column says how the operation
-ended (succeeded, found, resubmitted, refused, gave_up). Exit 1 on any
-difference, 2 on bad flags or a broken service, 4 (inconclusive) when no
-column made an effect or got a 2xx in either world. --app PATH is --service
-PATH for an unmodified Node app (a module whose default export is an app
-descriptor).
-  --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)`;
+ended (succeeded, found, resubmitted, refused, gave_up). --app PATH is
+--service PATH for an unmodified Node app (a module whose default export is
+an app descriptor).
+  --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
+
+Exit: 0 both worlds agree in every cell, 1 a difference, 2 bad flags or a
+broken service, 4 inconclusive (with --service: no column made an effect or
+got a 2xx in either world).`;
 
 /**
  * A comma list of names, each one of `known`; absent → undefined (all). An

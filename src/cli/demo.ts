@@ -9,7 +9,9 @@ const HELP = `retrysim demo [--seed N] [--trace]
 Shows the kernel end to end: three workers race on a shared counter with a
 read–yield–write window; the seeded choice source picks the interleaving, the
 run is replayed from its recorded choices (same trace hash), and a retry loop
-written with plain setTimeout/Date.now runs 31 s of "time" in milliseconds.`;
+written with plain setTimeout/Date.now runs 31 s of "time" in milliseconds.
+
+Exit: 0, 2 bad flags.`;
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {

@@ -165,7 +165,7 @@ export async function run(argv: string[]): Promise<number> {
   let noun = 'report';
   if (values.service !== undefined) {
     try {
-      const def = await loadService(values.service);
+      const def = await loadService(values.service, { clock: 'real' }); // the lab's real lanes serve it in this process: the machine's clock
       // A hosted app's requests run in turns only the simulation's host gives
       // them; the lab's virtual-time runs drive the handler directly, where
       // an app waits for a turn that never comes (the process used to end
@@ -220,7 +220,7 @@ async function runClient(values: Record<string, string | boolean | undefined>): 
   let r: ClientFlakyReport;
   try {
     opts.client = await loadClient(opts.clientModule, str('name'));
-    if (str('service') !== undefined) opts = { ...opts, service: { def: await loadService(str('service')!), module: str('service')! } };
+    if (str('service') !== undefined) opts = { ...opts, service: { def: await loadService(str('service')!, { clock: 'real' }), module: str('service')! } };
     r = await runClientFlakyLab(opts);
   } catch (e) {
     if (!(e instanceof ServiceError || e instanceof ClientError)) throw e;

@@ -28,7 +28,10 @@ Options:
   --html FILE         write the herd explorer page instead of running the grid: the
                       engine runs in the page, the form starts at the first
                       strategy and client count given here, --runs and --seed
-  -h, --help          this text`;
+  -h, --help          this text
+
+Exit: 0, 2 bad flags (a value out of range: at most 5,000 clients and ~10^9
+simulated events).`;
 
 interface Opts {
   clients: number[];

@@ -13,8 +13,8 @@ type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Pro
 export const commands: Record<string, Command> = {
   check: { summary: 'the property campaign: generated faults and interleavings, shrunk counterexamples (the main job)', load: () => import('./check.js') },
   matrix: { summary: 'reports held per canonical scenario × write strategy/key source (SPEC §4)', load: () => import('./matrix.js') },
-  replay: { summary: 'run a scenario file exactly and check its expect (exit 0 met, 1 not, 2 bad file)', load: () => import('./replay.js') },
-  serve: { summary: 'run the bug tracker over HTTP on loopback with a SQLite file (real mode)', load: () => import('./serve.js') },
+  replay: { summary: 'run a scenario file exactly and check its expect (exit 0 met, 1 not, 2 bad file, 3 diverged)', load: () => import('./replay.js') },
+  serve: { summary: 'run the bug tracker, your service or your app over HTTP on loopback with a SQLite file (real mode)', load: () => import('./serve.js') },
   conformance: { summary: 'canonical scenarios against real server processes vs the simulation; exit 1 on any difference', load: () => import('./conformance.js') },
   flaky: { summary: 'flakiness lab: wall-clock runs with exact upper bounds vs exhaustive simulated interleavings', load: () => import('./flaky.js') },
   merge: { summary: 'merge the --out files of a sharded check into the table, --json and exit code of the unsharded run', load: () => import('./merge.js') },
@@ -31,7 +31,8 @@ export function usage(): string {
   return [
     'retrysim — deterministic-time simulation and property testing of retries, backoff and idempotency keys',
     '',
-    'Usage: retrysim <command> [options]     (retrysim <command> --help for its options)',
+    'Usage: retrysim <command> [options]     (retrysim <command> --help, or retrysim help <command>, for its options)',
+    '       retrysim --version               the version',
     '',
     'Commands:',
     ...names.map((n) => `  ${n.padEnd(width)}  ${commands[n]!.summary}`),

@@ -8,7 +8,7 @@ import { printScenario } from '../scenario/load.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const HELP = `retrysim matrix [--json] [--seed N] [--write-scenarios DIR]
+const HELP = `retrysim matrix [--json] [--seed N] [--write-scenarios DIR] [--html FILE]
 
 Runs every canonical scenario of SPEC §4 (columns) for every write strategy /
 key source (rows) and prints how many reports the server holds for the one
@@ -23,7 +23,9 @@ expectation are marked with '!' and make the exit code 1.
              schedule) to DIR/<column>/<variant>--<keySource>.json
   --html FILE
              also write the matrix as a page: every cell (and conformance's kill
-             column) clickable, each opening its run in the stepper`;
+             column) clickable, each opening its run in the stepper
+
+Exit: 0 every cell as expected, 1 a cell differs, 2 bad flags (nothing written).`;
 
 /** Writes every canonical cell, with its recorded schedule, under `dir`. */
 export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {

@@ -15,7 +15,7 @@ import { runClientScenario, type ClientRun } from '../client/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
 
-const HELP = `retrysim replay FILE [--service PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
+const HELP = `retrysim replay FILE [--service PATH | --app PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
 Runs a scenario file exactly as recorded and checks its 'expect'. The
 recorded schedule is a contract: a decision at another time or among other

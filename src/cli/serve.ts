@@ -7,9 +7,9 @@ import { isHostedApp } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import { startWatchdog } from '../sim/watchdog.js';
 
-const HELP = `retrysim serve (--variant V | --service PATH) --db FILE [options]
+const HELP = `retrysim serve (--variant V | --service PATH | --app PATH) --db FILE [options]
 
-Runs the bug tracker (SPEC §3), or your own service, over HTTP on loopback
+Runs the bug tracker (SPEC §3), your own service or your app, over HTTP on loopback
 with a SQLite file in WAL mode. Prints "listening on http://127.0.0.1:PORT"
 once bound; SIGTERM or SIGINT drains in-flight requests and exits 0.
 
@@ -48,7 +48,10 @@ once bound; SIGTERM or SIGINT drains in-flight requests and exits 0.
 Tracker routes: POST /reports (content-type application/json, else 415; body limit
 65536 bytes, larger → 413; Idempotency-Key 1–255 characters of UTF-8, sent
 once — a repeated Idempotency-Key, X-Tenant or Content-Type is 400),
-GET /reports/:id, GET /reports?run_id=R.`;
+GET /reports/:id, GET /reports?run_id=R.
+
+Exit: 0 after SIGTERM or SIGINT, 1 the port cannot be bound or the database
+file opened, 2 bad flags or a broken module.`;
 
 /**
  * Longest duration a flag may name: one day. Node's timers hold at most
@@ -123,7 +126,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.service !== undefined) {
     // Loaded before the standby line, so a warm spare has nothing left to load.
     try {
-      opts.service = await loadService(values.service);
+      opts.service = await loadService(values.service, { clock: 'real' }); // served for real: its top level reads the machine's clock
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim serve: ${e.message}`);

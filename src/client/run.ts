@@ -123,7 +123,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: lastStopMs + 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const hosts = hostInstances(s, def, sdb, opts.reached);
     // The service's handlers run on the kernel's clock (the client's code on the bridge's).
-    const clock = onKernelClock(kernel, hosts);
+    const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {

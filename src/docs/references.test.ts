@@ -89,7 +89,64 @@ describe('citations of the model and the design', () => {
   });
 });
 
+/**
+ * The repository paths a page names (`src/real/fixtures/x.ts`,
+ * `examples/NAME/…`): the ones under the top-level folders, in inline code,
+ * or in prose when they name a file (an extension: "scenarios/s" is a unit);
+ * cut at a placeholder (`<variant>`, `*`, an all-caps segment) and at a
+ * `:line` suffix. A reader opens them as links.
+ */
+export function namedPaths(source: string): string[] {
+  const out: string[] = [];
+  const text = source.replace(/^```[^\n]*\n[\s\S]*?^```\s*$/gm, '');
+  const spans = [...text.matchAll(/`([^`\n]+)`/g)].map((s) => ({ text: s[1]!, file: false }));
+  const plain = { text: text.replace(/`[^`\n]*`/g, ''), file: true };
+  for (const span of [...spans, plain]) {
+    for (const m of span.text.matchAll(/(?:^|[\s(=])((?:src|examples|docs|scenarios|properties|bench|scripts|bin)\/[\w./<>*{}-]*)/g)) {
+      if (span.file && !/\.[a-z]+[,.)]*$/.test(m[1]!)) continue;
+      // A placeholder or glob (`<variant>`, `minimise*.test.ts`, `{a,b}`) names the folder it sits in.
+      const whole = m[1]!.replace(/[,.]+$/, '');
+      const cut = whole.search(/[<*{]/);
+      const path = (cut < 0 ? whole : whole.slice(0, whole.lastIndexOf('/', cut) + 1)).replace(/:\d+(?:-\d+)?$/, '');
+      const segments = path.split('/');
+      const placeholder = segments.findIndex((s) => /^[A-Z]{2,}$/.test(s.replace(/\..*$/, '')));
+      out.push((placeholder < 0 ? segments : segments.slice(0, placeholder)).join('/').replace(/\.$/, ''));
+    }
+  }
+  return out;
+}
+
+/** Paths the pages name on purpose although they are gone, each with where it says so. */
+const GONE = new Set([
+  'src/scenario/port-equal.test.ts', // docs/services.md: "removed with the old path"
+]);
+
 describe('links in README.md and docs/', () => {
+  it('every repository path a page names, in code or as a file in prose, exists (a reader opens it as a link)', () => {
+    const missing: string[] = [];
+    let count = 0;
+    for (const page of [...pages(root), ...readdirSync(join(root, 'examples')).map((e) => `examples/${e}/README.md`).filter((f) => existsSync(join(root, f)))]) {
+      for (const path of namedPaths(read(root, page))) {
+        count++;
+        if (!GONE.has(path) && !existsSync(join(root, path))) missing.push(`${page}: ${path}`);
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+  });
+
+  it('the path scan reads code spans and files in prose, cuts placeholders and line numbers, skips blocks (its canary)', () => {
+    expect(namedPaths('see `src/sim/nope.ts` and `retrysim check --service examples/NAME/service.ts`, `src/client/run.ts:182-190`,\n`src/tracker/modules/<variant>.ts`, `scenarios/found/*.json`, `src/campaign/minimise*.test.ts` — (src/in-prose.ts), 120 scenarios/s\n```sh\nls src/in-a-block.ts\n```\n')).toEqual([
+      'src/sim/nope.ts',
+      'examples',
+      'src/client/run.ts',
+      'src/tracker/modules/',
+      'scenarios/found/',
+      'src/campaign/',
+      'src/in-prose.ts',
+    ]);
+  });
+
   it('every relative link and image points at a file that exists, and every #anchor at a heading of its page', () => {
     const broken: string[] = [];
     let count = 0;
@@ -149,6 +206,14 @@ describe('what the README promises a newcomer', () => {
     expect(vitest.length).toBeGreaterThan(5);
     expect(vitest.filter((l) => !l.includes('-c examples/vitest.config.ts'))).toEqual([]);
     expect(existsSync(join(root, 'examples/vitest.config.ts'))).toBe(true);
+  });
+
+  it("the README's layout names every folder of src/, and no folder that is not there", () => {
+    const at = readme.indexOf('## Layout');
+    const layout = new Set([...readme.slice(at).matchAll(/^src\/(\w+)\s/gm)].map((m) => m[1]!));
+    const folders = readdirSync(join(root, 'src')).filter((n) => statSync(join(root, 'src', n)).isDirectory());
+    expect(folders.length).toBeGreaterThan(10);
+    expect([...layout].sort()).toEqual(folders.sort());
   });
 
   it('the benchmark table appears once, in docs/benchmarks.md', () => {

@@ -36,6 +36,8 @@ describe('generated scenarios equal their parse', () => {
   it('for every fault kind at once, on a built-in variant and on a user service', () => {
     expectParsedEqual(scenarioArbitrary({ variant: 'key_atomic', keySource: 'tool_call', faults: ALL_FAULTS, opsMax: 3 }), 5, 400);
     expectParsedEqual(scenarioArbitrary({ variant: 'naive', keySource: 'tool_call', faults: ALL_FAULTS, service: { module: './svc.ts', steps: ['claim', 'finish'], crashPoints: ['after-claim'] } }), 6, 400);
+    // With the epoch a user's service's files carry (service.epochMs, in the schema's order).
+    expectParsedEqual(scenarioArbitrary({ variant: 'naive', keySource: 'tool_call', faults: ALL_FAULTS, service: { module: './svc.ts', steps: ['claim', 'finish'], crashPoints: ['after-claim'], epochMs: 1767225600000 } }), 7, 200);
   });
 
   it('goes red when the built object differs from the parse (a missing default)', () => {

@@ -79,6 +79,8 @@ export interface GenService {
    * ServiceDefinition) gets the same operations.
    */
   noun?: string;
+  /** The wall-clock instant of virtual time 0 its files record (`service.epochMs`); absent: none written (epoch 0). */
+  epochMs?: number;
 }
 
 /** A user service's operation `n` (per tenant), in its own words: what its body builds its request from. */
@@ -335,7 +337,7 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
       // lease (ServiceDefinition.deploy) is judged on the deployment, not refused (progress excuses a
       // leased service's mis-configured deployment).
       service: o.service
-        ? { module: o.service.module, instances, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs }
+        ? { module: o.service.module, instances, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs, ...(o.service.epochMs !== undefined ? { epochMs: o.service.epochMs } : {}) }
         : {
           variant: o.variant,
           instances,

@@ -136,7 +136,7 @@ export async function runRecovery(r: RecoveryInput): Promise<{ outcomes: Map<str
     });
   }
   // The handlers run on this phase's kernel clock, as in the main run.
-  const clock = onKernelClock(kernel, r.instances);
+  const clock = onKernelClock(kernel, r.instances, s.service.epochMs ?? 0);
   r.mainClock?.carryTo(clock);
   try {
     await clock.watch(kernel.run(), (scope) => stuckRequest((r.instances[0] as { def?: { name: string } } | undefined)?.def?.name ?? 'service', scope, kernel));

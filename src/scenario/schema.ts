@@ -24,6 +24,17 @@ const nthOf = z.number().int().min(1).max(16);
 export const DURATION_MS_MAX = 600_000;
 const duration = ms.max(DURATION_MS_MAX, `at most ${DURATION_MS_MAX} ms (10 minutes); a run must end within one virtual hour`);
 
+/**
+ * The latest epoch a file may name: 9999-12-30, so a run's hour and a day of
+ * clock skew stay within the years SQLite's date functions and ISO 8601's
+ * four digits cover.
+ */
+const EPOCH_MS_MAX = 253_402_128_000_000;
+const epochMs = z.number({ error: (i) => `expected a whole number of ms since 1970-01-01 UTC (1767225600000 is 2026-01-01), got ${i.input === undefined ? 'nothing' : JSON.stringify(i.input)}` })
+  .min(0, { error: 'expected an instant at or after 1970-01-01 UTC (0 ms), got a negative one', abort: true })
+  .max(EPOCH_MS_MAX, { error: `expected an instant at most ${EPOCH_MS_MAX} ms (9999-12-30 UTC)`, abort: true })
+  .int('expected a whole number of ms since 1970-01-01 UTC (1767225600000 is 2026-01-01), got a fraction');
+
 /** A decision of the recorded schedule (see ChoiceRecord). */
 const choiceRecord = z.strictObject({
   t: ms,
@@ -99,6 +110,15 @@ export const scenarioSchema = z.strictObject({
     completedTtlMs: ms.max(86_400_000).optional(),
     /** Per-instance clock skew, ms (index = instance). */
     clockOffsetMs: z.array(z.number().min(-86_400_000).max(86_400_000)).max(8).default([]),
+    /**
+     * The wall-clock instant of virtual time 0, ms since 1970-01-01 UTC:
+     * what the service's `Date.now()`, `sim.now()` and SQLite's `'now'`
+     * read at the run's start (plus the instance's skew). Files found for a
+     * user's service since 2026-12 carry 1767225600000 (2026-01-01); absent,
+     * 0 — the 1970 clock every file found before it ran on, so it replays
+     * as found.
+     */
+    epochMs: epochMs.optional(),
   }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' }),
   client: z.strictObject({
     keySource: z.enum(KEY_SOURCES as [string, ...string[]]),

@@ -41,9 +41,9 @@ export interface ServiceResponse {
 export type CrashKind = 'unhandled rejection' | 'uncaught exception';
 
 export interface BackgroundSim {
-  /** The instance's time (virtual time plus its clock skew). */
+  /** The instance's time (the run's epoch plus virtual time plus its clock skew). */
   now(): number;
-  /** The time without the instance's skew (the simulated store's clock). */
+  /** The time without the instance's skew (the simulated store's clock, on the run's epoch). */
   sharedNow(): number;
   /** An interleaving point before a phase that touches `footprint`. */
   step(label: string, footprint?: Footprint): Promise<void>;
@@ -60,10 +60,17 @@ export interface BackgroundSim {
    * mode (the caller reports it).
    */
   crash?(reason: unknown, kind?: CrashKind): Promise<void>;
+  /** Kernel time (as {@link sharedNow}) until which the process is stalled by a pause fault; absent in real mode. */
+  frozenUntil?(): number | undefined;
 }
 
 export interface ServiceSim<M = unknown> {
-  /** Current time in ms: virtual in simulation, plus this instance's clock skew. */
+  /**
+   * Current time in ms since 1970, as `Date.now()` reads it in the handler:
+   * in simulation the scenario's epoch (`service.epochMs`: 2026-01-01 in
+   * files found since 2026-12, 0 in older ones) plus virtual time plus this
+   * instance's clock skew; for real, the machine's clock.
+   */
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
@@ -83,6 +90,12 @@ export interface ServiceSim<M = unknown> {
    * returns in real mode (the caller reports it).
    */
   crashProcess?(reason: unknown, kind?: CrashKind): Promise<void>;
+  /**
+   * @internal Kernel time (as {@link sharedNow}) until which this process is
+   * stalled by a pause fault (a GC pause stops its whole event loop): a
+   * hosted app's timers do not fire before it. Hosts provide it.
+   */
+  frozenUntil?(): number | undefined;
   /**
    * An interleaving point: other requests may run here, and the pause, slow
    * and kill faults fire here. `label` must be one of the definition's

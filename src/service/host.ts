@@ -167,14 +167,15 @@ export class ServiceHost implements HostedInstance {
     const taskName = `${this.name}/${name}`;
     const gen = this.generation;
     const bg: BackgroundSim = {
-      now: () => k.now + this.faults.clockOffsetMs,
-      sharedNow: () => k.now,
+      now: () => k.now + this.faults.clockOffsetMs + this.epochMs,
+      sharedNow: () => k.now + this.epochMs,
       step: async (label, footprint) => {
         await k.yield(label, footprint);
         k.log(taskName, label);
       },
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
+      frozenUntil: () => this.pausedUntil,
       alive: () => this.generation === gen,
       crash: async (reason, kind) => {
         if (!this.crash(reason, kind)) return;
@@ -274,6 +275,15 @@ export class ServiceHost implements HostedInstance {
     this.rng = rng;
   }
 
+  /**
+   * The wall-clock instant of virtual time 0 that `sim.now()` adds, as
+   * `Date.now()` does (the run's clock's epoch): 0 in real mode, where the
+   * environment's time already is the machine's.
+   */
+  get epochMs(): number {
+    return this.clock?.epochMs ?? 0;
+  }
+
   /** A spin on the clock (or a timer callback that threw): the service cannot run on virtual time; one line naming the request and step. */
   private stoppedError(e: Error, what: string, sim: HostSim): ServiceError {
     return new ServiceError(this.def.name, `request ${sim.name} (${what}${sim.lastStep ? `, after step '${sim.lastStep}'` : ', before its first step'}) ${e.message}`);
@@ -284,12 +294,14 @@ export class ServiceHost implements HostedInstance {
  * Puts service instances on `kernel`'s clock for one run: installs the
  * dispatching globals ({@link installKernelClock}) and gives each
  * {@link ServiceHost} a stream forked from the run's seed
- * (`service/<instance>/random`), so a replay reads the same values. The
+ * (`service/<instance>/random`), so a replay reads the same values.
+ * `epochMs`: the wall-clock instant of virtual time 0 (the scenario's
+ * `service.epochMs`), for `Date`, `sim.now()` and SQLite's clock alike. The
  * caller runs the kernel through `clock.watch(...)` and calls
  * `clock.release()` in a `finally`.
  */
-export function onKernelClock(kernel: Kernel, instances: readonly unknown[]): KernelClock {
-  const clock = installKernelClock(kernel);
+export function onKernelClock(kernel: Kernel, instances: readonly unknown[], epochMs = 0): KernelClock {
+  const clock = installKernelClock(kernel, epochMs);
   // Retrysim's own services leave no rejection unhandled (src/service/own.ts): their runs skip the collection and its two host turns per run.
   if (!instances.every((h) => h instanceof ServiceHost && isOwnService(h.def))) clock.collectRejections();
   for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
@@ -516,12 +528,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   }
 
   now(): number {
-    return this.env.now() + this.host.faults.clockOffsetMs;
+    return this.env.now() + this.host.faults.clockOffsetMs + this.host.epochMs;
   }
 
   /** @internal The time without this instance's skew: the clock of a server every instance shares (the simulated store's). */
   sharedNow(): number {
-    return this.env.now();
+    return this.env.now() + this.host.epochMs;
   }
 
   /** @internal A trace line on this request (shown, not hashed). */

@@ -7,6 +7,8 @@ import { registerService } from './registry.js';
 import { validateDefinition } from './validate.js';
 import { appService } from '../app/define.js';
 import { isAppDescriptor } from '../app/descriptor.js';
+import { loadingAt } from '../sim/load-clock.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -68,17 +70,31 @@ function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
   return ns;
 }
 
+/** Options of {@link loadService}. */
+export interface LoadOptions {
+  /**
+   * The clock the module's top level reads while it loads: `simulated`
+   * (default) the simulation's epoch, the instant its runs start at;
+   * `real` the machine's, for a process that serves it for real (`serve`,
+   * and `flaky`, whose real lanes run it in process).
+   */
+  clock?: 'simulated' | 'real';
+}
+
 /**
  * Loads a user's service module (TypeScript through tsx's ESM API, no build
  * step; JavaScript with a plain import), checks its default export (or a
  * named `service` export) is a {@link ServiceDefinition}, and files it under
- * its path so scenarios that name the module find it. Every problem is a
+ * its path so scenarios that name the module find it. While it loads, its
+ * `Date` reads the simulation's epoch (2026-01-01), the instant every run
+ * starts at: a module loads once per process, however many runs follow. Every problem is a
  * {@link ServiceError} with one clear sentence.
  */
-export async function loadService(path: string): Promise<ServiceDefinition> {
+export async function loadService(path: string, o: LoadOptions = {}): Promise<ServiceDefinition> {
   let mod: Record<string, unknown>;
   try {
-    mod = await importUserModule(path);
+    // In simulation its top level reads the instant every run starts at, not the machine's clock (src/sim/load-clock.ts).
+    mod = o.clock === 'real' ? await importUserModule(path) : await loadingAt(SIM_EPOCH_MS, () => importUserModule(path));
   } catch (e) {
     throw new ServiceError(path, `cannot load: ${(e as Error).message}`);
   }

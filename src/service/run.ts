@@ -109,7 +109,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     // The handlers' Date, timers and randomness are the kernel's for the run
     // (installed once per run, not per step: the dispatchers only act while a
     // request's code runs), always released — a throw or a limit included.
-    const clock = onKernelClock(kernel, hosts);
+    const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const endpoint = endpointOf(def);
     const { ends, workers } = planWorkers(s, endpoint);

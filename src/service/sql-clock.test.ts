@@ -6,6 +6,7 @@ import { runScenario } from '../scenario/run.js';
 import { runServiceCampaign } from './campaign.js';
 import { ServiceDatabase } from './db.js';
 import type { ServiceDefinition } from './definition.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 
 const tmp = tempDirs();
 
@@ -75,18 +76,42 @@ describe("SQLite's 'now' is the simulated clock in a simulated run", () => {
     expect(seen).toEqual(first);
   });
 
+  it("on a file's epoch (service.epochMs: 2026-01-01) SQLite's 'now' is the request's Date.now() too, skew included", async () => {
+    seen.length = 0;
+    await runScenario(scenario({ epochMs: SIM_EPOCH_MS, instances: 2, clockOffsetMs: [0, -90_000] }), { service: sqlTtl });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const x of seen) {
+      expect(x.jsNow).toBeGreaterThanOrEqual(SIM_EPOCH_MS - 90_000);
+      expect(x.jsNow).toBeLessThan(SIM_EPOCH_MS + 3_600_000);
+      expect(Math.abs(x.sqlMs - x.jsNow)).toBeLessThanOrEqual(1);
+      const iso = new Date(x.jsNow).toISOString().replace('T', ' ');
+      expect(x.current).toBe(iso.slice(0, 19));
+      expect(x.julian).toBeCloseTo(2440587.5 + x.jsNow / 86_400_000, 6);
+    }
+    // Instance s1's clock is 90 s behind: its requests see 2025-12-31 23:58:30 and after.
+    const behind = seen.filter((x) => x.jsNow < SIM_EPOCH_MS);
+    expect(behind.length).toBeGreaterThan(0);
+    for (const x of behind) expect(x.current.startsWith('2025-12-31 23:5')).toBe(true);
+  });
+
   it('a TTL kept in SQL expires in virtual time: a retry after a pause longer than 10 s is charged again (found by check)', async () => {
     const r = await runServiceCampaign({ def: sqlTtl, module: 'sql-ttl', runs: 2000, seed: 1, faults: ['loseResponse', 'pause', 'longSpans'] });
     expect(r.verdict).toBe('fails');
     expect(r.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
   }, 120_000);
 
-  it("real mode's database file keeps SQLite's own clock; a simulation database reads the last run's time between runs", () => {
+  it("real mode's database file keeps SQLite's own clock; a simulation database reads the last run's time between runs, on its epoch", async () => {
     const file = join(tmp('rs-sql-clock-'), 'real.db');
     const real = new ServiceDatabase(sqlTtl, file);
     const sim = new ServiceDatabase(sqlTtl, ':memory:');
+    const E = SIM_EPOCH_MS / 1000;
     try {
       expect(real.db.prepare('SELECT unixepoch()').pluck().get() as number).toBeGreaterThan(1.7e9); // real-time: allowed (what is asserted)
+      await runScenario(scenario({ epochMs: SIM_EPOCH_MS }), { service: sqlTtl });
+      const after2026 = sim.db.prepare('SELECT unixepoch()').pluck().get() as number;
+      expect(after2026).toBeGreaterThanOrEqual(E);
+      expect(after2026).toBeLessThan(E + 3600);
+      await runScenario(scenario(), { service: sqlTtl });
       expect(sim.db.prepare('SELECT unixepoch()').pluck().get() as number).toBeLessThan(100_000);
     } finally {
       real.close();

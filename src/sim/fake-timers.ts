@@ -325,14 +325,24 @@ export class KernelClock {
   /** The process's watchdog against code that never returns the thread (when armed; see watchdog.ts). */
   private readonly dog: Watchdog | undefined = watchdog();
 
-  constructor(readonly kernel: Kernel) {
+  constructor(
+    readonly kernel: Kernel,
+    /**
+     * The wall-clock instant of kernel time 0, in ms since 1970 (the
+     * scenario's `service.epochMs`; 0 for files found before it): `Date`
+     * and SQLite's `'now'` read it, `performance.now` and `process.hrtime`
+     * do not (they are relative, as on a real machine).
+     */
+    readonly epochMs = 0,
+  ) {
     this.event = kernel.on((id, gen) => this.due(id, gen));
   }
 
   /** Virtual wall-clock ms of the entered scope (Date.now). */
   wallNow(s: ClockScope): number {
     this.countRead(s);
-    return Math.floor(this.kernel.now + s.offsetMs);
+    // The epoch added after the floor: added before, a fraction of kernel time (latencies are fractional) would round at 2^-12 ms near 2026 and could floor one ms later.
+    return Math.floor(this.kernel.now + s.offsetMs) + this.epochMs;
   }
 
   /** @internal counts clock reads at one virtual instant; a spin throws. */
@@ -649,8 +659,8 @@ function scopeNow(): ClockScope | undefined {
   return installed !== undefined && current === installed ? currentScope : undefined;
 }
 
-/** The kernel of the last clock installed: after a run (when the checkers read the effects) its time is "now" for SQL. */
-let lastKernel: Kernel | undefined;
+/** The last clock installed: after a run (when the checkers read the effects) its kernel's time, on its epoch, is "now" for SQL. */
+let lastClock: KernelClock | undefined;
 
 /**
  * Simulated wall-clock ms for code that reads time outside the globals —
@@ -661,7 +671,8 @@ let lastKernel: Kernel | undefined;
 export function simulatedWallNow(): number | undefined {
   const s = scopeNow();
   if (s !== undefined) return installed!.wallNow(s);
-  return (installed?.kernel ?? lastKernel)?.now;
+  const c = installed ?? lastClock;
+  return c === undefined ? undefined : c.kernel.now + c.epochMs;
 }
 
 /** The entered scope's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
@@ -786,13 +797,14 @@ const realClearImmediate = globalThis.clearImmediate; // real-time: allowed (hos
  * globals act virtually only inside entered scopes. Call
  * {@link KernelClock.release} in a `finally`, even when the run throws or
  * stops on a limit, or the process goes on with dispatching globals.
+ * `epochMs`: the wall-clock instant of kernel time 0 (see {@link KernelClock.epochMs}).
  */
-export function installKernelClock(kernel: Kernel): KernelClock {
-  lastKernel = kernel;
+export function installKernelClock(kernel: Kernel, epochMs = 0): KernelClock {
   // node:crypto's random functions follow the entered scope's stream too (installed once per process).
   seedNodeCrypto(scopeStream);
   answerThreadPoolWhile(inScope);
-  const c = new KernelClock(kernel);
+  const c = new KernelClock(kernel, epochMs);
   c.install();
+  lastClock = c;
   return c;
 }

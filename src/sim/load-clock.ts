@@ -1,0 +1,55 @@
+/**
+ * A user's module is imported once per process (`check --service`,
+ * `replay`): what its top level computes is shared by every run of a
+ * campaign, while each run starts its processes at virtual time 0 on the
+ * simulation's epoch. A value captured there (`const BOOT = Date.now()`)
+ * read the machine's real clock: nondeterministic, and months away from the
+ * 2026-01-01 its handlers see, so `Date.now() - BOOT` came out hugely
+ * negative (−1.8e12 on the old 1970 clock). While the module loads, `Date`
+ * reads the epoch itself, the instant every run starts at: the process
+ * "booted" when the run began, and a handler's uptime is the run's virtual
+ * time (plus its instance's skew).
+ *
+ * The instant stands still while the module loads (no simulated time passes
+ * before a run), so a top level that busy-waits on the clock would never
+ * get out: past {@link LOAD_READS_MAX} reads it fails to load, in one line.
+ */
+
+/** Clock reads while a module loads before it is taken for a spin (the kernel clock's bound: src/sim/fake-timers.ts). */
+export const LOAD_READS_MAX = 1_000_000;
+
+/** The module's top level busy-waits on a clock that stands still while it loads. */
+export class LoadSpinError extends Error {
+  constructor() {
+    super(`busy-waits on the clock while loading: read it ${LOAD_READS_MAX.toLocaleString('en-US')} times at the simulation's start, where time stands still until a run begins (wait inside a handler, on a timer or sim.sleep)`);
+    this.name = 'LoadSpinError';
+  }
+}
+
+/**
+ * Runs `load` (an import) with `Date` reading `epochMs`: `Date.now()`,
+ * `new Date()` and `Date()` give that instant; `new Date(x)`, `Date.parse`
+ * and `Date.UTC` are the real ones. The real `Date` is back when the load
+ * settles, thrown or not.
+ */
+export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Promise<T> {
+  const Real = globalThis.Date;
+  let reads = 0;
+  const read = (): number => {
+    if (++reads > LOAD_READS_MAX) throw new LoadSpinError();
+    return epochMs;
+  };
+  function AtEpoch(this: unknown, ...args: unknown[]): unknown {
+    if (new.target === undefined) return new Real(read()).toString();
+    return Reflect.construct(Real, args.length === 0 ? [read()] : args, new.target);
+  }
+  Object.setPrototypeOf(AtEpoch, Real); // Date.parse, Date.UTC
+  AtEpoch.prototype = Real.prototype;
+  (AtEpoch as unknown as { now: () => number }).now = read;
+  globalThis.Date = AtEpoch as unknown as DateConstructor;
+  try {
+    return await load();
+  } finally {
+    globalThis.Date = Real;
+  }
+}
