@@ -4,7 +4,7 @@ import { expectFailsMinimally } from './support.js';
 describe('key_split (lookup, insert, then register) fails under pure concurrency', () => {
   it('two workers with one key, no fault: both pass the lookup before either registers; shrinks to one preemption', async () => {
     const cx = await expectFailsMinimally('key_split-tool_call-race-fails');
-    expect(cx.size).toMatchObject({ operations: 1, workers: 2, faults: 0, attempts: 2, preemptions: 1, decisions: 1 });
+    expect(cx.size).toMatchObject({ operations: 1, workers: 2, faults: 0, attempts: 2, preemptions: 1, nonDefault: 1 });
     // The one preemption: a request has passed its lookup and the other
     // request is let in before the first registers the key.
     const p = cx.scenario.schedule.find((c) => c.preempted)!;

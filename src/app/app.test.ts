@@ -75,7 +75,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
       }));
       const r = await runScenario(s, { service: def, keepTrace: true });
       // Both workers reach the store, one on each instance; only one claims the lock.
-      expect(new Set(r.trace.filter((l) => / kv\.set$/.test(l)).map((l) => l.trim().split(/\s+/)[2]!.split('/')[0]))).toEqual(new Set(['s0', 's1']));
+      expect(new Set(r.trace.filter((l) => / kv\.set /.test(l)).map((l) => l.trim().split(/\s+/)[2]!.split('/')[0]))).toEqual(new Set(['s0', 's1']));
       expect(r.reports.op1).toBe(1);
       expect(r.violations).toEqual([]);
     }
@@ -117,7 +117,7 @@ describe('an unmodified node:http app on the simulated key-value store', () => {
     const r = await runScenario(s, { service: def, keepTrace: true });
     const at = r.trace.findIndex((l) => / s0\/op1\.w0#1 +setInterval callback of the app \(not this request\) sends kv\.del$/.test(l));
     expect(at, r.trace.join('\n')).toBeGreaterThan(0);
-    expect(r.trace[at + 1]).toMatch(/ s0\/op1\.w0#1 +kv\.del$/);
+    expect(r.trace[at + 1]).toMatch(/ s0\/op1\.w0#1 +kv\.del idem:r1:call-1 → 1$/); // with its key and answer
     // The request's own commands carry no such line.
     expect(r.trace.filter((l) => /callback of the app/.test(l))).toHaveLength(1);
   });
@@ -199,7 +199,7 @@ describe('retrysim check --app', () => {
     const data = JSON.parse(/<script type="application\/json" id="retrysim-data">(.*?)<\/script>/s.exec(readFileSync(page, 'utf8'))![1]!) as { replay: string };
     expect(data.replay).toBe(`retrysim ${replay![1]!}`);
     expect(drawn.out.split('\n')[0]).toBe(`retrysim ${replay![1]!.replace(/ --trace$/, '')}`);
-    expect(drawn.out.split('\n')[1]).toMatch(/^scenario: .* — seed \d+, app orders-check-then-insert \(examples\/app-plain-http\/app\.ts\)\/tool_call$/);
+    expect(drawn.out.split('\n')[1]).toMatch(/^scenario: .* — seed \d+, app orders-check-then-insert \(examples\/app-plain-http\/app\.ts\), one key per operation$/);
     const pasted = await cli(data.replay.split(' ').slice(1));
     expect(pasted.code, pasted.err).toBe(0);
   }, 60_000);

@@ -44,7 +44,12 @@ export function moduleFlag(def: Pick<ServiceDefinition, 'steps'> | undefined): '
   return def !== undefined && isHostedApp(def) ? '--app' : '--service';
 }
 
-export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> {
+/**
+ * `fresh`, when given, loads a new copy of the app's module for each
+ * simulated process (src/app/per-process.ts): its module-level state is
+ * then that process's, as in separate Node processes.
+ */
+export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescriptor>): ServiceDefinition<AppInstance> {
   markApp(String(desc.name)); // its problems, from here on, are the app's
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
   const e = desc.effects;
@@ -57,7 +62,7 @@ export function appService(desc: AppDescriptor): ServiceDefinition<AppInstance> 
     crashPoints: APP_CRASH_POINTS,
     // The slow fault's processing time passes after the first SET: where a claim (SET NX) is taken.
     slowStep: 'kv.set',
-    memory: () => new AppInstance(),
+    memory: () => new AppInstance(fresh),
     handle: (req, sim) => serveRequest(desc, sim.memory, storeOf(sim.db), req, sim),
     operation: desc.operation,
     effects: {

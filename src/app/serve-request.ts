@@ -2,13 +2,13 @@ import type { ServerResponse } from 'node:http';
 import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
 import { CrashFault } from '../tracker/faults.js';
-import { hostTurn } from '../sim/host-turns.js';
+import { hostTurn, hostWait } from '../sim/host-turns.js';
 import { takeRejection } from '../sim/rejections.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow } from '../service/errors.js';
-import { kvClient, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
+import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
@@ -22,6 +22,8 @@ const DROPPED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-e
 
 /** One process of a hosted app: its machine (clock, randomness) and its listener, built on first use. */
 export class AppInstance {
+  /** With one module load per process: this process's copy of the app's module (see src/app/per-process.ts). */
+  constructor(readonly fresh?: () => Promise<AppDescriptor>) {}
   clock: InstanceClock | undefined;
   listener: Promise<RequestListener> | undefined;
   /** Requests of this process being pumped and not parked (see {@link park}). */
@@ -144,6 +146,24 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   enter();
   try {
     clock.advanceTo(sim.now(), frozen());
+    if (inst.listener === undefined && inst.fresh !== undefined) {
+      // This process's own copy of the module graph. Loading it is real
+      // I/O, but this request's task holds the kernel throughout (no step
+      // is taken), so no other task runs and virtual time stands still:
+      // the run is the same whatever the load takes. The module's top
+      // level runs on this instance's clock, as app() does.
+      let own: AppDescriptor;
+      try {
+        own = await hostWait(inst.fresh);
+      } catch (e) {
+        throw new ServiceError(desc.name, `cannot load the app afresh for a simulated process: ${describeThrow(e)}`);
+      }
+      if (inst.listener === undefined) {
+        const built = Promise.resolve().then(() => own.app({ redis: kvClient() }));
+        inst.listener = built;
+        built.catch(() => undefined);
+      }
+    }
     if (inst.listener === undefined) {
       const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
       inst.listener = built;
@@ -210,9 +230,14 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           // `SET … PX` expires by the Redis host's time).
           value = next.c.run(store, sim.sharedNow?.() ?? sim.now());
         } catch (e) {
+          const said = kvTraceWords(next.c, { error: e });
+          sim.detail?.(label, said.call, said.answer);
           next.reject(e);
           continue;
         }
+        // The step's line says on what and with which answer (`kv.set order:k1 … → OK`); shown, not hashed.
+        const said = kvTraceWords(next.c, { value });
+        sim.detail?.(label, said.call, said.answer);
         try {
           sim.crashPoint(`${label}: answer lost`);
         } catch (e) {
@@ -335,8 +360,13 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
         enter();
         clock.advanceTo(at, (bg.frozenUntil?.() ?? Number.NEGATIVE_INFINITY) > bg.sharedNow());
         try {
-          next.resolve(next.c.run(store, bg.sharedNow()));
+          const value = next.c.run(store, bg.sharedNow());
+          const said = kvTraceWords(next.c, { value });
+          bg.detail?.(label, said.call, said.answer);
+          next.resolve(value);
         } catch (e) {
+          const said = kvTraceWords(next.c, { error: e });
+          bg.detail?.(label, said.call, said.answer);
           next.reject(e);
         }
         continue;

@@ -211,6 +211,19 @@ describe('minimiseCounterexample on a model with known answers', () => {
     expect(m.calls.at(-1)!.s).not.toBe(r.scenario);
   });
 
+  it('op2 left alone is renumbered op1 when the renamed scenario still fails; its own search, its own schedule', async () => {
+    // The same failure, whatever the operation is called (the test above needs op2 by name: there the ids stay).
+    const second = (s: Scenario, c: number[]) => s.faults.crashMidRequest > 0 && s.operations.some((o) => o.runId === 'r2') && c[2] === 1;
+    const m = model(3, second);
+    const r = await minimiseCounterexample(three(), [1, 1, 1, 0], { isHit: m.isHit, run: m.run });
+    expect(r.removed).toEqual(['operation op1', 'crashMidRequest 2 → 1', 'slowMs', 'renumbered op2 → op1']);
+    expect(r.scenario.operations.map((o) => [o.id, o.runId])).toEqual([['op1', 'r2']]);
+    expect(r).toMatchObject({ choices: [0, 0, 1], preemptions: 1, preemptionsMinimal: true, undecided: [], errored: [] });
+    // The renamed scenario was run (a search of its own), and judged afresh: its crash is still necessary.
+    expect(m.calls.some((c) => c.s === r.scenario)).toBe(true);
+    expect(r.runs).toBe(m.calls.length);
+  });
+
   it('a case already minimal: its own schedules are searched below the one in hand (trailing zeros dropped)', async () => {
     const m = model(3, needs);
     const minimal = scenario({ client: { keySource: 'tool_call', maxAttempts: 1 }, faults: { crashMidRequest: 1 }, operations: [{ id: 'op2', runId: 'r2', module: 'm', title: 't' }] });

@@ -82,7 +82,7 @@ describe('failsFor: what counts as a failure of a claim', () => {
 });
 
 describe('minimalityProblems: the shrunk counterexample against the claim\'s minimal shape', () => {
-  const size = { operations: 1, workers: 2, faults: 1, attempts: 2, preemptions: 1, decisions: 1, instances: 1 };
+  const size = { operations: 1, workers: 2, faults: 1, attempts: 2, preemptions: 1, decisions: 14, nonDefault: 1, instances: 1 };
   it('no shape, or every pinned dimension met: no problem', () => {
     expect(minimalityProblems(undefined, size)).toEqual([]);
     expect(minimalityProblems({ operations: 1, faultsMax: 1 }, size)).toEqual([]);

@@ -51,7 +51,7 @@ describe('check --service --shard I/N --out FILE, then retrysim merge', () => {
     expect(merged.j).toEqual(whole.j);
     expect(merged.j.firstFailureRun).toBe(77);
     const text = await runMain(['merge', ...files]);
-    expect(text.out).toMatch(/│ ✗ │ three-way-race \/ tool_call │ 77 +│ fails/);
+    expect(text.out).toMatch(/│ ✗ │ three-way-race \/ one key per operation │ 77 +│ fails/);
     expect(text.out).toContain(`replay: retrysim replay --service examples/three-way-race/service.ts ${join(dir, 'found-2')}/`);
   });
 

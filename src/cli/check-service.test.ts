@@ -111,7 +111,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const cut = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--explore', 'exhaustive', '--runs', '2', '--found', found]);
     expect(cut.code).toBe(4);
     // The row is ?, as in check's table and the --html index: not ✓ (it did not hold), not ✗ (nothing failed).
-    expect(cut.out).toMatch(/│ \? │ payments-atomic \/ tool_call .* inconclusive/);
+    expect(cut.out).toMatch(/│ \? │ payments-atomic \/ one key per operation .* inconclusive/);
     expect(cut.out).toMatch(/^\? inconclusive: the schedule limit \(2 per small scenario\)/m);
     expect(cut.out).not.toContain('✓');
     expect(cut.out).not.toMatch(/│ ✗ │|^✗ /m);
@@ -137,7 +137,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
     // Enough runs within the budget hold; a failure within it fails, shrunk as ever.
     const enough = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--time-budget', '1h', '--runs', '40', '--found', found]);
     expect(enough.code, enough.out).toBe(0);
-    expect(enough.out).toMatch(/│ ✓ │ payments-atomic \/ tool_call │ 40 +│ holds/);
+    expect(enough.out).toMatch(/│ ✓ │ payments-atomic \/ one key per operation │ 40 +│ holds/);
     const failing = await cli(['check', '--service', 'examples/ttl-from-date-now/service.ts', '--time-budget', '1h', '--found', found]);
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/reproduce: retrysim check --service examples\/ttl-from-date-now\/service.ts --seed 1 --runs 2\n/);
@@ -173,7 +173,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
     jumping();
     const text = await cli(['check', '--service', module, '--runs', '2000', '--shrink-budget', '90s', '--found', found]);
     expect(text.code).toBe(1);
-    expect(text.out).toMatch(/│ ✗ │ payments-check-then-insert \/ tool_call │ \d+ +│ fails +│ .* │ not shown \(time limit\) │/);
+    expect(text.out).toMatch(/│ ✗ │ payments-check-then-insert \/ one key per operation │ \d+ +│ fails +│ .* │ not shown \(time limit\) │/);
     expect(text.out).toContain('  not known to be minimal: shrinking stopped at its time limit (shrink budget 90 s); the counterexample fails and replays as written, and a longer --shrink-budget shrinks it further');
     expect(text.out).toContain(`reproduce: retrysim check --service ${module} --seed 1 --runs 2000 --shrink-budget 90s`);
     // (A limit it does not reach — the real clock and the default — changes nothing: the first test above shrinks the same example to minimal.)

@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
-import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
+import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
+import { registerService } from '../service/registry.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
@@ -11,6 +12,7 @@ import { neverReached, reachedText } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
+import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -18,6 +20,21 @@ import type { ServiceDefinition } from '../service/definition.js';
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
 const FOUND_DIR = '.retrysim/found';
+/**
+ * How many of a holding app campaign's runs run again with the app's
+ * modules loaded once per simulated process. A load costs 10–300 ms (Express
+ * and its dependencies evaluated again) and Node never frees an ES module,
+ * so the whole campaign cannot run that way; the first runs of the same
+ * seed and fault space can. The module-level stores found so far fail at
+ * the first or second run.
+ */
+export const MODULE_PROBE_RUNS = 50;
+const MODULE_STATE_ADVICE = 'a store kept at module level (a Map in the app\'s file, a library\'s default in-memory store) is not shared by real processes; keep idempotency state in the store (env.redis)';
+
+/** The invariants a counterexample breaks, for a sentence. */
+function invariantsOf(p: ServiceCampaignResult): string {
+  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
+}
 
 const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shrink-budget D] [--seed S] [--key-source K]
                [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
@@ -56,7 +73,8 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
                   when it runs out, the failing case in hand is written (it replays) and said
                   to be not known to be minimal; the verdict is still fails (exit 1)
   --seed S        the campaign seed (default 1)
-  --key-source K  the client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
+  --key-source K  where the client's Idempotency-Key comes from: ${KEY_SOURCES.map((k) => `${k} (${keySourceWords(k)})`).join(', ')};
+                  default tool_call
   --faults LIST   only these faults, comma-separated (default: the whole space; the
                   names are printed at the start), e.g. --faults crash,loseResponse
   --explore M     random: fast-check-generated schedules (shrinkable, default)
@@ -74,10 +92,20 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
   --out FILE      write this run's result for 'retrysim merge' (with --shard)
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
-  --json          {service, module, keySource, seed, explore, faults, runs, timeBudgetMs, complete, verdict,
+  --json          {service, module, keySource (the --key-source value), keys (it in words), seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
-                   coverage, neverReached}
+                   coverage, neverReached,
+                   moduleLoads (--app: once, or per-process when the verdict is the per-process one)}
+
+An app's modules (its own files, its idempotency library) are loaded once for
+the campaign, so what they keep at module level is shared by every simulated
+instance and survives every simulated restart, as no two real processes share
+it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs with
+the modules loaded once per simulated process; if that fails, the verdict is
+fails (exit 1) with one line saying the app held only through shared module
+state, and its counterexample replays with ${PER_PROCESS_ENV}=1 (which
+also runs a whole campaign that way: 5-7x slower, memory grows with each load).
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
@@ -157,13 +185,25 @@ export async function run(argv: string[]): Promise<number> {
     let r: ServiceCampaignResult;
     let def: Awaited<ReturnType<typeof loadService>>;
     let reproduce = { before: '', after: '' };
+    const perProcess = perProcessFromEnv();
+    /** Set when the verdict held only with modules loaded once: the one line that says so. */
+    let sharedModuleState: string | undefined;
+    /** Whether the counterexample was found with one module load per process (its replay needs the same). */
+    let perProcessCx = perProcess;
+    let probe: (() => Promise<{ sample: number; p: ServiceCampaignResult }>) | undefined;
+    /** Takes the per-process campaign's result as the verdict, with the line that says why. */
+    const adopt = (p: ServiceCampaignResult, line: string) => {
+      perProcessCx = true;
+      sharedModuleState = line;
+      r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
+    };
     const wall0 = performance.now();
     try {
       def = await loadService(v.service);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
-      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, key source ${keySource}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
+      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, ${keySourceWords(keySource)}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
       // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
       const points = isHostedApp(def)
@@ -184,6 +224,26 @@ export async function run(argv: string[]): Promise<number> {
       } finally {
         bar.stop();
       }
+      if (isHostedApp(def) && perProcess) log(`module loads: one per simulated process (${PER_PROCESS_ENV}=1): what the app keeps at module level is each process's own`);
+      // One module load per simulated process, on the first runs of the same seed and fault space (MODULE_PROBE_RUNS).
+      probe = async () => {
+        const sample = Math.min(runs, MODULE_PROBE_RUNS);
+        const own = await loadService(v.service!, { perProcess: true });
+        try {
+          return { sample, p: await runServiceCampaign({ def: own, module: v.service, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, runs: sample, shrinkBudgetMs, seed, foundDir: found, clockMs: clock }) };
+        } finally {
+          registerService(v.service!, def);
+        }
+      };
+      if (isHostedApp(def) && !perProcess && r.verdict === 'holds' && shard === undefined) {
+        // Loaded once, the app's modules (its own file, its idempotency library) are shared by every simulated
+        // instance and outlive every simulated restart; separate processes share none of it. A verdict
+        // that holds only thanks to that sharing would tell the user a replicated app is safe.
+        log(`module state: held with the app's modules loaded once for all simulated processes; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per process, as separate processes load them`);
+        const { sample, p } = await probe();
+        if (p.verdict === 'fails') adopt(p, `app '${def.name}' holds only because its simulated instances share module-level state: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+        else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
+      }
       const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
       // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
       if (timeBudgetMs !== undefined && ran > 0) log(`reproduce: ${commandOf(reproduce, ran)}`);
@@ -201,11 +261,29 @@ export async function run(argv: string[]): Promise<number> {
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = freshReplayProblem(written, [moduleFlag(def), v.service]);
+      const problem = freshReplayProblem(written, [moduleFlag(def), v.service], perProcessCx ? { [PER_PROCESS_ENV]: '1' } : {});
       if (problem !== undefined) {
         rmSync(written, { force: true });
-        console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
-        return 2;
+        // A hosted app's module-level state carried over from one run to the next: loaded once per
+        // process, as real processes load it, the same runs give the verdict separate processes would.
+        let fixed = false;
+        if (isHostedApp(def) && !perProcessCx && shard === undefined && probe !== undefined) {
+          log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one module load per simulated process`);
+          try {
+            const { sample, p } = await probe();
+            const file = p.counterexample?.file;
+            if (p.verdict === 'fails' && file !== undefined && freshReplayProblem(file, [moduleFlag(def), v.service], { [PER_PROCESS_ENV]: '1' }) === undefined) {
+              adopt(p, `app '${def.name}' keeps state at module level, which carried over from one simulated run to the next while its modules were loaded once: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+              fixed = true;
+            } else if (file !== undefined) rmSync(file, { force: true });
+          } catch (e) {
+            if (!(e instanceof ServiceError)) throw e;
+          }
+        }
+        if (!fixed) {
+          console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
+          return 2;
+        }
       }
     }
     if (out !== undefined) {
@@ -216,7 +294,7 @@ export async function run(argv: string[]): Promise<number> {
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
-    const code = await reportServiceCampaign(r, { subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def } : {}) });
+    const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once', subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
       log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
@@ -260,11 +338,15 @@ export interface ServiceReport {
   reproduce: { before: string; after: string };
   html?: string;
   def?: ServiceDefinition;
+  /** A hosted app whose verdict held only with its modules loaded once (the line `check` printed): the reason it fails. */
+  sharedModuleState?: string;
+  /** How the app's modules were loaded for the verdict: once for all simulated processes, or once per process. */
+  moduleLoads?: 'once' | 'per-process';
 }
 
 /** Prints a service campaign's table (or `--json`), the counterexample and the coverage; resolves to the exit code. */
 export async function reportServiceCampaign(r: ServiceCampaignResult, o: ServiceReport): Promise<number> {
-  const why = whyOf(r, o.expected);
+  const why = [...(o.sharedModuleState !== undefined ? [o.sharedModuleState] : []), ...whyOf(r, o.expected)];
   const ok = why.length === 0;
   const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
   const cx = r.counterexample;
@@ -276,10 +358,12 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   }
   if (o.json) {
     console.log(JSON.stringify({
-      service: r.service, module: r.module, keySource: r.keySource, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
+      // keySource is the --key-source value (and a shard file's, which merge compares); keys says it in the service's words, as the table does.
+      service: r.service, module: r.module, keySource: r.keySource, keys: keySourceWords(r.keySource), seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs,
       ...(o.timeBudgetMs !== undefined ? { timeBudgetMs: o.timeBudgetMs } : {}),
       ...(r.complete !== undefined ? { complete: r.complete } : {}),
       verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
+      ...(o.moduleLoads !== undefined ? { moduleLoads: o.moduleLoads } : {}),
       firstFailureRun: r.firstFailureRun ?? null,
       firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
@@ -294,7 +378,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   console.log(textTable(['', `${o.subject.startsWith('app ') ? 'app' : 'service'} / key source`, 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
     // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
     ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
-    `${r.service} / ${r.keySource}`,
+    `${r.service} / ${keySourceWords(r.keySource)}`,
     `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
     r.verdict,
     r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,

@@ -2,7 +2,7 @@ import { flags, seedFlag, usage, UsageError } from './args.js';
 import { textTable } from '../report/table.js';
 import { CONFORMANCE_COLUMNS, runConformance, type ConformanceCell } from '../real/conformance.js';
 import { MATRIX_ROWS, rowName } from '../scenario/canonical.js';
-import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
+import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
@@ -55,7 +55,8 @@ and progress judged on both: the "in the end" column says how the operation
 ended (succeeded, found, resubmitted, refused, gave_up). --app PATH is
 --service PATH for an unmodified Node app (a module whose default export is
 an app descriptor).
-  --key-source K  the built-in client's key source: ${KEY_SOURCES.join(', ')} (default tool_call)
+  --key-source K  (with --service) where the built-in client's Idempotency-Key comes from:
+                  ${KEY_SOURCES.map((k) => `${k} (${keySourceWords(k)})`).join(', ')}; default tool_call
 
 Exit: 0 both worlds agree in every cell, 1 a difference, 2 bad flags or a
 broken service, 4 inconclusive (with --service: no column made an effect or
@@ -205,12 +206,12 @@ async function conformService(module: string, values: { json?: boolean; seed?: s
   const vacuous = diffs.length === 0 ? doneNothing(cells, plural(def!.effects.noun ?? 'effect')) : null;
   const code = diffs.length > 0 ? 1 : vacuous !== null ? 4 : 0;
   if (values.json) {
-    console.log(JSON.stringify({ service: def!.name, module, keySource, seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
+    console.log(JSON.stringify({ service: def!.name, module, keySource, keys: keySourceWords(keySource), seed, columns: cells.map((c) => c.column), cells, differences: diffs.length, inconclusive: vacuous }));
     return code;
   }
   progressDone();
   const noun = def!.effects.noun ?? 'effect';
-  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, key source ${keySource}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
+  console.log(`retrysim conformance ${moduleFlag(def)} ${module} — ${isHostedApp(def!) ? 'app' : 'service'} ${def!.name}, ${keySourceWords(keySource)}, seed ${seed}; ${plural(noun)} held for one logical operation, simulation | real processes\n`);
   console.log(serviceConformanceTable(cells, noun));
   const kills = cells.reduce((n, c) => n + c.real.kills, 0);
   console.log(`\n${cells.length} columns in ${((Date.now() - t0) / 1000).toFixed(1)} s wall time; ${kills} real SIGKILL(s) survived.`);

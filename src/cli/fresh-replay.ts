@@ -14,12 +14,13 @@ const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
  * keeps at module level (a Map of keys, a cache, a counter) outlives each
  * simulated run, and a later run can fail on what an earlier one left —
  * a failure no fresh process shows. `modules` are the replay's flags naming
- * them (`--service PATH`, `--client PATH`), as the printed replay line has them. Resolves to why the file did not
+ * them (`--service PATH`, `--client PATH`), as the printed replay line has them; `env`, what
+ * the printed line sets before it (RETRYSIM_APP_PER_PROCESS=1). Resolves to why the file did not
  * reproduce (expect not met, or a divergence), or undefined when it did or
  * when the replay could not judge it (its own error is not this file's).
  */
-export function freshReplayProblem(file: string, modules: readonly string[]): string | undefined {
-  const r = spawnSync(process.execPath, [BIN, 'replay', ...modules, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+export function freshReplayProblem(file: string, modules: readonly string[], env: Record<string, string> = {}): string | undefined {
+  const r = spawnSync(process.execPath, [BIN, 'replay', ...modules, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
   if (r.status === 1 || r.status === 3) {
     try {
       const j = JSON.parse(r.stdout) as { problems?: string[]; diverged?: { message?: string } };

@@ -14,6 +14,7 @@ import { ClientError, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
+import { keySourceWords } from '../harness/keys.js';
 
 const HELP = `retrysim replay FILE [--service PATH | --app PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
@@ -151,7 +152,8 @@ export async function run(argv: string[]): Promise<number> {
     return m.ok ? 0 : 1;
   }
   console.log(command);
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath})` : scenario.service.variant}/${scenario.client.keySource}`);
+  // A user's service is told its keys in words; the built-in tracker's row keeps its variant/keySource name (its claims and files are named so).
+  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath}), ${keySourceWords(scenario.client.keySource)}` : `${scenario.service.variant}/${scenario.client.keySource}`}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   for (const l of setupLines(scenario)) console.log(l);
   if (values.trace) {
@@ -174,8 +176,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(`\n${service ? plural(service.effects.noun ?? 'effect') : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
-  const preemptions = r.result.choices.filter((c) => c.preempted).length;
-  console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
+  console.log(scheduleLine(r.result.choices, r.result.traceHash));
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
 }
@@ -372,8 +373,20 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   // In the service's own word (its effects.noun); the built-in tracker files reports.
   console.log(`\n${service ? plural(service.effects.noun ?? 'effect') : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);
   console.log(r.violations.length === 0 ? 'invariants: all hold' : 'violations:\n' + r.violations.map((v) => `  ${v.invariant} (${v.op}): ${v.detail}`).join('\n'));
-  const preemptions = r.result.choices.filter((c) => c.preempted).length;
-  console.log(`schedule: ${r.result.choices.length} decisions, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${r.result.traceHash}`);
+  console.log(scheduleLine(r.result.choices, r.result.traceHash));
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
+}
+
+/**
+ * The run's schedule in the words and counts `check --json`'s `shrunkSize`
+ * uses for the same file (scenarioSize): every decision the kernel made,
+ * how many of them did not take the default (the running task going on),
+ * and the preemptions among those.
+ */
+export function scheduleLine(choices: readonly { chosen: number; preempted: boolean }[], traceHash: string): string {
+  const n = choices.length;
+  const nonDefault = choices.filter((c) => c.chosen !== 0).length;
+  const preemptions = choices.filter((c) => c.preempted).length;
+  return `schedule: ${n} decision${n === 1 ? '' : 's'}${n > 0 ? ` (${nonDefault} not the default)` : ''}, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${traceHash}`;
 }

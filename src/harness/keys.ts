@@ -7,6 +7,26 @@ export type KeySource = 'none' | 'per_attempt' | 'tool_call' | 'business';
 /** Every key source, in the order the docs list them. */
 export const KEY_SOURCES: readonly KeySource[] = ['none', 'per_attempt', 'tool_call', 'business'];
 
+/**
+ * A key source in words a user's service can be told about: the ids above
+ * are the built-in tracker's (a `tool_call` is its agent's tool call), kept
+ * as the `--key-source` values and in scenario files, where replay and merge
+ * read them back; what `check --service`/`--app`, `conformance --service`,
+ * `replay` and the pages print about a user's service is this.
+ */
+export function keySourceWords(s: KeySource): string {
+  switch (s) {
+    case 'none':
+      return 'no key';
+    case 'per_attempt':
+      return 'a new key per attempt';
+    case 'tool_call':
+      return 'one key per operation';
+    case 'business':
+      return "a key from the operation's content";
+  }
+}
+
 /** Key sources that give every attempt of one tool call the same key. */
 export function isStableKeySource(s: KeySource): boolean {
   return s === 'tool_call' || s === 'business';

@@ -12,7 +12,39 @@ export interface KvCommand {
   keys: readonly string[];
   /** Whether it may write (a read-only command commutes with other reads of its keys). */
   write: boolean;
+  /** Its arguments after the keys, as the trace shows them (`"IN_PROGRESS" NX PX 30000`); display only. */
+  args?: string;
   run(store: KvStore, nowMs: number): unknown;
+}
+
+/** Longest value the trace shows in full; a longer one is cut, with `…` (a stored answer can be a whole response). */
+const SHOWN_CHARS_MAX = 40;
+
+/** A value as the trace shows it: quoted, cut past {@link SHOWN_CHARS_MAX} characters. */
+function shown(v: string): string {
+  return `"${v.length > SHOWN_CHARS_MAX ? `${v.slice(0, SHOWN_CHARS_MAX)}…` : v}"`;
+}
+
+/** SET's options as redis-cli spells them: `NX PX 30000`. */
+function setArgs(o: SetOptions): string {
+  return [o.NX ? 'NX' : o.XX ? 'XX' : '', o.PX !== undefined ? `PX ${o.PX}` : o.EX !== undefined ? `EX ${o.EX}` : o.KEEPTTL ? 'KEEPTTL' : '', o.GET ? 'GET' : ''].filter((x) => x !== '').join(' ');
+}
+
+/**
+ * What the trace adds to a store command's line once it ran: its keys and
+ * arguments (`call`: `order:k1 "IN_PROGRESS" NX PX 30000`) and its answer
+ * (`OK`, `null`, or the error it threw) — the `kv.set` line alone said
+ * which command, not on what or with which outcome. Display only: the
+ * hashed entry is the command's name, as it always was.
+ */
+export function kvTraceWords(c: KvCommand, outcome: { value: unknown } | { error: unknown }): { call: string; answer: string } {
+  const answer = 'error' in outcome
+    ? `error: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`
+    : outcome.value === null || outcome.value === undefined ? 'null'
+      // SET's 'OK' is a status reply (redis-cli prints it bare); a stored value is a string, shown quoted.
+      : typeof outcome.value === 'string' ? (c.name === 'set' && outcome.value === 'OK' ? 'OK' : shown(outcome.value))
+        : String(outcome.value);
+  return { call: `${c.keys.join(' ')}${c.args ? ` ${c.args}` : ''}`, answer };
 }
 
 /** Every command the client sends, in the order the host declares them as steps. */
@@ -286,12 +318,13 @@ export class KvClient extends EventEmitter {
       throw new KvUnsupportedCommand(options.unsupported);
     }
     if (options.NX && nxAsGetThenSet) return this.getThenSet(k, v, options);
-    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, options, now) });
+    return this.sendOpen({ name: 'set', keys: [k], write: true, args: [shown(v), setArgs(options)].filter((x) => x !== '').join(' '), run: (s, now) => s.set(k, v, options, now) });
   }
 
   private async getThenSet(k: string, v: string, options: SetOptions): Promise<string | null> {
     if ((await this.get(k)) !== null) return null;
-    return this.sendOpen({ name: 'set', keys: [k], write: true, run: (s, now) => s.set(k, v, { ...options, NX: false }, now) });
+    const plain = { ...options, NX: false };
+    return this.sendOpen({ name: 'set', keys: [k], write: true, args: [shown(v), setArgs(plain)].filter((x) => x !== '').join(' '), run: (s, now) => s.set(k, v, plain, now) });
   }
 
   /** DEL key [key ...]: how many existed. */
@@ -309,14 +342,15 @@ export class KvClient extends EventEmitter {
   expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'EXPIRE');
     // Redis refuses fractional seconds; checked here, where seconds are still seconds (1.5 s is 1500 whole ms).
-    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, Number.isInteger(seconds) ? seconds * 1000 : Number.NaN, now, mode) });
+    const ms = Number.isInteger(seconds) ? seconds * 1000 : Number.NaN;
+    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, args: `${ms}${mode ? ` ${mode}` : ''}`, run: (s, now) => s.pexpire(k, ms, now, mode) });
   }
 
   /** PEXPIRE key ms [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   pExpire(key: string, ms: number, mode?: ExpireMode): Promise<number> {
     const k = keyOf(key, 'PEXPIRE');
     // The mode (node-redis's third argument) was ignored until 2026-12: `expire(k, 30, 'NX')` overwrote an expiry it must keep.
-    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, run: (s, now) => s.pexpire(k, ms, now, mode) });
+    return this.sendOpen({ name: 'pexpire', keys: [k], write: true, args: `${ms}${mode ? ` ${mode}` : ''}`, run: (s, now) => s.pexpire(k, ms, now, mode) });
   }
 
   /** TTL key: seconds left, -1 without expiry, -2 when missing. */
@@ -338,7 +372,7 @@ export class KvClient extends EventEmitter {
    */
   putIf(key: string, value: string, condition: (current: string | undefined) => boolean, options: { ttlMs?: number } = {}): Promise<boolean> {
     const k = keyOf(key, 'PUT');
-    return this.sendOpen({ name: 'putIf', keys: [k], write: true, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
+    return this.sendOpen({ name: 'putIf', keys: [k], write: true, args: `${shown(String(value))}${options.ttlMs !== undefined ? ` PX ${options.ttlMs}` : ''}`, run: (s, now) => s.putIf(k, value, condition, options.ttlMs, now) });
   }
 }
 

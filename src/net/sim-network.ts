@@ -393,6 +393,10 @@ class SimStepEnv implements StepEnv {
     this.k.note(this.name, event);
   }
 
+  detail(event: string, call: string, answer: string): void {
+    this.k.detail(this.name, event, call, answer);
+  }
+
   async sleep(ms: number, footprint?: Footprint): Promise<void> {
     this.settleDb();
     await this.k.sleep(ms, union(footprint, this.net.phaseExtra));

@@ -396,13 +396,20 @@ export function scenarioSize(s: Scenario, attempts: number): {
   attempts: number;
   /** Decisions of the recorded schedule that switched away from a task that could continue. */
   preemptions: number;
-  /** Non-default choices of the recorded schedule (preemptions plus free choices). */
+  /**
+   * Decisions recorded in the schedule: every point where the kernel had
+   * more than one task to run — what `replay` counts ("16 decisions"), the
+   * stepper page too, and the file's `schedule` lists.
+   */
   decisions: number;
+  /** Of those, the ones that did not take the default (the running task going on): preemptions plus free choices. */
+  nonDefault: number;
 } {
   const f = s.faults;
   return {
     preemptions: s.schedule.filter((c) => c.preempted).length,
-    decisions: s.schedule.filter((c) => c.chosen !== 0).length,
+    decisions: s.schedule.length,
+    nonDefault: s.schedule.filter((c) => c.chosen !== 0).length,
     operations: s.operations.length,
     workers: s.operations.reduce((n, o) => n + o.workers, 0),
     faults: f.loseResponseAfterCommit + f.crashMidRequest + (f.slowMs > 0 ? 1 : 0) + (f.pause ? (f.pause.thenCrash ? 2 : 1) : 0) + (f.kill ? 1 : 0) +

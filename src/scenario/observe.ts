@@ -33,14 +33,17 @@ export class ObservedTrace extends Trace {
     super(keep);
   }
 
-  override add(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
-    super.add(t, actor, event, data);
-    this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.db);
+  // The observer is handed the entry the trace keeps, so words added to it later (Trace.detail: a store command's answer) reach the page too.
+  override add(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {
+    const e = super.add(t, actor, event, data);
+    this.observer.entry(e ?? (data === undefined ? { t, actor, event } : { t, actor, event, data }), this.db);
+    return e;
   }
 
-  override note(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
-    super.note(t, actor, event, data);
-    this.observer.entry(data === undefined ? { t, actor, event } : { t, actor, event, data }, this.db);
+  override note(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {
+    const e = super.note(t, actor, event, data);
+    this.observer.entry(e ?? (data === undefined ? { t, actor, event } : { t, actor, event, data }), this.db);
+    return e;
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BUILTIN_SERVICES } from '../tracker/builtin.js';
-import { KEY_SOURCES } from '../harness/keys.js';
+import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 import { NAMED_POLICIES } from '../backoff/policies.js';
 
 /**
@@ -121,7 +121,7 @@ export const scenarioSchema = z.strictObject({
     epochMs: epochMs.optional(),
   }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' }),
   client: z.strictObject({
-    keySource: z.enum(KEY_SOURCES as [string, ...string[]]),
+    keySource: z.enum(KEY_SOURCES as [KeySource, ...KeySource[]]),
     policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),
     maxAttempts: z.number().int().min(1).max(20).default(4),
     timeoutMs: duration.default(2000),

@@ -47,6 +47,8 @@ export interface BackgroundSim {
   sharedNow(): number;
   /** An interleaving point before a phase that touches `footprint`. */
   step(label: string, footprint?: Footprint): Promise<void>;
+  /** Says what this task's step `label` did (a store command's keys and arguments, and its answer); shown, not hashed. Real mode: absent. */
+  detail?(label: string, call: string, answer: string): void;
   /** Waits `ms` of virtual time. */
   sleep(ms: number): Promise<void>;
   /** Whether a task other than this one (a request, a client, another process's work) is still live. */
@@ -76,6 +78,8 @@ export interface ServiceSim<M = unknown> {
   sharedNow?(): number;
   /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
   note?(text: string): void;
+  /** @internal Says what this request's step did (a store command's keys and arguments, and its answer); shown, not hashed. */
+  detail?(step: string, call: string, answer: string): void;
   /**
    * @internal Work the process goes on doing after its answers (a hosted
    * app's timers): a task of its own on this instance, killed with it; in

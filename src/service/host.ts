@@ -173,6 +173,7 @@ export class ServiceHost implements HostedInstance {
         await k.yield(label, footprint);
         k.log(taskName, label);
       },
+      detail: (label, call, answer) => k.detail(taskName, label, call, answer),
       sleep: (ms) => k.sleep(ms),
       othersLive: () => k.liveTaskNames().length > 1,
       frozenUntil: () => this.pausedUntil,
@@ -539,6 +540,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   /** @internal A trace line on this request (shown, not hashed). */
   note(text: string): void {
     this.env.note?.(text);
+  }
+
+  /** @internal See {@link ServiceSim.detail}. */
+  detail(step: string, call: string, answer: string): void {
+    this.env.detail?.(step, call, answer);
   }
 
   /** @internal See {@link ServiceSim.background}. */

@@ -6,9 +6,10 @@ import { describeThrow, isAppName, ServiceError } from './errors.js';
 import { registerService } from './registry.js';
 import { validateDefinition } from './validate.js';
 import { appService } from '../app/define.js';
-import { isAppDescriptor } from '../app/descriptor.js';
+import { isAppDescriptor, type AppDescriptor } from '../app/descriptor.js';
 import { loadingAt } from '../sim/load-clock.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
+import { importFresh, noteCjsBaseline, perProcessFromEnv } from '../app/per-process.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -21,6 +22,7 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   const abs = resolve(path);
   if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
   const url = pathToFileURL(abs).href;
+  noteCjsBaseline();
   try {
     if (TS.has(extname(abs)) && commonJsTs(abs)) {
       // A .ts file npm's default (no "type": "module") makes CommonJS: load it
@@ -41,7 +43,7 @@ export async function importUserModule(path: string): Promise<Record<string, unk
 }
 
 /** A `.ts`/`.cts` file Node would treat as CommonJS: `.cts`, or `.ts` whose nearest package.json has no `"type": "module"`. */
-function commonJsTs(abs: string): boolean {
+export function commonJsTs(abs: string): boolean {
   const ext = extname(abs);
   if (ext === '.cts') return true;
   if (ext !== '.ts' && ext !== '.tsx') return false;
@@ -79,6 +81,12 @@ export interface LoadOptions {
    * and `flaky`, whose real lanes run it in process).
    */
   clock?: 'simulated' | 'real';
+  /**
+   * A hosted app only: load a new copy of the app's module graph for each
+   * simulated process (src/app/per-process.ts); default: the
+   * RETRYSIM_APP_PER_PROCESS environment variable is `1`.
+   */
+  perProcess?: boolean;
 }
 
 /**
@@ -110,7 +118,18 @@ export async function loadService(path: string, o: LoadOptions = {}): Promise<Se
     throw new ServiceError(path, `the default export ${why}; an app descriptor is export default ${shape}, app({ redis }) returning a (req, res) listener`);
   }
   // An unmodified Node HTTP app (a listener factory plus its descriptor) runs through the same path (src/app/).
-  const def = validateDefinition(isAppDescriptor(value) ? appService(value) : value, path);
+  // With one load per simulated process, each process builds its app from its own copy of the module graph.
+  const fresh = isAppDescriptor(value) && (o.perProcess ?? perProcessFromEnv()) ? () => freshDescriptor(path) : undefined;
+  const def = validateDefinition(isAppDescriptor(value) ? appService(value, fresh) : value, path);
   registerService(path, def);
   return def;
+}
+
+/** One simulated process's copy of an app module's descriptor (see {@link importFresh}). */
+async function freshDescriptor(path: string): Promise<AppDescriptor> {
+  const abs = resolve(path);
+  const mod = unwrapCommonJs(await importFresh(abs, commonJsTs(abs)));
+  const value = mod.default ?? mod.service;
+  if (!isAppDescriptor(value)) throw new Error(`a fresh load of ${abs} gave no app descriptor`);
+  return value;
 }

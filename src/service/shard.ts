@@ -3,6 +3,7 @@ import { mergeCoverage, type Coverage } from '../campaign/coverage.js';
 import { ownedCount, owns } from '../campaign/runs.js';
 import { coverageSchema, natSchema, parseShardAs, ShardError, shardIndexRule, shardOfSchema } from '../campaign/shard.js';
 import type { ServiceCampaignResult } from './campaign.js';
+import { KEY_SOURCES, type KeySource } from '../harness/keys.js';
 
 /** The format of a `check --service --shard I/N --out FILE` result file. */
 export const SERVICE_SHARD_FORMAT = 'retrysim.service-shard/1';
@@ -31,7 +32,8 @@ const nat = natSchema;
 const resultSchema = z.looseObject({
   service: z.string(),
   module: z.string(),
-  keySource: z.string(),
+  // Printed in words (keySourceWords): one merge does not know is refused, not printed raw.
+  keySource: z.enum(KEY_SOURCES as [KeySource, ...KeySource[]]),
   seed: z.number().int(),
   explore: z.enum(['random', 'pct']),
   faults: z.array(z.string()),

@@ -62,7 +62,7 @@ describe('a campaign in which the service never answered a success', () => {
     writeFileSync(file, `export default (${bookings.toString()})('kee');\n`);
     const text = await runMain(['check', '--service', file, '--runs', '30', '--found', dir]);
     expect(text.code, text.err).toBe(4);
-    expect(text.out).toMatch(/│ \? │ bookings \/ tool_call .* inconclusive/);
+    expect(text.out).toMatch(/│ \? │ bookings \/ one key per operation .* inconclusive/);
     expect(text.out).toMatch(/^\? inconclusive: no request of the 30 runs was answered 2xx or made a booking \(answers: 500\)/m);
     expect(text.out).not.toContain('to conclude: raise the schedule limit');
     const json = await runMain(['check', '--service', file, '--runs', '30', '--found', dir, '--json']);

@@ -29,3 +29,18 @@ export function hostTurn(): Promise<void> {
 export function hostTurnPending(): boolean {
   return pending > 0;
 }
+
+/**
+ * Waits for real host work the run itself started and nothing else can
+ * interleave with (a hosted app's module loaded afresh for a simulated
+ * process, src/app/per-process.ts): the foreign-await check treats it as a
+ * host turn, not as a handler waiting outside the simulation.
+ */
+export async function hostWait<T>(work: () => Promise<T>): Promise<T> {
+  pending++;
+  try {
+    return await work();
+  } finally {
+    pending--;
+  }
+}

@@ -205,6 +205,11 @@ export class Kernel {
     this.trace?.note(this.now, actor, event, data);
   }
 
+  /** Says what `actor`'s step `event` did (its call and answer), shown and never hashed; see {@link Trace.detail}. */
+  detail(actor: string, event: string, call: string, answer: string): void {
+    this.trace?.detail(this.now, actor, event, call, answer);
+  }
+
   /** Appends a model event to the trace (no-op when tracing is off). */
   log(actor: string, event: string, data?: Record<string, unknown>): void {
     this.lastEventMs = this.now;

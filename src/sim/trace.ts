@@ -7,7 +7,18 @@ export interface TraceEntry {
   actor: string;
   event: string;
   data?: Record<string, unknown>;
+  /**
+   * Words shown after the event, never hashed: what the line says beyond
+   * the run's identity, known only once the step has run (a store
+   * command's key, arguments and answer: `kv.set order:k1 … → OK`). Set by
+   * {@link Trace.detail}; the entry hashed is `[t, actor, event, data]` as
+   * ever, so no recorded run's hash changes.
+   */
+  detail?: string;
 }
+
+/** How far back {@link Trace.detail} looks for the line it adds words to. */
+const DETAIL_LOOKBACK = 256;
 
 /** Entries are encoded and hashed in batches of this many. */
 const BATCH_ENTRIES = 1024;
@@ -37,16 +48,49 @@ export class Trace {
     readonly entriesMax = 1_000_000,
   ) {}
 
-  add(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
+  /** Adds an entry; returns the entry kept for display (undefined when none is kept), which {@link detail} may add words to. */
+  add(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {
     if (this.digest !== undefined) throw new Error('trace is closed: add() after hash()');
     // Plain JSON (no key sorting) is canonical enough here: entries are
     // built by our own code, so key insertion order is the same in every run.
     const b = this.batch;
     b.push(t, actor, event, data ?? null);
     if (b.length >= 4 * BATCH_ENTRIES) this.flush();
-    if (this.keep && this.entries.length < this.entriesMax) {
-      this.entries.push(data === undefined ? { t, actor, event } : { t, actor, event, data });
+    return this.kept(t, actor, event, data);
+  }
+
+  private kept(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {
+    if (!this.keep || this.entries.length >= this.entriesMax) return undefined;
+    const e: TraceEntry = data === undefined ? { t, actor, event } : { t, actor, event, data };
+    this.entries.push(e);
+    return e;
+  }
+
+  /**
+   * Says what a step did once it ran at time `t`: `call` (a store command's
+   * keys and arguments) and its `answer`, on the last kept line of `actor`
+   * whose event is `event` and that has no words yet. When nothing was
+   * shown since that line and no time passed, the line gets both
+   * (`kv.set order:k1 NX PX 30000 → OK`); otherwise (a pause or slow fault
+   * held the step) it gets the call, and a line of its own at `t` says
+   * `event call → answer`, where it happened. Display only: nothing is
+   * hashed, so no run's hash changes. Nothing when no trace is kept.
+   */
+  detail(t: number, actor: string, event: string, call: string, answer: string): void {
+    if (!this.keep) return;
+    const stop = Math.max(0, this.entries.length - DETAIL_LOOKBACK);
+    for (let i = this.entries.length - 1; i >= stop; i--) {
+      const e = this.entries[i]!;
+      if (e.actor !== actor || e.event !== event || e.detail !== undefined) continue;
+      const words = `${call} → ${answer}`;
+      if (i === this.entries.length - 1 && e.t === t) {
+        e.detail = words;
+        return;
+      }
+      e.detail = call;
+      break;
     }
+    this.note(t, actor, `${event} ${call} → ${answer}`);
   }
 
   /**
@@ -68,11 +112,9 @@ export class Trace {
    * the times of what follows), so adding it leaves every run's identity —
    * and every recorded hash — as it was.
    */
-  note(t: number, actor: string, event: string, data?: Record<string, unknown>): void {
+  note(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {
     if (this.digest !== undefined) throw new Error('trace is closed: add() after hash()');
-    if (this.keep && this.entries.length < this.entriesMax) {
-      this.entries.push(data === undefined ? { t, actor, event } : { t, actor, event, data });
-    }
+    return this.kept(t, actor, event, data);
   }
 
   private flush(): void {
@@ -102,5 +144,5 @@ export class Trace {
 export function formatEntry(e: TraceEntry): string {
   const t = e.t.toFixed(3).padStart(10);
   const d = e.data === undefined ? '' : ' ' + canonicalJson(e.data);
-  return `${t} ms  ${e.actor.padEnd(14)} ${e.event}${d}`;
+  return `${t} ms  ${e.actor.padEnd(14)} ${e.event}${e.detail === undefined ? '' : ` ${e.detail}`}${d}`;
 }

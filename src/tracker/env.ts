@@ -36,4 +36,6 @@ export interface StepEnv {
   defer<T>(): Deferred<T>;
   /** Says in the trace what the host does to this request (a fault's pause, slow processing); shown, not hashed. Real mode: absent. */
   note?(event: string): void;
+  /** Says what this request's step `event` did (a store command's keys and arguments, and its answer); shown, not hashed. Real mode: absent. */
+  detail?(event: string, call: string, answer: string): void;
 }

@@ -15,6 +15,7 @@ import type { RunResult } from '../../sim/kernel.js';
 import type { Violation } from '../../checkers/invariants.js';
 import type { ServiceDefinition } from '../../service/definition.js';
 import { pinClientViolations, withClientSteps, type ClientWorker } from './client-steps.js';
+import { keySourceWords } from '../../harness/keys.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
@@ -140,8 +141,9 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     ...(source.file !== undefined ? { file: source.file } : {}),
     replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
     variant: s.service.variant ?? s.service.module ?? '',
-    // A user's client has no key source of the harness: the page names the client instead.
-    keySource: client !== undefined ? `retry client '${client.name}'` : s.client.keySource,
+    // A user's client has no key source of the harness: the page names the client instead. A user's
+    // service is told its keys in words; the built-in tracker's page keeps its key source's name.
+    keySource: client !== undefined ? `retry client '${client.name}'` : tracker ? s.client.keySource : keySourceWords(s.client.keySource),
     seed: s.seed,
     // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
     leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
@@ -410,7 +412,8 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       push({ ...base, kind: 'note', from: srv, text: `${name} ${e.event}` });
     } else {
       lastStep.set(e.actor, e.event);
-      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}` };
+      // A store command's step says on what and with which answer (`#2 kv.set order:k1 … → OK`), as replay's line does.
+      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}${e.detail === undefined ? '' : ` ${e.detail}`}` };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
