@@ -161,4 +161,11 @@ if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) {
   }
 }
 main ??= await loadWithTsx();
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+process.exitCode = code;
+// The command is done, so the process ends here: a user's module may have
+// left a real handle behind (a token refresher's setInterval started at
+// import, a metrics flush), which kept the process alive after its verdict,
+// forever. Output still buffered for a pipe is flushed first.
+await Promise.all([process.stdout, process.stderr].map((s) => new Promise((resolve) => (s.writableLength === 0 ? resolve() : s.write('', resolve)))));
+process.exit(code);

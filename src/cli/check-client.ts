@@ -43,10 +43,11 @@ no build step). Each generated scenario runs the client on virtual time
 with a fetch whose requests meet the simulated network's faults — lost
 answers after a commit and on the way back, crashes, slow and paused
 requests, kill/restart, two instances, 429 with Retry-After, a front end
-answering 400/401/403/404/422 or 408/409/429/503 — and judges:
+answering 400/401/403/404/422 or 408/409/429/503, two operations alike in
+content or start time — and judges:
 progress (every call sends at least one request), stable-key (one key per
-operation), key-reuse (two operations of one tenant never send one key; some
-cases send two whose bodies differ only in their id), deadline (settled and silent within
+operation), key-reuse (two operations of one tenant never send one key,
+one key never carries two bodies), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
 (never sends again after 400/401/403/404/422), exactly-one, id-exists and
 replay-equals-first on the service's effects and answers. A failure is shrunk,

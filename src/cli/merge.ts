@@ -77,6 +77,8 @@ export async function run(argv: string[]): Promise<number> {
       return await reportServiceCampaign(m.result, {
         subject: `${m.flag === '--app' ? 'app' : 'service'} ${m.result.service} (${m.result.module})`, expected: m.expect ?? undefined, json: a.values.json === true,
         timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, reproduce: m.reproduce,
+        // Shards load the module once per process, as an unsharded check does (whose per-process probe shards do not run).
+        moduleLoads: 'once',
       });
     }
     // A client campaign's shards (check --client --shard), likewise.

@@ -5,10 +5,12 @@ import type { Prng } from '../random/prng.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
+import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
 
 /**
- * Runs a user's client code — ordinary async code with setTimeout, Date,
- * AbortSignal.timeout, Math.random and crypto.randomUUID — on the kernel's
+ * Runs a user's client code — ordinary async code with setTimeout,
+ * setImmediate, Date, performance.now, process.hrtime, AbortSignal.timeout,
+ * Math.random, crypto.randomUUID, crypto.getRandomValues and crypto.subtle — on the kernel's
  * virtual time, from one kernel task, alongside requests it makes through a
  * simulated `fetch`. Unlike `runOnVirtualTime` (one computation that only
  * waits on timers), the code may also wait on requests in flight: the
@@ -126,8 +128,10 @@ export async function runClientsOnVirtualTime<T>(
   };
   const clock = FakeTimers.withGlobal(globalThis).install({
     now: kernel.now,
-    // An explicit list: nextTick, queueMicrotask and setImmediate stay real.
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'], // real-time: allowed (names of what is faked)
+    // An explicit list: nextTick and queueMicrotask stay real (faked, promise code and vitest hang).
+    // setImmediate is a timer due now, fired before time moves: real, a client yielding with it a few
+    // times was taken for one waiting on nothing. hrtime: a budget measured with it read real time.
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date', 'performance', 'hrtime'], // real-time: allowed (names of what is faked)
   });
   const restore: Array<() => void> = [];
   const swap = <O extends object, K extends keyof O>(o: O, k: K, v: O[K]) => {
@@ -143,6 +147,21 @@ export async function runClientsOnVirtualTime<T>(
   };
   swap(Math, 'random', () => rng.next()); // real-time: allowed (replaces real randomness with the run's seeded stream)
   swap(globalThis.crypto, 'randomUUID', (() => uuidFrom(rng)) as typeof globalThis.crypto.randomUUID); // real-time: allowed (seeded, see above)
+  // Web Crypto as a service's code sees it (src/sim/fake-timers.ts): bytes from the run's stream (nanoid's
+  // source), and digests and signatures answered at once (from the thread pool, the bridge saw a client
+  // waiting on nothing it drives and refused it).
+  const realGetRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto); // real-time: allowed (kept for what the stream does not fill)
+  swap(globalThis.crypto, 'getRandomValues', (<T extends ArrayBufferView | null>(a: T): T => { // real-time: allowed (seeded, see above)
+    if (a === null || !ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array || a instanceof DataView) return realGetRandomValues(a as never) as T; // real-time: allowed (Node's own refusal of what it does not fill)
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = rng.nextU32() & 0xff;
+    return a;
+  }) as typeof globalThis.crypto.getRandomValues); // real-time: allowed (the type of what is replaced)
+  const subtle = globalThis.crypto.subtle as unknown as Record<PromptSubtleMethod, unknown>;
+  for (const m of PROMPT_SUBTLE) {
+    const real = subtle[m];
+    swap(subtle, m, promptSubtle(m, () => true, () => real) as never);
+  }
   // The client's own requests go through the fetch it is handed; the global one would reach the real network.
   if (typeof globalThis.fetch === 'function') {
     swap(globalThis, 'fetch', ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {

@@ -27,7 +27,7 @@ import { clientSituationsOf, neverSucceeded } from './coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /** The faults a retry client is run under by default. */
-export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer', 'sameContent'];
+export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer', 'sameContent', 'sameInstant'];
 
 /** Where a client counterexample goes unless told otherwise (git-ignored, as for `retrysim check`). */
 export const CLIENT_FOUND_DIR = '.retrysim/found';

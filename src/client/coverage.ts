@@ -22,6 +22,7 @@ const CLIENT_SITUATIONS: ReadonlyArray<Situation & { needs?: FaultKind }> = [
   { id: 'client:retry-after', what: 'an answer with Retry-After', needs: 'throttle' },
   { id: 'client:non-retryable', what: 'an answer 400, 401, 403, 404 or 422', needs: 'answer' },
   { id: 'client:same-content', what: 'two operations with the same content (bodies that differ only in their id)', needs: 'sameContent' },
+  { id: 'client:same-instant', what: 'two operations started in the same millisecond', needs: 'sameInstant' },
   { id: 'client:retried', what: 'a call that sent its operation again' },
   { id: 'client:gave-up', what: 'a call that settled without a success' },
 ];
@@ -44,8 +45,9 @@ export function clientSituationsOf(def: ServiceDefinition, faults: readonly Faul
 }
 
 /** Adds what the client's calls met and did in one run. */
-export function noteClientRun(r: Reached, workers: ClientRun['workers'], operations: ReadonlyArray<{ title: string }> = []): void {
+export function noteClientRun(r: Reached, workers: ClientRun['workers'], operations: ReadonlyArray<{ title: string; startMs?: number }> = []): void {
   if (operations.length >= 2 && operations.every((op) => op.title === operations[0]!.title)) r.add('client:same-content');
+  if (operations.length >= 2 && operations.every((op) => op.startMs === operations[0]!.startMs)) r.add('client:same-instant');
   for (const w of workers) {
     if (w.sent.length > 1) r.add('client:retried');
     if (w.outcome === 'rejected') r.add('client:gave-up');

@@ -23,6 +23,18 @@ export function isRetryClient(v: unknown): v is RetryClient {
     typeof c.deadlineMs === 'number' && Number.isFinite(c.deadlineMs) && c.deadlineMs > 0;
 }
 
+/** What keeps `v` from being a {@link RetryClient}, as the end of a sentence ("its default export …"). */
+function whyNotClient(v: unknown): string {
+  if (typeof v === 'function') return `is a function, not a retry client: export the object it returns (export default ${v.name || 'makeClient'}())`;
+  const c = v as Record<string, unknown>;
+  const problem = typeof c.name !== 'string' ? 'name is missing (a string naming the client)'
+    : c.name === '' ? 'name is empty'
+    : typeof c.run !== 'function' ? 'run(fetch, op) is missing'
+    : c.deadlineMs === undefined ? 'deadlineMs is missing (the ms within which one call settles, a positive number)'
+    : `deadlineMs is ${typeof c.deadlineMs === 'string' ? `'${c.deadlineMs}'` : String(c.deadlineMs)}, not a finite positive number of ms`;
+  return `is not a retry client: ${problem}`;
+}
+
 /**
  * Loads a user's retry client module (TypeScript or JavaScript, no build
  * step) and picks a client: the exported one whose `name` is `name`, or
@@ -46,6 +58,11 @@ export async function loadClient(path: string, name?: string): Promise<RetryClie
   }
   if (isRetryClient(mod.default)) return mod.default;
   if (clients.length === 1) return clients[0]!;
-  if (clients.length === 0) throw new ClientError(path, 'exports no retry client: export default { name, deadlineMs, run(fetch, op) }');
+  if (clients.length === 0) {
+    // An export that looks meant as a client (the default, or an object with a name or a run) is told what it lacks.
+    const meant = [['default', mod.default] as const, ...Object.entries(mod).filter(([k]) => k !== 'default')].find(([, v]) => v !== undefined && (typeof v === 'function' || (typeof v === 'object' && v !== null && ('run' in v || 'name' in v || 'deadlineMs' in v))));
+    if (meant !== undefined) throw new ClientError(path, `its ${meant[0] === 'default' ? 'default export' : `export '${meant[0]}'`} ${whyNotClient(meant[1])}`);
+    throw new ClientError(path, 'exports no retry client: export default { name, deadlineMs, run(fetch, op) }');
+  }
   throw new ClientError(path, `exports ${clients.length} clients (${names}) and no default; name one with --name`);
 }

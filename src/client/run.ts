@@ -20,6 +20,7 @@ import { simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
 import { noteRunEnd, type Reached } from '../service/reached.js';
 import { noteClientRun } from './coverage.js';
+import { canonicalJson } from '../sim/canonical.js';
 
 /** One logical operation, as a user's client is asked to perform it. */
 export interface ClientOperation {
@@ -115,7 +116,11 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
   const sdb = simDatabase(def);
   try {
     const choices = opts.choices ?? (opts.strictReplay ? new ReplayChoice(s.schedule) : new RandomChoice(s.seed));
-    const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
+    // Every call is let go 1 ms past its deadline, so the run's time limit is an hour past the last of those
+    // (the service's deferred work may still run): a fixed hour refused a correct client patient for longer
+    // (a webhook sender's backoff in minutes) as one that "never stops retrying".
+    const lastStopMs = Math.max(0, ...s.operations.map((op) => op.startMs + (op.workers - 1) * op.staggerMs)) + client.deadlineMs + 1;
+    const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: lastStopMs + 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const hosts = hostInstances(s, def, sdb, opts.reached);
     // The service's handlers run on the kernel's clock (the client's code on the bridge's).
     const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
@@ -199,7 +204,11 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       const attempts: AttemptRecord[] = [];
       const results: HarnessResult[] = [];
       for (const w of mine) {
-        w.sent.forEach((r, i) => attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId)));
+        // The operation's own requests (its method and path) are its attempts; a GET asking whether it took
+        // effect, without the key, is not a retry with another key (stable-key), nor an answer to it.
+        w.sent.forEach((r, i) => {
+          if (r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path) attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId));
+        });
         const ok = attempts.filter((a) => a.toolUseId === w.name && a.reportId !== undefined).pop();
         results.push(ok ? { kind: 'success', reportId: ok.reportId!, replay: ok.replay, attempts: w.sent.length } : { kind: 'unknown', error: w.error ?? 'no success', attempts: w.sent.length });
       }
@@ -226,8 +235,10 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
 /**
  * `key-reuse` for a retry client: two different logical operations of one
  * tenant never send the same Idempotency-Key (the other half of
- * `stable-key`). A key made from what two operations share — the time to
- * the second, a counter per process, a hash of a body that does not name
+ * `stable-key`), and one key never carries two different bodies (JSON
+ * compared in canonical form). A key made from what two operations share — the time to
+ * the second or millisecond, a counter per process (repeating only across
+ * processes, which a run does not have), a hash of a body that does not name
  * the operation — gets the second operation refused (422) by a service that
  * fingerprints bodies, or answered with the first one's result by one that
  * does not: either way an operation is lost. Workers of one operation (its
@@ -235,19 +246,35 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
  */
 function sharedKeyViolations(workers: ClientRun['workers']): Violation[] {
   const out: Violation[] = [];
-  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number }>();
+  const first = new Map<string, { w: ClientRun['workers'][number]; atMs: number; request: string; body: string }>();
   const sends = workers.flatMap((w) => w.sent.filter((r) => r.key !== undefined).map((r) => ({ w, r }))).sort((a, b) => a.r.atMs - b.r.atMs);
   const reported = new Set<string>();
   for (const { w, r } of sends) {
     const k = JSON.stringify([w.tenant ?? 'default', r.key]);
     const seen = first.get(k);
-    if (seen === undefined) first.set(k, { w, atMs: r.atMs });
-    else if (seen.w.operation !== w.operation && !reported.has(w.operation)) {
+    if (seen === undefined) first.set(k, { w, atMs: r.atMs, request: `${r.method} ${r.path}`, body: sameRequestText(r.body) });
+    else if (reported.has(w.operation)) continue;
+    else if (seen.w.operation !== w.operation) {
       reported.add(w.operation);
       out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms, the key ${seen.w.name} sent for another operation (${seen.w.operation}) at t=${seen.atMs} ms: a service keyed on it cannot tell the two apart` });
+    } else if (`${r.method} ${r.path}` === seen.request && sameRequestText(r.body) !== seen.body) {
+      // Only the operation's own request again: a GET asking (with the key) whether it took effect is another request.
+      // One key names one request: a retry hook that stamps the attempt or the time into the payload
+      // sends the key with a body the service never ran, and the answer it gets is about another request.
+      reported.add(w.operation);
+      out.push({ invariant: 'key-reuse', op: w.operation, detail: `${w.name} sent Idempotency-Key ${r.key} at t=${r.atMs} ms with another body than it carried at t=${seen.atMs} ms: to the service the key names a different request (refused 422 where bodies are fingerprinted, answered with the first one's result where not)` });
     }
   }
   return out;
+}
+
+/** A body as "the same request" compares it: JSON in canonical form (key order and spacing do not count), anything else as sent. */
+function sameRequestText(body: string): string {
+  try {
+    return canonicalJson(JSON.parse(body));
+  } catch {
+    return body;
+  }
 }
 
 function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {

@@ -12,7 +12,7 @@ export interface SentRequest {
   /** The Idempotency-Key header, if any. */
   key: string | undefined;
   body: string;
-  /** What came back: an HTTP status, a transport failure, or `aborted` (the client gave up on it). */
+  /** What came back: an HTTP status, a transport failure, or `aborted` (the client gave up on it in flight; a fetch whose signal had aborted before the call sends nothing and is not recorded). */
   outcome?: number | 'connection_closed' | 'connection_refused' | 'timeout' | 'aborted';
   /** The answer's body, when one came back. */
   answer?: string;
@@ -54,9 +54,10 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
     const req: TrackerRequest = { method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, headers, body };
     const rec: SentRequest = { atMs: kernel.now, method: req.method, path: req.path, key: headers['idempotency-key'], body };
     const signal = init.signal ?? undefined;
+    // A signal that has already aborted stops fetch before anything leaves (it rejects with the reason):
+    // no request, so nothing to record. Recorded, such a call (one AbortSignal.timeout shared by every
+    // retry, spent) passed `progress` with nothing sent and broke `retry-after` with a request no server saw.
     if (signal?.aborted) {
-      rec.outcome = 'aborted';
-      sent.push(rec);
       reject(signal.reason);
       return;
     }

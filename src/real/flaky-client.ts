@@ -134,8 +134,9 @@ function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
 /**
  * A `fetch` that records every request as the client run does (send and
  * answer times relative to `t0`), so the same checks judge a wall-clock run.
+ * Exported for its test.
  */
-function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
+export function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: SentRequest[], t0: number): typeof globalThis.fetch {
   return async (input, init = {}) => {
     const atMs = Date.now() - t0;
     // Read as fetch would — method, headers and body from a Request unless init overrides them, a body of
@@ -143,9 +144,11 @@ function recordingFetch(inner: typeof globalThis.fetch, base: string, sent: Sent
     const request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input), init);
     const url = new URL(request.url);
     const sentBody = request.body === null ? '' : await request.clone().text();
+    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
+    // As in a simulated run: a signal already aborted stops fetch before anything is sent, so nothing is recorded.
+    if (signal?.aborted) throw signal.reason;
     const rec: SentRequest = { atMs, method: request.method, path: url.pathname + url.search, key: request.headers.get('idempotency-key') ?? undefined, body: sentBody };
     sent.push(rec);
-    const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
     try {
       const res = await inner(`${base}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, ...(request.body !== null ? { body: sentBody } : {}), ...(signal ? { signal } : {}) });
       const body = await res.clone().text();

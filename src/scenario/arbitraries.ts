@@ -56,7 +56,15 @@ export type FaultKind =
    * without the id — a hash of the body's other fields — gives both one key
    * (`key-reuse`); with every title different, no run ever showed it.
    */
-  | 'sameContent';
+  | 'sameContent'
+  /**
+   * Retry clients: two operations that start in the same millisecond (two
+   * orders placed at once). A key made from the clock — `order-${Date.now()}`,
+   * a time-ordered id truncated to the millisecond — gives both one key
+   * (`key-reuse`); with each start drawn apart in 0–300 ms, a campaign
+   * rarely drew two equal ones and such a client held.
+   */
+  | 'sameInstant';
 
 /** A user service to generate scenarios for (instead of a built-in variant): its module and declared points. */
 export interface GenService {
@@ -257,12 +265,15 @@ export function scenarioArbitrary(o: ScenarioGenOptions): fc.Arbitrary<Generated
     // Retry clients only: every operation with the same content (its id apart). Last, and a constant when
     // off: every other campaign draws exactly as before, and a client's case draws every earlier field as before.
     sameContent: has('sameContent') ? fc.boolean() : fc.constant(false),
+    // Retry clients only: every operation starts when the first does. Last, and a constant when off (the same reason).
+    sameInstant: has('sameInstant') ? fc.boolean() : fc.constant(false),
   }).map((g) => {
     const { sameTitles: same, keyReuse: reuse, leaseRace: race } = g.extra;
     const nth = g.nth ?? FIRST_REACHES;
     let ops = g.ops;
     // With one operation there is nothing to collide with: its case stays as drawn.
     if (same || (g.sameContent && ops.length >= 2)) ops = ops.map((op) => ({ ...op, title: o.service ? o.service.noun ?? 'effect' : 'Bug: pay fails' }));
+    if (g.sameInstant && ops.length >= 2) ops = ops.map((op) => ({ ...op, startMs: ops[0]!.startMs }));
     if (reuse && ops.length >= 2) ops = ops.map((op, i) => (i === ops.length - 1 ? withKeyFrom(op, ops[0]!.id) : op));
     let { leaseMs, timeoutMs, slowMs, maxAttempts } = g;
     let pause = g.pause;

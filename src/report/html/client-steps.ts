@@ -97,7 +97,9 @@ export function pinClientViolations(violations: readonly Violation[], steps: rea
         return at(sentAt(lastT()), `${worker.name} sends the operation again here, after an answer that says retrying cannot help`);
       case 'key-reuse': {
         const t = /at t=([\d.]+) ms, the key/.exec(v.detail);
-        return t ? at(sentAt(Number(t[1])), `${worker.name} sends here the key another operation already used: the service cannot tell the two operations apart`) : others([v])[0]!;
+        if (t) return at(sentAt(Number(t[1])), `${worker.name} sends here the key another operation already used: the service cannot tell the two operations apart`);
+        const body = /at t=([\d.]+) ms with another body/.exec(v.detail);
+        return body ? at(sentAt(Number(body[1])), `${worker.name} sends here its key with another body than before: the service takes it for a different request under a used key`) : others([v])[0]!;
       }
       default:
         return others([v])[0]!;

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { recordingFetch } from './flaky-client.js';
+import type { SentRequest } from '../client/sim-fetch.js';
+
+/**
+ * flaky --client's wall-clock lane records what a client sends as a
+ * simulated run does: a fetch whose signal has already aborted sends
+ * nothing (Node's rejects before anything leaves), so it is no request. It
+ * was recorded as one (outcome `aborted`), and a call whose one per-call
+ * timeout was spent passed `progress` on the wall clock with nothing sent.
+ */
+describe('the wall-clock lane\'s recording fetch', () => {
+  const op = { method: 'POST', headers: { 'idempotency-key': 'k1' }, body: '{"id":1}' };
+
+  it('a signal already aborted: rejects with its reason, sends and records nothing', async () => {
+    const sent: SentRequest[] = [];
+    const calls: string[] = [];
+    const inner = (async (url: string) => { calls.push(url); return new Response('{}', { status: 201 }); }) as unknown as typeof fetch;
+    const reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    const c = new AbortController();
+    c.abort(reason);
+    await expect(recordingFetch(inner, 'http://127.0.0.1:1', sent, 0)('http://service.sim/orders', { ...op, signal: c.signal })).rejects.toBe(reason);
+    expect(calls).toEqual([]);
+    expect(sent).toEqual([]);
+  });
+
+  it('a live signal: sent and recorded with its key and answer', async () => {
+    const sent: SentRequest[] = [];
+    const inner = (async () => new Response('{"ok":true}', { status: 201 })) as unknown as typeof fetch;
+    const res = await recordingFetch(inner, 'http://127.0.0.1:1', sent, 0)('http://service.sim/orders', { ...op, signal: new AbortController().signal });
+    expect(res.status).toBe(201);
+    expect(sent.map((q) => [q.method, q.path, q.key, q.outcome, q.answer])).toEqual([['POST', '/orders', 'k1', 201, '{"ok":true}']]);
+  });
+});
