@@ -63,4 +63,10 @@ describe('module-level state of a hosted app is one per simulated process', () =
     expect(j).toMatchObject({ verdict: 'holds', moduleLoads: 'once' });
     expect(p.stderr).toMatch(/module state: the same verdict with one load per process \(30 runs\)/);
   }, 120_000);
+  it('RETRYSIM_APP_PER_PROCESS other than 1 or 0 is one line, exit 2 (it silently loaded the app once)', () => {
+    const r = spawnSync(process.execPath, [bin, 'check', '--app', claimApp, '--runs', '5'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, RETRYSIM_APP_PER_PROCESS: 'yes' } });
+    expect(r.status, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe("retrysim check: RETRYSIM_APP_PER_PROCESS must be 1 (one module load per simulated process) or 0, got 'yes'");
+  });
 });

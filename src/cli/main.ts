@@ -98,6 +98,12 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // `--app --help` asks for help (the command prints it), not about a missing path.
+  // RETRYSIM_APP_PER_PROCESS is 1 or unset: any other value would silently load the app once, the opposite of what was asked.
+  const perProcess = process.env.RETRYSIM_APP_PER_PROCESS;
+  if (APP_COMMANDS.has(name) && perProcess !== undefined && !['', '0', '1'].includes(perProcess)) {
+    console.error(`retrysim ${name}: RETRYSIM_APP_PER_PROCESS must be 1 (one module load per simulated process) or 0, got '${perProcess}'`);
+    return 2;
+  }
   const appProblem = APP_COMMANDS.has(name) && !asksHelp(rest) ? appFlagProblem(rest) : undefined;
   if (appProblem !== undefined) {
     console.error(`retrysim ${name}: ${appProblem} (retrysim ${name} --help lists the options)`);
