@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { serviceColumns } from './service-conformance.js';
 import { labScenario, runSimulated, runVirtualTime } from './flaky.js';
+import { clientLabScenario } from './flaky-client.js';
 import { runScenario } from '../scenario/run.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { loadService } from '../service/load.js';
@@ -39,5 +40,11 @@ describe('a user service on the present clock outside check --service', () => {
     const virtual = await runVirtualTime(o);
     expect(virtual.perRun.map((r) => r.reports)).toEqual(Array(6).fill(1));
     expect(virtual.failures).toBe(0);
+  });
+
+  it('flaky --client --service: the lab scenario carries the epoch, as check --client --service writes it', async () => {
+    const def = await loadService(MODULE);
+    const o = { service: { def, module: MODULE }, client: { name: 'c', run: async () => undefined }, clientModule: 'c.ts', runs: 1, variant: 'key_atomic' as const, slowMs: 2, spreadMs: 3, seed: 1, schedulesMax: 10 };
+    expect(clientLabScenario(o as unknown as Parameters<typeof clientLabScenario>[0], 2).service.epochMs).toBe(SIM_EPOCH_MS);
   });
 });

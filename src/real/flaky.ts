@@ -24,7 +24,7 @@ import type { Endpoint } from '../harness/client.js';
 import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { ServiceDatabase } from '../service/db.js';
 import { ServiceHost } from '../service/host.js';
-import { serviceEpochMs } from '../service/epoch.js';
+import { serviceEpochField, serviceEpochMs } from '../service/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
 import { builtinService } from '../tracker/builtin.js';
@@ -350,12 +350,6 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
   return { ...summarize(perRun, Date.now() - t0), virtualMs, perRun };
 }
 
-/** A user's service's `service.epochMs`, as check writes it (none for apps and built-ins). */
-function epochOf(def: ServiceDefinition): { epochMs?: number } {
-  const epochMs = serviceEpochMs(def);
-  return epochMs === undefined ? {} : { epochMs };
-}
-
 /** The scenario the simulation enumerates: the test with a fixed stagger. */
 export function labScenario(o: Resolved, staggerMs: number): Scenario {
   return scenarioSchema.parse({
@@ -365,7 +359,7 @@ export function labScenario(o: Resolved, staggerMs: number): Scenario {
       ? `Two workers send the same ${o.service.def.effects.noun ?? 'effect'}'s operation with the same key; the second starts staggerMs after the first.`
       : 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
     seed: o.seed,
-    service: o.service ? { module: o.service.module, ...epochOf(o.service.def) } : { variant: o.variant },
+    service: o.service ? { module: o.service.module, ...serviceEpochField(o.service.def) } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
     operations: [{ id: 'op1', runId: 'flaky', ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],
