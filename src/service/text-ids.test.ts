@@ -17,6 +17,7 @@ import { runScenario } from '../scenario/run.js';
 import { parseScenario } from '../scenario/load.js';
 import { SCENARIO_FORMAT } from '../scenario/schema.js';
 import { ServiceError } from './errors.js';
+import { fc, replayable, runServiceCase, serviceCases, test } from '../vitest.js';
 
 const tmp = tempDirs();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -199,4 +200,39 @@ describe('what a definition returns for ids is checked, one line naming the func
     const empty = await serviceError(once(tiny((d) => ({ ...d, operation: { ...d.operation, resultId: () => '' } }))));
     expect(empty).toMatch(/^service 'tiny-text': operation\.resultId must return .*, got an empty string for the answer/);
   });
+});
+
+describe('the vitest helper on the UUID service', () => {
+  const correct = uuidOrders();
+  const freshId = uuidOrders({ bug: 'fresh-id-on-replay' });
+
+  // As the README's property is written, on the correct service: it holds.
+  test.prop([serviceCases(correct, { module: fixture() })], { ...replayable(correct, { module: fixture(), foundDir: tmp('rs-uuid-vitest-') }), numRuns: 200, seed: 1 })(
+    'every order of the UUID service is made exactly once and every answered id is its own',
+    async (c) => {
+      const run = await runServiceCase(correct, c);
+      expect(run.violations).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('on the fresh-id bug: one minimised counterexample on id-exists, written, naming the UUID, and its replay command exits 0', async () => {
+    const found = tmp('rs-uuid-vitest-');
+    const module = fixture('fresh-id-on-replay');
+    const prop = fc.asyncProperty(serviceCases(freshId, { module }), async (c) => (await runServiceCase(freshId, c)).violations.length === 0);
+    let msg = '';
+    try {
+      await fc.assert(prop, { ...replayable(freshId, { module, foundDir: found }), numRuns: 200, seed: 1 });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg.match(/minimised counterexample/g)).toHaveLength(1);
+    expect(msg).toMatch(/id-exists .*was given order id '[0-9a-f-]{36}', which does not exist/);
+    expect(msg).toContain('1 op, 1 worker, 1 fault,');
+    const cmd = /replay: (retrysim replay .*)$/m.exec(msg)![1]!;
+    expect(cmd).toContain(`--service ${module} ${found}`);
+    const r = await runMain([...cmd.split(' ').slice(1), '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect((JSON.parse(r.out) as { violations: Array<{ invariant: string }> }).violations.map((v) => v.invariant)).toEqual(['id-exists']);
+  }, 60_000);
 });
