@@ -53,6 +53,11 @@ describe('a UUID-keyed service, checked end to end', () => {
     // The id is named as the text it is, quoted as keys and tenants are.
     const id = /was given order id '([^']+)', which does not exist$/.exec(out.violations[0]!.detail)?.[1];
     expect(id).toMatch(UUID);
+    // The trace and the attempts list of `replay --trace` carry the id as text.
+    const text = await runMain(['replay', '--service', fixture('fresh-id-on-replay'), file, '--trace']);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain(`op1.w0         result success {"calls":1,"orderId":"${id}","replay":true}`);
+    expect(text.out).toMatch(new RegExp(`call-1#2 t=[\\d.]+→[\\d.]+ ms key=run-1:call-1 HTTP 201 order_id=${id} \\(replay\\)`));
     // The stepper page shows the text id, and pins the violation on the answer that carried it (not "the end state").
     const pages = join(found, 'pages');
     const page = readFileSync(join(pages, readdirSync(pages).find((f) => f.startsWith('uuid-orders-fresh-id-on-replay-id-exists-'))!), 'utf8');
