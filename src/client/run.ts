@@ -8,7 +8,7 @@ import type { AttemptRecord, HarnessResult } from '../harness/client.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from '../scenario/schema.js';
 import { serviceOf } from '../scenario/service-of.js';
-import type { ServiceDefinition } from '../service/definition.js';
+import type { EffectId, ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
@@ -282,7 +282,7 @@ function sameRequestText(body: string): string {
   }
 }
 
-function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => EffectId | undefined): AttemptRecord {
   const rec: AttemptRecord = {
     toolUseId: worker, // one call of the client is one operation's key scope
     attempt: n,
