@@ -205,7 +205,7 @@ export async function runClientsOnVirtualTime<T>(
   }
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {
-    for (const k of ['setTimeout', 'setInterval', 'setImmediate'] as const) {
+    for (const k of ['setTimeout', 'setInterval', 'setImmediate'] as const) { // real-time: allowed (wraps the fake clock's, installed above)
       const fake = globalThis[k] as (fn: unknown, ...rest: unknown[]) => unknown;
       swap(globalThis, k, ((fn: unknown, ...rest: unknown[]) => fake(typeof fn === 'function' && computation.getStore() !== undefined ? AsyncResource.bind(fn as (...a: unknown[]) => unknown) : fn, ...rest)) as never);
     }
