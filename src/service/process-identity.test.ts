@@ -19,6 +19,7 @@ import type { AppDescriptor } from '../app/descriptor.js';
 
 const requireOs = createRequire(import.meta.url)('os') as typeof os;
 const DIR = 'src/service/fixtures/identity';
+const AT_LOAD = 'src/app/fixtures/pid-owner-at-load-app.ts';
 
 /** The real pid and hostname, read where no dispatcher is installed: a worker thread has its own `process` and `os`. */
 function realIdentity(): Promise<[number, string]> {
@@ -154,5 +155,12 @@ describe('each simulated process has its own hostname and pid', () => {
     const bug = await runServiceCampaign({ def: appService(pidLockApp(true)), module: 'pid-lock-app-any-owner', runs: 100, seed: 1, faults: ['instances', 'concurrency'] });
     expect(bug.verdict).toBe('fails');
     expect(bug.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+  }, 60_000);
+
+  it("loaded once per simulated process, an app module's top level runs as that process: an owner named there holds", async () => {
+    const def = await loadService(AT_LOAD, { perProcess: true });
+    const r = await runServiceCampaign({ def, module: AT_LOAD, runs: 150, seed: 1, faults: ['instances', 'concurrency'] });
+    expect(r.counterexample?.violations).toBeUndefined();
+    expect(r.verdict).toBe('holds');
   }, 60_000);
 });
