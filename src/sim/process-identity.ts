@@ -52,7 +52,7 @@ export interface ProcessIdentity {
 const PID_BLOCK = 10_000;
 
 /**
- * The identity of instance `instance` (`s0`, `s1`, …) at its `starts`-th
+ * The identity of instance `instance` (`s0`, `s1`, …) at its `restarts`-th
  * restart (0: as first started). A name of another shape (none in a
  * simulation today) gets a block from a hash of the name.
  */
