@@ -9,6 +9,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Deferred } from '../tracker/env.js';
 import type { Footprint } from '../sim/footprint.js';
+import type { ProcessIdentity } from '../sim/process-identity.js';
 
 /** A better-sqlite3 connection (the service's own database). */
 export type ServiceDb = BetterSqlite3.Database;
@@ -76,6 +77,8 @@ export interface ServiceSim<M = unknown> {
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
+  /** @internal The simulated process this request runs in (its hostname and pid; src/sim/process-identity.ts); undefined in real mode. */
+  readonly identity?: ProcessIdentity;
   /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
   note?(text: string): void;
   /** @internal Says what this request's step did (a store command's keys and arguments, and its answer); shown, not hashed. */

@@ -96,7 +96,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     slowAtStepNth: s.faults.slowAtStepNth,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-  }, reached));
+  }, reached, true));
 }
 
 /**
