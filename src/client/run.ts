@@ -268,7 +268,8 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
  * `stable-key`), and one key never carries two different bodies (JSON
  * compared in canonical form). A key made from what two operations share — the time to
  * the second or millisecond, a counter per process (repeating only across
- * processes, which a run does not have), a hash of a body that does not name
+ * processes: `check --client` loads the module once per call to find it,
+ * `perProcess`), a hash of a body that does not name
  * the operation — gets the second operation refused (422) by a service that
  * fingerprints bodies, or answered with the first one's result by one that
  * does not: either way an operation is lost. Workers of one operation (its
