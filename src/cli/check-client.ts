@@ -289,7 +289,7 @@ export async function run(argv: string[]): Promise<number> {
     if (out !== undefined) {
       const file: ClientShardFile = {
         format: CLIENT_SHARD_FORMAT, module: v.client, against, command: campaignCommand(argv), atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
-        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r),
+        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r), ...(perProcessCx ? { moduleLoads: 'per-process' as const } : {}),
       };
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
