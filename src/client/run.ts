@@ -8,7 +8,7 @@ import type { AttemptRecord, HarnessResult } from '../harness/client.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from '../scenario/schema.js';
 import { serviceOf } from '../scenario/service-of.js';
-import type { ServiceDefinition } from '../service/definition.js';
+import type { EffectId, ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
@@ -16,7 +16,7 @@ import { onKernelClock, stuckRequest } from '../service/host.js';
 import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './bridge.js';
 import { ClientError } from './load.js';
 import { SimLimitError } from '../sim/errors.js';
-import { simFetch, type SentRequest } from './sim-fetch.js';
+import { SIM_ORIGIN, simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
 import { noteRunEnd, type Reached } from '../service/reached.js';
 import { noteClientRun } from './coverage.js';
@@ -136,6 +136,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
+    // Each call's simulated fetch, also reached through the global fetch from that call's code (for the service's origin).
+    const fetches: Array<typeof globalThis.fetch> = [];
     // Fresh copies load one after another, in worker order, while the bridge holds the kernel (no virtual time
     // passes): a copy's top level draws from the run's seeded stream in an order fixed by the run, not by I/O.
     let loading: Promise<unknown> = Promise.resolve();
@@ -146,13 +148,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       const tenant = op.tenant ?? 'default';
       const operation: ClientOperation = {
         id: op.runId,
-        url: `http://service.sim${endpoint.path}`,
+        url: `${SIM_ORIGIN}${endpoint.path}`,
         method: endpoint.method,
         body: endpoint.body({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant }),
         headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
       };
       const record: ClientRun['workers'][number] = { name, operation: op.id, tenant, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
       workers.push(record);
+      const at = workers.length - 1;
       return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
         let own = client;
         if (opts.perProcess !== undefined) {
@@ -173,6 +176,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         const sim = simFetch(kernel, opts.observe !== undefined ? observedTransport(wire, name, opts.observe) : wire, bridge, name, record.sent);
         // A call the bridge stopped past its deadline sends nothing more: its fetch never answers (its code halts there).
         const fetch: typeof globalThis.fetch = (input, init) => (record.outcome === 'stopped' ? new Promise<Response>(() => {}) : sim(input, init));
+        fetches[at] = fetch;
         let outcome: 'resolved' | 'rejected' = 'resolved';
         let error: string | undefined;
         try {
@@ -197,13 +201,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     };
     let globalFetch: string | undefined;
     const onGlobalFetch = (call: string) => (globalFetch ??= call);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch }));
+    const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, routeGlobalFetch }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
       if (loadError !== undefined) throw loadError instanceof ClientError ? loadError : new ClientError(client.name, `cannot load afresh for a simulated client process: ${String(loadError)}`);
       // Not a verdict on the client: what it sent that way was never simulated (nor judged).
-      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed`);
+      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation: only requests under op.url's origin (${SIM_ORIGIN}) reach the simulated service`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -308,7 +313,7 @@ function sameRequestText(body: string): string {
   }
 }
 
-function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => EffectId | undefined): AttemptRecord {
   const rec: AttemptRecord = {
     toolUseId: worker, // one call of the client is one operation's key scope
     attempt: n,
