@@ -244,7 +244,9 @@ export async function run(argv: string[]): Promise<number> {
         log(`module state: held with the client's module loaded once for every call; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process (each call its own), as separate processes load it`);
         const { sample, p } = await probe();
         if (p.verdict === 'fails') adopt(p, `client '${client.name}' holds only because its simulated calls share module-level state: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`);
-        else log(`module state: the same verdict with one load per client process (${p.runs} runs)`);
+        else if (p.verdict === 'holds') log(`module state: the same verdict with one load per client process (${p.runs} runs)`);
+        // Inconclusive per process (no 2xx in its fewer runs): no evidence either way, the verdict stands.
+        else log(`module state: with one load per client process the first ${p.runs} runs are inconclusive (${p.inconclusive ?? 'fewer ran'}); the verdict stands`);
       }
       // No run ran (the budget was spent first): nothing to reproduce; the "to conclude" line gives the command.
       if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${withRuns(argv, r.runs).join(' ')}`);
