@@ -38,6 +38,14 @@ describe('module-level state of a retry client is one per simulated client proce
     expect(cx.notMinimal).toEqual([]);
   }, 60_000);
 
+  it('a CommonJS client (module.exports, through require) gets its own copy per call too', async () => {
+    const cjs = 'src/client/fixtures/module-counter-cjs.cjs';
+    expect((await campaign(cjs, undefined, false)).verdict).toBe('holds');
+    const r = await campaign(cjs, undefined, true);
+    expect(r.verdict).toBe('fails');
+    expect([...new Set(r.counterexample!.violations.map((v) => v.invariant))]).toEqual(['key-reuse']);
+  }, 60_000);
+
   it('a key per call (crypto.randomUUID()), or a counter that only numbers requests for logs, holds loaded per call too', async () => {
     expect((await campaign(COUNTER, 'uuid-key', true)).verdict).toBe('holds');
     expect((await campaign(COUNTER, 'logged-counter', true)).verdict).toBe('holds');
