@@ -191,6 +191,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       })
       .then((value) => (out = { ok: true, value }), (error) => (out = { ok: false, error }));
     let quiet = 0;
+    // The turn this request last woke from parking at (none yet).
+    let wokeAt = Number.NEGATIVE_INFINITY;
     for (let turn = 0; ; turn++) {
       if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
       await hostTurn();
@@ -281,11 +283,16 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           // moves; when none is left at work, the wait is on nothing.
           const d = sim.defer<void>();
           inst.working--;
-          inst.wakeParked();
+          // Only a request that moved since it woke may have settled what the
+          // others await: two parked requests that woke each other for
+          // nothing kept the kernel busy at one instant, so a third, asleep on
+          // virtual time (the slow fault), never woke to settle theirs.
+          if (turn - wokeAt > QUIET_TURNS + 1) inst.wakeParked();
           inst.parked.push(d);
           leave();
           await d.wait();
           enter();
+          wokeAt = turn;
           inst.working++;
           clock.advanceTo(sim.now(), frozen());
           quiet = 0;

@@ -70,6 +70,15 @@ describe('a hosted app whose request awaits another request of the same process'
     expect(two.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
   }, 60_000);
 
+  it('with the slow fault too: two duplicates parked on the first request while it sleeps on virtual time (they woke each other for nothing, the kernel never moved on, and the app was called broken: "kept working for 20000 turns")', async () => {
+    const def = appService(singleFlight({ n: 0 }));
+    const one = await runServiceCampaign({ def, module: 'single-flight', runs: 120, seed: 1, faults: ['concurrency', 'threeWorkers', 'slow'] });
+    expect(one.verdict).toBe('holds');
+    const two = await runServiceCampaign({ def, module: 'single-flight', runs: 120, seed: 1, faults: ['concurrency', 'threeWorkers', 'slow', 'instances'] });
+    expect(two.verdict).toBe('fails');
+    expect(two.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+  }, 60_000);
+
   it('two requests that wait on a promise nobody resolves are still a broken app (one line naming it), not a hang', async () => {
     const def = appService({
       name: 'stuck-pair',
