@@ -25,6 +25,15 @@ export interface ServiceShardFile {
   reproduce: { before: string; after: string };
   /** The shard's result; `runs` are its own runs, `generated` the run indices generated (every shard's). */
   result: ServiceCampaignResult;
+  /** An app's (`--app`): how its modules were loaded for the runs (RETRYSIM_APP_PER_PROCESS=1: once per simulated process). */
+  moduleLoads?: 'once' | 'per-process';
+  /**
+   * Shard 1 of an app's campaign whose own runs held: the campaign's first
+   * runs again with one module load per simulated process (`check --app`'s
+   * probe; they are shard 1's own runs). Merge adopts its failure when
+   * every shard holds, as the unsharded check does.
+   */
+  moduleProbe?: { runs: number; result: ServiceCampaignResult };
 }
 
 const nat = natSchema;
@@ -58,6 +67,8 @@ const fileSchema = z.strictObject({
   wallMs: z.number().nonnegative(),
   reproduce: z.strictObject({ before: z.string(), after: z.string() }),
   result: resultSchema,
+  moduleLoads: z.enum(['once', 'per-process']).optional(),
+  moduleProbe: z.strictObject({ runs: z.number().int().positive(), result: resultSchema }).optional(),
 }).refine(...shardIndexRule);
 
 /** Parses and validates one service shard file (already known to carry {@link SERVICE_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
@@ -74,6 +85,12 @@ export interface MergedServiceCampaign {
   expect: 'holds' | 'fails' | null;
   wallMs: number;
   reproduce: { before: string; after: string };
+  /** An app's: how its modules were loaded for the verdict (`per-process` when the probe's failure is the verdict). */
+  moduleLoads?: 'once' | 'per-process';
+  /** An app's probe, when the merged verdict is its (fails) or it ran on a holding one (shard 1's). */
+  moduleProbe?: { runs: number; result: ServiceCampaignResult };
+  /** The probe's failure is the verdict: the shards held only with the app's modules loaded once. */
+  sharedModuleState?: boolean;
 }
 
 /**
@@ -90,10 +107,10 @@ export interface MergedServiceCampaign {
  */
 export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: ServiceShardFile }>): MergedServiceCampaign {
   const first = files[0]!;
-  const key = (f: ServiceShardFile) => JSON.stringify([f.reproduce, f.flag, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.service, f.result.module, f.result.seed, f.result.explore, f.result.keySource, f.result.faults]);
+  const key = (f: ServiceShardFile) => JSON.stringify([f.reproduce, f.flag, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.service, f.result.module, f.result.seed, f.result.explore, f.result.keySource, f.result.faults, f.moduleLoads ?? null]);
   const seen = new Map<number, string>();
   for (const { source, file } of files) {
-    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (service, module, seed, runs, exploration, key source, faults, budget and --expect must all match)`);
+    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (service, module, seed, runs, exploration, key source, faults, budget, --expect and module loads must all match)`);
     const other = seen.get(file.shard.index);
     if (other !== undefined) throw new ShardError(`${source}: shard ${file.shard.index + 1}/${file.shard.count} is given twice (also ${other})`);
     seen.set(file.shard.index, source);
@@ -107,7 +124,7 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   const { service, module, keySource, seed, explore, faults } = first.file.result;
   const base = { service, module, keySource, seed, explore, faults };
   const wallMs = Math.max(...files.map((f) => f.file.wallMs));
-  const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce };
+  const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce, ...(first.file.moduleLoads !== undefined ? { moduleLoads: first.file.moduleLoads } : {}) };
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
   if (failing.length > 0) {
     const f = failing[0]!;
@@ -125,6 +142,15 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
     const noun = results.map((r) => r.inconclusive).find((x) => x?.startsWith('no request')) ?? '';
     // The shards' own sentence, with the campaign's count.
     return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: noun.replace(/^no request of the \d+ runs/, `no request of the ${runs} runs`).replace(/\(answers: [^)]*\)/, `(answers: ${others.join(', ') || 'none'})`) } };
+  }
+  // An app held with its modules loaded once: shard 1 ran the campaign's first runs again with one load per
+  // simulated process (check --app's probe), and its failure is the verdict, as in the unsharded check.
+  if (first.file.flag === '--app' && first.file.moduleLoads !== 'per-process') {
+    const zero = files.find((f) => f.file.shard.index === 0)!;
+    const probe = zero.file.moduleProbe;
+    if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard whose runs held carries no per-process module probe (written by an older retrysim, or edited): run it again`);
+    if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, sharedModuleState: true, result: probe.result };
+    return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'holds' } };
   }
   return { ...ctx, result: { ...part, verdict: 'holds' } };
 }
