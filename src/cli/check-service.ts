@@ -23,7 +23,7 @@ const FOUND_DIR = '.retrysim/found';
 const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shrink-budget D] [--seed S] [--key-source K]
                [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--shard I/N|auto --out FILE] [--html DIR] [--json]
-retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
+retrysim check --app PATH ... [--module-probe-runs N]   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
 module whose default export is a ServiceDefinition or an app descriptor; no
@@ -74,22 +74,28 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
                   'retrysim merge' of all N files gives the unsharded verdict, first failing run,
                   counterexample and coverage; a shard exits 0 when it ran
   --out FILE      write this run's result for 'retrysim merge' (with --shard)
+  --module-probe-runs N  --app: how many of a holding campaign's first runs run again with the
+                  app's modules loaded once per simulated process (default ${MODULE_PROBE_RUNS}; see below)
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource (the --key-source value), keys (it in words), seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
                    coverage, neverReached,
-                   moduleLoads (--app: once, or per-process when the verdict is the per-process one)}
+                   moduleLoads (--app: once, or per-process when the verdict is the per-process one),
+                   moduleProbe (--app: {runs, verdict} of the per-process probe, null when it did not run)}
 
 An app's modules (its own files, its idempotency library) are loaded once for
 the campaign, so what they keep at module level is shared by every simulated
 instance and survives every simulated restart, as no two real processes share
-it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs with
-the modules loaded once per simulated process; if that fails, the verdict is
-fails (exit 1) with one line saying the app held only through shared module
-state, and its counterexample replays with ${PER_PROCESS_ENV}=1 (which
-also runs a whole campaign that way: 5-7x slower, memory grows with each load).
+it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs
+(--module-probe-runs) with the modules loaded once per simulated process (the
+table's 'module loads' column says what it covered); if that fails, the verdict
+is fails (exit 1) with one line saying the app held only through shared module
+state, and its counterexample file says "moduleLoads": "per-process", so
+'retrysim replay' loads the app that way. Sharded, shard 1 runs the probe (its
+runs are shard 1's own) and merge adopts its failure. ${PER_PROCESS_ENV}=1 runs a
+whole campaign that way (5-7x slower, memory grows with each load).
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that

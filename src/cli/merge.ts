@@ -26,7 +26,10 @@ The shards of a campaign on your service (retrysim check --service PATH --shard 
 --out FILE) merge the same way, into what check --service prints: the failure
 at the lowest run number (the one the unsharded campaign stops at, shrunk the
 same way), else holds over every shard's runs with the coverage summed, else
-inconclusive.
+inconclusive. An app's (--app) shards that all hold give the verdict of the
+per-process module probe shard 1 ran, as check --app does: its failure (the app
+held only because its simulated instances shared module-level state) is the
+verdict, exit 1.
 
 The shards of a campaign on your retry client (retrysim check --client PATH
 --shard I/N --out FILE) merge the same way, into what check --client prints.`;
