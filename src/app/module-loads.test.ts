@@ -41,8 +41,12 @@ async function json(args: string[]): Promise<{ code: number; j: Record<string, u
 describe('service.moduleLoads: a per-process counterexample replays as found', () => {
   it('check --app writes it into the file, and a bare replay (no environment variable) gives the same verdict, exit 0', () => {
     const found = tmp('rs-modloads-');
-    const c = cli(['check', '--app', fixture, '--runs', '30', ...FAULTS, '--json', '--found', found]);
+    const c = cli(['check', '--app', fixture, '--runs', '30', ...FAULTS, '--json', '--found', found, '--html', join(found, 'html')]);
     expect(c.status, c.stderr).toBe(1);
+    // check's own page of the counterexample runs it as found: one module load per process, the failure drawn.
+    const checkPage = readFileSync(join(found, 'html', readdirSync(join(found, 'html')).find((f) => f !== 'index.html')!), 'utf8');
+    expect(checkPage).toContain('"moduleLoads":"per-process"');
+    expect(checkPage).toContain('"invariant":"exactly-one"');
     const j = JSON.parse(c.stdout) as { counterexample: string; replay: string; violations: string[]; moduleLoads: string; moduleProbe: unknown };
     expect(j).toMatchObject({ moduleLoads: 'per-process', moduleProbe: { runs: 30, verdict: 'fails' } });
     // The printed replay line is the whole command: nothing to set before it.
