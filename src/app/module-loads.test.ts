@@ -16,6 +16,7 @@ import { parseScenario, printScenario, ScenarioError } from '../scenario/load.js
 import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
 import { appService } from './define.js';
 import storeApp from './fixtures/module-store-app.js';
+import claimDescriptor from '../../examples/app-plain-http/app-claim.js';
 
 const tmp = tempDirs();
 const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
@@ -173,6 +174,11 @@ describe('every path that judges an app runs the per-process probe', () => {
     const file = readdirSync(found)[0]!;
     expect(JSON.parse(readFileSync(join(found, file), 'utf8'))).toMatchObject({ service: { moduleLoads: 'per-process' }, description: expect.stringMatching(/^Found by a vitest property/) });
     expect(cli(['replay', '--app', fixture, join(found, file)]).status).toBe(0);
+    // An app that keeps its state in the store passes the probe too: the property passes.
+    const claim = appService(claimDescriptor);
+    const claimModule = new URL('../../examples/app-plain-http/app-claim.ts', import.meta.url);
+    const ok = fc.asyncProperty(serviceCases(claim, { module: claimModule, faults: ['instances', 'kill', 'loseResponse'] }), async (c) => (await runServiceCase(claim, c)).violations.length === 0);
+    await fc.assert(ok, { ...replayable(claim, { module: claimModule, foundDir: found }), numRuns: 20, seed: 1 });
   }, 120_000);
 
   it('--module-probe-runs N: the probe covers the first N runs and the table says so; fewer than the first failure, the app holds', async () => {
