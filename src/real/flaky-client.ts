@@ -8,6 +8,7 @@ import { exploreAll } from '../sim/explore/exhaustive.js';
 import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { registerService } from '../service/registry.js';
+import { serviceEpochField } from '../service/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
@@ -112,7 +113,8 @@ export function clientLabScenario(o: Resolved, processingMs: number): Scenario {
     name: `flaky lab · client ${o.client.name} · processing ${processingMs} ms`,
     description: `One call of retry client '${o.client.name}'; the server takes ${processingMs} ms to process each request.`,
     seed: o.seed,
-    service: o.service ? { module: o.service.module } : { variant: o.variant },
+    // A user's service lives in the present, as check --client --service runs it (src/sim/epoch.ts).
+    service: o.service ? { module: o.service.module, ...serviceEpochField(o.service.def) } : { variant: o.variant },
     client: { keySource: 'tool_call', name: o.client.name, module: o.clientModule },
     faults: { slowMs: processingMs },
     operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' }],

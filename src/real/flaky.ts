@@ -24,6 +24,7 @@ import type { Endpoint } from '../harness/client.js';
 import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { ServiceDatabase } from '../service/db.js';
 import { ServiceHost } from '../service/host.js';
+import { serviceEpochField, serviceEpochMs } from '../service/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
 import { builtinService } from '../tracker/builtin.js';
@@ -336,7 +337,8 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
       const k = new Kernel({ seed: o.seed, trace: false });
       // The one-shot timers pending once the workers are done (a handler's deferred write) fire on virtual time before judging, as in the simulation.
       const settleVirtual = async () => (await awaitPendingTimers(), true);
-      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, settleVirtual)));
+      // A user's service lives in the present on every lane, as it does on the wall-clock one (src/sim/epoch.ts).
+      const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, settleVirtual), { epochMs: o.service ? serviceEpochMs(o.service.def) ?? 0 : 0 }));
       await k.run();
       virtualMs += k.now;
       perRun.push(task.done.value as TestRun);
@@ -357,7 +359,7 @@ export function labScenario(o: Resolved, staggerMs: number): Scenario {
       ? `Two workers send the same ${o.service.def.effects.noun ?? 'effect'}'s operation with the same key; the second starts staggerMs after the first.`
       : 'Two workers file the same report with the same key; the second starts staggerMs after the first.',
     seed: o.seed,
-    service: o.service ? { module: o.service.module } : { variant: o.variant },
+    service: o.service ? { module: o.service.module, ...serviceEpochField(o.service.def) } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
     operations: [{ id: 'op1', runId: 'flaky', ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],

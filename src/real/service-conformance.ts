@@ -6,6 +6,7 @@ import { registerService } from '../service/registry.js';
 import { ListChoice } from '../sim/choice/list.js';
 import { runScenarioReal } from './scenario-real.js';
 import { serviceIntent } from '../scenario/arbitraries.js';
+import { serviceEpochField } from '../service/epoch.js';
 import type { OperationEnd } from '../checkers/invariants.js';
 import type { RecoveryOutcome } from '../checkers/progress.js';
 
@@ -88,6 +89,10 @@ function operationOf(def: ServiceDefinition) {
  */
 export function serviceColumns(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', seed = 1): ServiceColumn[] {
   const OP = operationOf(def);
+  // The simulated side lives in the present, as the real processes do: a
+  // service that stores a claim time in unix seconds and reads 0 as "unset"
+  // would otherwise differ from itself in 1970 alone (src/sim/epoch.ts).
+  const epoch = serviceEpochField(def);
   type Parts = { client?: Partial<ScenarioInput['client']>; faults?: ScenarioInput['faults']; network?: ScenarioInput['network']; service?: { instances?: number }; operations?: ScenarioInput['operations'] };
   const col = (name: string, description: string, s: Parts): ServiceColumn => ({
     name,
@@ -99,7 +104,7 @@ export function serviceColumns(def: ServiceDefinition, module: string, keySource
       seed,
       operations: [OP],
       ...s,
-      service: { module, ...s.service },
+      service: { module, ...epoch, ...s.service },
       client: { ...s.client, keySource },
       expect: {},
     } satisfies ScenarioInput),

@@ -1,4 +1,4 @@
-import { serviceEpochMs } from './epoch.js';
+import { serviceEpochField } from './epoch.js';
 import fc from 'fast-check';
 import { InFlight } from '../campaign/in-flight.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -174,8 +174,7 @@ export interface ServiceCounterexample {
 
 /** The generator of scenarios (faults, timing, interleavings) for a user service. */
 export function serviceCaseArbitrary(def: ServiceDefinition, module: string, keySource: KeySource = 'tool_call', faults: readonly FaultKind[] = serviceFaults(def)): fc.Arbitrary<GeneratedCase> {
-  const epochMs = serviceEpochMs(def);
-  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [], noun: def.effects.noun ?? 'effect', ...(epochMs !== undefined ? { epochMs } : {}) }, keySource, faults });
+  return scenarioArbitrary({ variant: 'naive', service: { module, steps: def.steps, crashPoints: def.crashPoints ?? [], noun: def.effects.noun ?? 'effect', ...serviceEpochField(def) }, keySource, faults });
 }
 
 /**

@@ -17,3 +17,9 @@ import { isOwnService } from './own.js';
 export function serviceEpochMs(def: ServiceDefinition): number | undefined {
   return isHostedApp(def) || isOwnService(def) ? undefined : SIM_EPOCH_MS;
 }
+
+/** `{ epochMs }` for a scenario's `service` of this definition, as check writes it; `{}` for apps and built-ins. */
+export function serviceEpochField(def: ServiceDefinition): { epochMs?: number } {
+  const epochMs = serviceEpochMs(def);
+  return epochMs === undefined ? {} : { epochMs };
+}

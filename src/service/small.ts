@@ -4,7 +4,7 @@ import { serviceIntent, type FaultKind } from '../scenario/arbitraries.js';
 import type { KeySource } from '../harness/keys.js';
 import type { ServiceDefinition } from './definition.js';
 import { isHostedApp } from '../app/define.js';
-import { serviceEpochMs } from './epoch.js';
+import { serviceEpochField } from './epoch.js';
 
 /**
  * Small scenarios of a user service for bounded exhaustive exploration
@@ -24,11 +24,11 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
   const workers = has('concurrency') ? 2 : 1;
   // The operation in the service's own words, as the generated campaign sends it.
   const op = { id: 'op1', runId: 'run-1', ...serviceIntent(def.effects.noun, 1), workers };
-  const epochMs = serviceEpochMs(def);
+  const epoch = serviceEpochField(def);
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,
-    service: { module, leaseMs: 5000, ...(epochMs !== undefined ? { epochMs } : {}) },
+    service: { module, leaseMs: 5000, ...epoch },
     client: { keySource, maxAttempts: 2, timeoutMs: 2000 },
     operations: [op],
     expect: {},

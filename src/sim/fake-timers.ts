@@ -31,6 +31,8 @@ import { timeoutSignal } from './virtual-abort-timeout.js';
 export interface BridgeOptions {
   /** Limit on fired timer rounds; a runaway setInterval hits it. Default 100,000. */
   roundsMax?: number;
+  /** The wall-clock instant of virtual time 0 that `Date` reads (a user's service: src/sim/epoch.ts). Default 0. */
+  epochMs?: number;
 }
 
 let active = false;
@@ -92,7 +94,7 @@ export async function runOnVirtualTime<T>(kernel: Kernel, fn: () => Promise<T>, 
   if (active) throw new Error('runOnVirtualTime: another bridged computation is already active (the fake clock is process-global)');
   active = true;
   const clock = FakeTimers.withGlobal(globalThis).install({
-    now: kernel.now,
+    now: kernel.now + (opts.epochMs ?? 0),
     // An explicit list: nextTick, queueMicrotask and setImmediate stay real.
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
   });
