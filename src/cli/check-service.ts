@@ -261,6 +261,8 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
     }
+    /** A shard's counterexample that did not reproduce in a fresh process (an app's, whose probe then failed): why. */
+    let notReproduced: string | undefined;
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // One that does not replay is no counterexample, and is not left behind.
@@ -270,14 +272,21 @@ export async function run(argv: string[]): Promise<number> {
         // A hosted app's module-level state carried over from one run to the next: loaded once per
         // process, as real processes load it, the same runs give the verdict separate processes would.
         let fixed = false;
-        if (isHostedApp(def) && !perProcessCx && shard === undefined && probe !== undefined) {
+        if (isHostedApp(def) && !perProcessCx && probe !== undefined) {
           log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, probeRuns)} runs again with one module load per simulated process`);
           try {
             const again = await probe();
             const file = again.result.counterexample?.file;
             if (again.result.verdict === 'fails' && file !== undefined && replays(file) === undefined) {
               probed = again;
-              adopt(again, moduleStateLine(def.name, 'carried', again));
+              // A shard's failure may not be the campaign's first: its file says what it found, and merge decides.
+              if (shard === undefined) adopt(again, moduleStateLine(def.name, 'carried', again));
+              else {
+                notReproduced = problem;
+                const { file: _gone, ...cx } = r.counterexample!;
+                r = { ...r, counterexample: { ...cx, replay: '(removed: it did not reproduce in a fresh process; merge gives the campaign\'s verdict)' } };
+                log(`module state: with one load per process it fails (run ${again.result.firstFailureRun ?? again.result.runs} of ${again.runs}); merge gives the campaign's verdict`);
+              }
               fixed = true;
             } else if (file !== undefined) rmSync(file, { force: true });
           } catch (e) {
@@ -297,6 +306,7 @@ export async function run(argv: string[]): Promise<number> {
         // An app's: how its modules were loaded, and the per-process probe shard 1 ran for the campaign (merge adopts a failure of it).
         ...(isHostedApp(def) ? { moduleLoads: perProcess ? 'per-process' as const : 'once' as const } : {}),
         ...(probed !== undefined && shard !== undefined ? { moduleProbe: { runs: probed.runs, result: withoutScenario(probed.result) } } : {}),
+        ...(notReproduced !== undefined ? { notReproduced } : {}),
       };
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);

@@ -84,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
         // As check --app says it: how the modules were loaded, what shard 1's per-process probe covered, and the line when its failure is the verdict.
         moduleLoads: m.moduleLoads ?? 'once',
         ...(m.flag === '--app' ? { moduleProbe: m.moduleProbe === undefined ? null : { runs: m.moduleProbe.runs, verdict: m.moduleProbe.result.verdict } } : {}),
-        ...(m.sharedModuleState === true && m.moduleProbe !== undefined ? { sharedModuleState: moduleStateLine(m.result.service, 'shared', m.moduleProbe) } : {}),
+        ...(m.moduleState !== undefined && m.moduleProbe !== undefined ? { sharedModuleState: moduleStateLine(m.result.service, m.moduleState, m.moduleProbe) } : {}),
       });
     }
     // A client campaign's shards (check --client --shard), likewise.

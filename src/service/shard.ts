@@ -34,6 +34,13 @@ export interface ServiceShardFile {
    * every shard holds, as the unsharded check does.
    */
   moduleProbe?: { runs: number; result: ServiceCampaignResult };
+  /**
+   * An app's shard whose counterexample did not reproduce in a fresh
+   * process (state carried over at module level from one run to the next):
+   * why. Its `moduleProbe` failed and replays; when this shard's failure
+   * is the campaign's first, that failure is the verdict, as in check.
+   */
+  notReproduced?: string;
 }
 
 const nat = natSchema;
@@ -69,6 +76,7 @@ const fileSchema = z.strictObject({
   result: resultSchema,
   moduleLoads: z.enum(['once', 'per-process']).optional(),
   moduleProbe: z.strictObject({ runs: z.number().int().positive(), result: resultSchema }).optional(),
+  notReproduced: z.string().optional(),
 }).refine(...shardIndexRule);
 
 /** Parses and validates one service shard file (already known to carry {@link SERVICE_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
@@ -89,8 +97,12 @@ export interface MergedServiceCampaign {
   moduleLoads?: 'once' | 'per-process';
   /** An app's probe, when the merged verdict is its (fails) or it ran on a holding one (shard 1's). */
   moduleProbe?: { runs: number; result: ServiceCampaignResult };
-  /** The probe's failure is the verdict: the shards held only with the app's modules loaded once. */
-  sharedModuleState?: boolean;
+  /**
+   * The probe's failure is the verdict: `shared`, the shards held only with
+   * the app's modules loaded once; `carried`, the first failure did not
+   * reproduce in a fresh process (state carried over between runs).
+   */
+  moduleState?: 'shared' | 'carried';
 }
 
 /**
@@ -128,6 +140,13 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
   if (failing.length > 0) {
     const f = failing[0]!;
+    const from = files.find((x) => x.file.result === f)!;
+    if (from.file.notReproduced !== undefined) {
+      // check --app's verdict on a first failure that needed the state earlier runs left: the probe's.
+      const probe = from.file.moduleProbe;
+      if (probe?.result.verdict !== 'fails') throw new ShardError(`${from.source} (shard ${from.file.shard.index + 1}/${from.file.shard.count}): a counterexample that did not reproduce (${from.file.notReproduced}) without the failing per-process probe check writes beside it`);
+      return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'carried', result: probe.result };
+    }
     return { ...ctx, result: { ...base, runs: f.firstFailureRun!, verdict: 'fails', firstFailureRun: f.firstFailureRun!, ...(f.firstFailureMs !== undefined ? { firstFailureMs: f.firstFailureMs } : {}), ...(f.counterexample ? { counterexample: f.counterexample } : {}) } };
   }
   const runs = results.reduce((n, r) => n + r.runs, 0);
@@ -149,7 +168,7 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
     const zero = files.find((f) => f.file.shard.index === 0)!;
     const probe = zero.file.moduleProbe;
     if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard whose runs held carries no per-process module probe (written by an older retrysim, or edited): run it again`);
-    if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, sharedModuleState: true, result: probe.result };
+    if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'shared', result: probe.result };
     return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'holds' } };
   }
   return { ...ctx, result: { ...part, verdict: 'holds' } };
