@@ -94,8 +94,9 @@ table's 'module loads' column says what it covered); if that fails, the verdict
 is fails (exit 1) with one line saying the app held only through shared module
 state, and its counterexample file says "moduleLoads": "per-process", so
 'retrysim replay' loads the app that way. Sharded, shard 1 runs the probe (its
-runs are shard 1's own) and merge adopts its failure. ${PER_PROCESS_ENV}=1 runs a
-whole campaign that way (5-7x slower, memory grows with each load).
+runs are shard 1's own) and merge adopts its failure.
+${PER_PROCESS_ENV}=1 runs a whole campaign that way (5-7x slower, memory
+grows with each load).
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
