@@ -104,7 +104,7 @@ describe('every path that judges an app runs the per-process probe', () => {
     const r = await runMain(['merge', ...files]);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^retrysim merge: .*shard-1\.json \(shard 1\/2\): an app's shard whose runs held carries no per-process module probe/);
+    expect(r.err).toMatch(/^retrysim merge: .*shard-1\.json \(shard 1\/2\): an app's shard 1 without a failure carries no per-process module probe/);
     expect(r.err.split('\n')).toHaveLength(1);
   }, 120_000);
 

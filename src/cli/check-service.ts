@@ -224,8 +224,10 @@ export async function run(argv: string[]): Promise<number> {
       // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
       probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
       // Shard 1 probes for the whole campaign: the probe's runs are the campaign's first, which are shard 1's own
-      // (run indices are dealt in blocks of 64), and merge, which loads no module, adopts what it found.
-      if (isHostedApp(def) && !perProcess && r.verdict === 'holds' && (shard === undefined || shard.index === 0)) {
+      // (run indices are dealt in blocks of 64), and merge, which loads no module, adopts what it found. It probes
+      // unless its own runs failed: a slice short of its share (a time budget) or without a success can still be
+      // part of a campaign that holds.
+      if (isHostedApp(def) && !perProcess && (shard === undefined ? r.verdict === 'holds' : shard.index === 0 && r.verdict !== 'fails')) {
         // Loaded once, the app's modules (its own file, its idempotency library) are shared by every simulated
         // instance and outlive every simulated restart; separate processes share none of it. A verdict
         // that holds only thanks to that sharing would tell the user a replicated app is safe.

@@ -28,7 +28,7 @@ export interface ServiceShardFile {
   /** An app's (`--app`): how its modules were loaded for the runs (RETRYSIM_APP_PER_PROCESS=1: once per simulated process). */
   moduleLoads?: 'once' | 'per-process';
   /**
-   * Shard 1 of an app's campaign whose own runs held: the campaign's first
+   * Shard 1 of an app's campaign whose own runs did not fail: the campaign's first
    * runs again with one module load per simulated process (`check --app`'s
    * probe; they are shard 1's own runs). Merge adopts its failure when
    * every shard holds, as the unsharded check does.
@@ -167,7 +167,7 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   if (first.file.flag === '--app' && first.file.moduleLoads !== 'per-process') {
     const zero = files.find((f) => f.file.shard.index === 0)!;
     const probe = zero.file.moduleProbe;
-    if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard whose runs held carries no per-process module probe (written by an older retrysim, or edited): run it again`);
+    if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard 1 without a failure carries no per-process module probe (written by an older retrysim, or edited): run it again`);
     if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'shared', result: probe.result };
     return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'holds' } };
   }
