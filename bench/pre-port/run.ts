@@ -135,8 +135,10 @@ function checkInvariants(store: Store, ops: readonly OperationEnd[]): { reports:
     }
     // 2 and 4. Every report id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
-      if (a.reportId === undefined || ids.includes(a.reportId)) continue; // exists, and is this operation's
-      const owner = store.ownerOfReport(a.reportId);
+      // The tracker answers numeric report ids only (its resultId reads a number or nothing).
+      const reportId = a.reportId as number | undefined;
+      if (reportId === undefined || ids.includes(reportId)) continue; // exists, and is this operation's
+      const owner = store.ownerOfReport(reportId);
       if (owner === undefined) {
         violations.push({ invariant: 'id-exists', op: op.id, detail: `attempt ${a.toolUseId}#${a.attempt} was given report id ${a.reportId}, which does not exist` });
       } else if (owner.tenant !== op.tenant) {

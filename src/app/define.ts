@@ -1,9 +1,10 @@
-import type { ServiceDb, ServiceDefinition } from '../service/definition.js';
+import type { EffectId, ServiceDb, ServiceDefinition } from '../service/definition.js';
 import { markApp, ServiceError } from '../service/errors.js';
 import { KV_COMMANDS } from '../kv/client.js';
 import { KV_TABLE, KvStore, setupKv } from '../kv/store.js';
 import type { AppDescriptor, KvView } from './descriptor.js';
 import { AppInstance, serveRequest } from './serve-request.js';
+import { showId } from '../service/ids.js';
 
 /** The interleaving points of every hosted app: one per store command. */
 export const APP_STEPS: readonly string[] = KV_COMMANDS.map((c) => `kv.${c}`);
@@ -88,13 +89,13 @@ export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescrip
           for (const id of ids) {
             const o = e.owner(view, id);
             if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
-              throw new ServiceError(desc.name, `effects.of counted ${e.noun ?? 'effect'} ${id} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
+              throw new ServiceError(desc.name, `effects.of counted ${e.noun ?? 'effect'} ${showId(id)} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
             }
           }
         }
         return ids;
       },
-      ...(e.owner ? { owner: (db: ServiceDb, id: number) => e.owner!(viewOf(db), id) } : {}),
+      ...(e.owner ? { owner: (db: ServiceDb, id: EffectId) => e.owner!(viewOf(db), id) } : {}),
       ...(e.total ? { total: (db: ServiceDb) => e.total!(viewOf(db)) } : {}),
       ...(e.noun !== undefined ? { noun: e.noun } : {}),
     },

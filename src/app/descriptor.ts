@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EffectOwner, ServiceDefinition } from '../service/definition.js';
+import type { EffectId, EffectOwner, ServiceDefinition } from '../service/definition.js';
 import type { KvClient } from '../kv/client.js';
 
 /** What the host hands the app factory: the clients of the simulated stores. */
@@ -52,8 +52,9 @@ export interface AppDescriptor {
   operation: ServiceDefinition['operation'];
   /** How to count effects, read from the store. */
   effects: {
-    of(kv: KvView, op: EffectOwner): number[];
-    owner?(kv: KvView, id: number): EffectOwner | undefined;
+    /** The ids of one operation's effects: numbers or non-empty strings (a UUID the app stored), as for a ServiceDefinition. */
+    of(kv: KvView, op: EffectOwner): EffectId[];
+    owner?(kv: KvView, id: EffectId): EffectOwner | undefined;
     total?(kv: KvView): number;
     noun?: string;
   };

@@ -2,6 +2,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { Prng } from '../random/prng.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
+import { identifyProcessesBy, type ProcessIdentity } from '../sim/process-identity.js';
 import '../sim/virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from '../sim/sync-subtle.js';
 import { answerThreadPoolWhile } from '../sim/sync-thread-pool.js';
@@ -10,7 +11,8 @@ import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
  * Date, performance.now) on the kernel's virtual time plus the instance's
- * clock offset, and its own seeded randomness. It replaces the process
+ * clock offset, its own seeded randomness, and its own identity
+ * (`process.pid`, `os.hostname()`). It replaces the process
  * globals only while one of this instance's requests runs (see
  * {@link InstanceClock.enter}); a kill drops it with the instance's memory,
  * so a dead process's timers never fire.
@@ -64,6 +66,12 @@ function marked<F extends (cb: unknown, ...rest: unknown[]) => unknown>(kind: Ti
 }
 /** The entered instance's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const enteredStream = (): Prng | undefined => entered?.rng;
+/**
+ * The entered instance's process, for process.pid and os.hostname()
+ * (src/sim/process-identity.ts). Rank -1, as its stream: its timer task
+ * enters no request scope, and its requests' scopes name the same process.
+ */
+identifyProcessesBy(() => entered?.identity, -1);
 /** Installed only while the instance is entered, so always active when called: thread-pool calls answer at once (sync-subtle.ts). */
 const always = () => true;
 /** Whether an instance's code runs now, for node:zlib's and node:crypto's dispatchers (sync-thread-pool.ts). */
@@ -77,8 +85,11 @@ export class InstanceClock {
   private readonly swaps: Swap[];
   private saved: Swap[] = [];
 
-  /** @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness. */
-  constructor(nowMs: number, seed: number) {
+  /**
+   * @param nowMs the instance's time now (kernel time plus its offset); @param seed its randomness;
+   * @param identity the process it is (a new one at each restart: a kill drops this machine); undefined: the machine's (real mode).
+   */
+  constructor(nowMs: number, seed: number, readonly identity?: ProcessIdentity) {
     // Real mode (serve/conformance) hands the wall clock, already an epoch time: keep it. Virtual time starts at 0.
     this.epochMs = nowMs >= 1e12 ? 0 : APP_EPOCH_MS;
     this.clock = FakeTimers.withGlobal(globalThis).createClock(this.epochMs + Math.floor(nowMs), 100_000);

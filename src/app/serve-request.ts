@@ -135,7 +135,7 @@ export class KvConnectionLost extends Error {
  * (a library that records the response after sending it does so first).
  */
 export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store: KvStore, req: ServiceRequest, sim: ServiceSim<AppInstance>): Promise<ServiceResponse> {
-  inst.clock ??= new InstanceClock(sim.now(), hashSeed(`${sim.instance}@${Math.floor(sim.now())}`));
+  inst.clock ??= new InstanceClock(sim.now(), hashSeed(`${sim.instance}@${Math.floor(sim.now())}`), sim.identity);
   const clock = inst.clock;
   const pending = new Pending();
   const { enter, leave } = turnOf(clock, pending);

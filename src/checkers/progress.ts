@@ -1,5 +1,6 @@
 import type { OperationEnd, Violation } from './invariants.js';
 import { plural } from '../service/noun.js';
+import type { EffectId } from '../service/definition.js';
 
 /** How one operation that had not succeeded fared in the recovery phase (src/scenario/recovery.ts). */
 export interface RecoveryOutcome {
@@ -53,7 +54,7 @@ export interface ProgressContext {
  * and, with fencing, nobody finishes (README: safe, but a livelock) — the
  * service refuses that configuration unless built unsafe on purpose.
  */
-export function checkProgress(effectsOf: (op: OperationEnd) => readonly number[], ops: readonly OperationEnd[], recovery: ReadonlyMap<string, RecoveryOutcome>, ctx: ProgressContext, noun = 'report'): Violation[] {
+export function checkProgress(effectsOf: (op: OperationEnd) => readonly EffectId[], ops: readonly OperationEnd[], recovery: ReadonlyMap<string, RecoveryOutcome>, ctx: ProgressContext, noun = 'report'): Violation[] {
   const out: Violation[] = [];
   const unsafeLease = ctx.usesLease && ctx.leaseMs <= ctx.clientTimeoutMs + ctx.slowMs + ctx.skewMs;
   for (const op of ops) {

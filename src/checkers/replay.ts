@@ -1,4 +1,6 @@
 import type { AttemptRecord } from '../harness/client.js';
+import type { EffectId } from '../service/definition.js';
+import { hasId, sameId } from '../service/ids.js';
 import type { OperationEnd, Violation } from './invariants.js';
 
 /**
@@ -19,7 +21,7 @@ import type { OperationEnd, Violation } from './invariants.js';
  *
  * `effects` are the operation's effect ids at the end of the run.
  */
-export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly number[]): Violation[] {
+export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly EffectId[]): Violation[] {
   const byKey = new Map<string, AttemptRecord[]>();
   for (const a of op.attempts) {
     if (a.key === undefined || a.outcome.kind !== 'http' || a.outcome.status < 200 || a.outcome.status >= 300 || a.body === undefined) continue;
@@ -37,7 +39,7 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly numbe
     const status = (a: AttemptRecord) => (a.outcome.kind === 'http' ? a.outcome.status : 0);
     for (const a of sorted.slice(1)) {
       if (status(a) === status(first) && a.body === first.body) continue;
-      const duplicate = first.reportId !== undefined && a.reportId !== undefined && first.reportId !== a.reportId && effects.length > 1 && effects.includes(first.reportId) && effects.includes(a.reportId);
+      const duplicate = first.reportId !== undefined && a.reportId !== undefined && !sameId(first.reportId, a.reportId) && effects.length > 1 && hasId(effects, first.reportId) && hasId(effects, a.reportId);
       if (duplicate) continue;
       const label = (x: AttemptRecord) => `${x.toolUseId}#${x.attempt}`;
       // Two workers of one operation make the same call: the worker says whose attempt it was.

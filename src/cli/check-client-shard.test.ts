@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 
@@ -101,6 +101,29 @@ describe('check --client --shard I/N --out FILE, then retrysim merge', () => {
     const service = join(dir, 'service.json');
     expect((await runMain(['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '10', '--shard', '1/1', '--out', service, '--found', join(dir, 'sf')])).code).toBe(0);
     await refused([service, files[0]!, files[1]!], /shard-1\.json: not a retrysim\.service-shard\/1 file, unlike .*service\.json/);
+  });
+
+  it('shards run with RETRYSIM_APP_PER_PROCESS=1 merge to the unsharded per-process verdict (moduleLoads per-process); mixed with a once-loaded shard they are refused', async () => {
+    const dir = tmp('rs-client-shard-');
+    const args = ['check', '--client', 'src/client/fixtures/module-counter.ts', '--runs', '30'];
+    vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '1');
+    try {
+      const files = await shards(args, 2, dir);
+      const merged = await json(['merge', ...files]);
+      const whole = await json([...args, '--found', join(dir, 'whole')]);
+      expect(merged.code).toBe(1);
+      expect(merged.j).toEqual(whole.j);
+      expect(merged.j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['key-reuse'] });
+      expect(merged.j.replay).toMatch(/^RETRYSIM_APP_PER_PROCESS=1 retrysim replay /);
+      vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '');
+      const once = join(dir, 'once.json');
+      expect((await runMain([...args, '--shard', '2/2', '--out', once, '--found', join(dir, 'of')])).code).toBe(0);
+      const r = await runMain(['merge', files[0]!, once]);
+      expect([r.code, r.out]).toEqual([2, '']);
+      expect(r.err).toMatch(/once\.json: not the campaign of .*shard-1\.json \(.*module loads must all match\)$/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('--shard needs --out, is not for --explore exhaustive, and must name a shard', async () => {

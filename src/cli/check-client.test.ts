@@ -102,12 +102,27 @@ describe('retry client counterexamples are replayable files', () => {
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
       expect.stringMatching(/^retrysim check: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/),
     ]);
+    // Its breaker opens after three calls gave up, which no client process of one run (one call each) reaches: per process it holds.
+    expect(r.err).toContain('module state: with one load per client process the first 50 runs hold');
     expect(readdirSync(found)).toEqual([]);
   }, 120_000);
 
-  it('a client whose failing case passes when rerun while shrinking (a retry budget shared by its calls) is named in one line, exit 2, not an internal error', async () => {
+  it('a client whose failing case passes when rerun while shrinking (a retry budget shared by its calls): loaded once per client process it fails on its real bug (retry-after), exit 1', async () => {
+    // Until 2026-12: exit 2 ("does not fail the same way twice"), no verdict. Each client process has its own
+    // budget, and a fresh one per call retries — after a 429, without waiting the Retry-After it was given.
     const found = tmp('rs-client-budget-');
     const r = await cli('check', '--client', 'src/client/fixtures/shared-budget.ts', '--runs', '300', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[]; replay: string };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['retry-after'] });
+    expect(j.why[0]).toMatch(/^client 'shared-budget' keeps state at module level, which carried over from one simulated run to the next .* it fails retry-after \(run \d+ of 50\) — a retry budget, breaker or counter kept at module level .*inside run\(\)$/);
+    expect(j.replay).toMatch(/^RETRYSIM_APP_PER_PROCESS=1 retrysim replay --client src\/client\/fixtures\/shared-budget\.ts /);
+    expect(readdirSync(found)).toHaveLength(1);
+  }, 120_000);
+
+  it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {
+    const found = tmp('rs-client-budget-');
+    const r = await cli('check', '--client', 'src/client/fixtures/shared-budget.ts', '--runs', '300', '--found', found, '--shard', '1/1', '--out', join(tmp('rs-client-budget-out-'), 'shard.json'), '--json');
     expect(r.code, r.out + r.err).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).not.toMatch(/internal error/);

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
-import { ClientError, loadClient } from '../client/load.js';
-import { CLIENT_FAULTS, CLIENT_FOUND_DIR, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
+import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
+import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
@@ -19,6 +19,26 @@ import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, stoppedLine } from './check-service.js';
+import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
+import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
+
+/** What to do about the state a verdict found per process exposed, by the invariant it broke. */
+function adviceOf(p: ClientCampaignResult): string {
+  const broke = new Set(p.counterexample?.violations.map((x) => x.invariant) ?? []);
+  return broke.has('key-reuse') || broke.has('stable-key')
+    ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation'
+    : 'a retry budget, breaker or counter kept at module level is each client process\'s own and starts again in every new or restarted one; keep what one call needs inside run()';
+}
+
+/** The line for a verdict found per process after the once-loaded one depended on what earlier runs left behind. */
+function carriedOver(name: string, p: ClientCampaignResult, sample: number): string {
+  return `client '${name}' keeps state at module level, which carried over from one simulated run to the next while its module was loaded once: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`;
+}
+
+/** The invariants a counterexample breaks, for a sentence. */
+function invariantsOf(p: ClientCampaignResult): string {
+  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
+}
 
 /**
  * The machine's clock for the campaign's wall time (a shard file's
@@ -85,8 +105,19 @@ reproduces; what the minimiser could not show minimal is said.
   --found DIR     where the counterexample goes (default ${CLIENT_FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
                   own run (its requests, waits, answers, the faults, the check it breaks)
-  --json          {client, module, seed, explore, faults, runs, complete (exhaustive), verdict, expected, ok, why, firstFailureRun,
+  --json          {client, module, seed, explore, faults, runs, complete (exhaustive), verdict, expected, ok, why, moduleLoads, firstFailureRun,
                    counterexample, shrunkSize, violations, minimised, notMinimal, replay, coverage, neverReached}
+                  moduleLoads: once, or per-process when the verdict is the per-process one
+
+The client's module is loaded once for the campaign, so every call of every
+run shares what it keeps at module level (a counter, a breaker, a retry
+budget), where each client process — and each restart — has its own. A
+holding verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs with each
+call (each worker) running from its own copy of the module; if that fails
+(a key from a counter at module level: two processes both send order-1 for
+two operations, key-reuse), the verdict is fails (exit 1) with one line
+saying so, and the counterexample replays with ${PER_PROCESS_ENV}=1
+(which also runs a whole campaign that way).
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
@@ -141,11 +172,24 @@ export async function run(argv: string[]): Promise<number> {
     const found = writableDir('found', v.found ?? CLIENT_FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
-    let r: ClientCampaignResult;
+    let r!: ClientCampaignResult; // the campaign's, or the per-process one adopt() takes
     let client: RetryClient;
     let service: ServiceDefinition | undefined;
     let against = '';
     const wall0 = wallNow();
+    const perProcess = perProcessFromEnv();
+    /** Whether the verdict's runs loaded the client once per simulated client process (its counterexample replays only so). */
+    let perProcessCx = perProcess;
+    /** Set when the verdict changed with one load per process: the one line that says why. */
+    let sharedModuleState: string | undefined;
+    const replayModules = () => ['--client', v.client!, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])];
+    let probe: (() => Promise<{ sample: number; p: ClientCampaignResult }>) | undefined;
+    /** Takes the per-process campaign's result as the verdict, with the line that says why. */
+    const adopt = (p: ClientCampaignResult, line: string) => {
+      perProcessCx = true;
+      sharedModuleState = line;
+      r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
+    };
     try {
       client = await loadClient(v.client, v.name);
       service = v.service === undefined ? undefined : await loadService(v.service);
@@ -154,22 +198,59 @@ export async function run(argv: string[]): Promise<number> {
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       // With a budget the run count is known only at the end: the reproduce line then names the runs that ran.
-      if (timeBudgetMs === undefined) log(`reproduce: retrysim check ${argv.join(' ')}`);
+      if (timeBudgetMs === undefined) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${argv.join(' ')}`);
+      if (perProcess) log(`module loads: one per simulated client process (${PER_PROCESS_ENV}=1): each call of the client runs from its own copy of its module, as in a process of its own`);
+      const target = { ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }) };
+      const loader = freshClientLoader(v.client, client.name);
       const bar = serviceProgress({ what: `client ${client.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: explore === 'exhaustive' || maxRuns !== runs || shard !== undefined ? undefined : runs, json: v.json === true });
+      /** A once-loaded campaign whose failing case did not fail again: state carried from run to run (tried per process below). */
+      let notRerun: ClientNotRerunError | undefined;
       try {
         r = await runClientCampaign({
           client, module: v.client, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), seed, foundDir: found, faults, explore,
           // The machine's clock, read by the CLI between runs only (never by the simulated code).
-          shrinkBudgetMs, clockMs: () => performance.now(),
-          ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }),
+          shrinkBudgetMs, clockMs: () => performance.now(), ...target,
+          ...(perProcess ? { perProcess: loader } : {}),
           ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
           onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
         });
+      } catch (e) {
+        if (!(e instanceof ClientNotRerunError) || perProcess || shard !== undefined) throw e;
+        notRerun = e;
       } finally {
         bar.stop();
       }
+      // Run per process throughout (the variable set): its counterexample replays only so, and its line says it.
+      if (perProcess && r.counterexample !== undefined) r = { ...r, counterexample: { ...r.counterexample, replay: `${PER_PROCESS_ENV}=1 ${r.counterexample.replay}` } };
+      // The first runs of the same seed and fault space, each call from its own copy of the module (MODULE_PROBE_RUNS).
+      probe = async () => {
+        const sample = Math.min(runs, MODULE_PROBE_RUNS);
+        // Exhaustive scenarios make one call each: per process, only the carry-over from one schedule to the next would go; generated ones make two.
+        return { sample, p: await runClientCampaign({ client, module: v.client, runs: sample, seed, foundDir: found, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, clockMs: () => performance.now(), ...target, perProcess: loader }) };
+      };
+      if (notRerun !== undefined) {
+        // A budget or breaker at module level, drained or tripped by earlier runs: each client process has its own.
+        log(`module state: the failing case did not fail again (state kept at module level or in the client object carried over from run to run); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
+        const { sample, p } = await probe();
+        const file = p.counterexample?.file;
+        if (p.verdict !== 'fails' || file === undefined || freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '1' }) !== undefined) {
+          if (file !== undefined) rmSync(file, { force: true });
+          if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
+          throw notRerun;
+        }
+        adopt(p, carriedOver(client.name, p, sample));
+      } else if (!perProcess && r.verdict === 'holds' && shard === undefined) {
+        // Loaded once, the client's module is shared by every call of every run: a key from a counter at module
+        // level never repeats there, where two client processes (or one restarted) both count from 1.
+        log(`module state: held with the client's module loaded once for every call; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process (each call its own), as separate processes load it`);
+        const { sample, p } = await probe();
+        if (p.verdict === 'fails') adopt(p, `client '${client.name}' holds only because its simulated calls share module-level state: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`);
+        else if (p.verdict === 'holds') log(`module state: the same verdict with one load per client process (${p.runs} runs)`);
+        // Inconclusive per process (no 2xx in its fewer runs): no evidence either way, the verdict stands.
+        else log(`module state: with one load per client process the first ${p.runs} runs are inconclusive (${p.inconclusive ?? 'fewer ran'}); the verdict stands`);
+      }
       // No run ran (the budget was spent first): nothing to reproduce; the "to conclude" line gives the command.
-      if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: retrysim check ${withRuns(argv, r.runs).join(' ')}`);
+      if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${withRuns(argv, r.runs).join(' ')}`);
     } catch (e) {
       if (e instanceof ClientError || e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -180,17 +261,38 @@ export async function run(argv: string[]): Promise<number> {
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = freshReplayProblem(written, ['--client', v.client, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])]);
+      const problem = freshReplayProblem(written, replayModules(), perProcessCx ? { [PER_PROCESS_ENV]: '1' } : {});
       if (problem !== undefined) {
         rmSync(written, { force: true });
-        console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
-        return 2;
+        // State kept at module level carried over from one run to the next: with one load per client process,
+        // as real processes load it, the same first runs give the verdict separate processes would.
+        let fixed = false;
+        if (!perProcessCx && shard === undefined && probe !== undefined) {
+          log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
+          try {
+            const { sample, p } = await probe();
+            const file = p.counterexample?.file;
+            if (p.verdict === 'fails' && file !== undefined && freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '1' }) === undefined) {
+              adopt(p, carriedOver(client.name, p, sample));
+              fixed = true;
+            } else {
+              if (file !== undefined) rmSync(file, { force: true });
+              if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
+            }
+          } catch (e) {
+            if (!(e instanceof ClientError || e instanceof ServiceError)) throw e;
+          }
+        }
+        if (!fixed) {
+          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
+          return 2;
+        }
       }
     }
     if (out !== undefined) {
       const file: ClientShardFile = {
         format: CLIENT_SHARD_FORMAT, module: v.client, against, command: campaignCommand(argv), atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
-        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r),
+        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r), ...(perProcessCx ? { moduleLoads: 'per-process' as const } : {}),
       };
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
@@ -203,14 +305,14 @@ export async function run(argv: string[]): Promise<number> {
       const svc = service;
       // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
       const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) },
-        (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}) }));
+        (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}), ...(perProcessCx ? { perProcess: freshClientLoader(v.client!, client.name) } : {}) }));
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
     }
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
     const target = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
     const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
-    const code = reportClientCampaign(r, { module: v.client, expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit });
+    const code = reportClientCampaign(r, { module: v.client, expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
       log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
@@ -242,18 +344,24 @@ export interface ClientReport {
   command: readonly string[];
   /** The command that finishes an exhaustive search its limit stopped (not for a merge: exhaustive is not sharded). */
   raiseLimit?: string;
+  /** How the client's module was loaded for the verdict's runs: once for every call, or once per simulated client process (default once). */
+  moduleLoads?: 'once' | 'per-process';
+  /** A verdict that changed with one load per client process (the line `check` printed): why it fails. */
+  sharedModuleState?: string;
 }
 
 /** Prints a client campaign's table (or `--json`), the counterexample and the coverage; returns the exit code. */
 export function reportClientCampaign(r: ShardClientResult, o: ClientReport): number {
   const cx = r.counterexample;
-  const why = whyOf(r, o.expected);
-  const ok = why.length === 0;
+  const unmet = whyOf(r, o.expected);
+  const ok = unmet.length === 0;
+  // The line that says the verdict is the per-process one leads the reasons (it is not one when the verdict is the one expected).
+  const why = !ok && o.sharedModuleState !== undefined ? [o.sharedModuleState, ...unmet] : unmet;
   const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
   const invariants = cx ? [...new Set(cx.violations.map((x) => x.invariant))] : [];
   if (o.json) {
     console.log(JSON.stringify({
-      client: r.client, module: o.module, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
+      client: r.client, module: o.module, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: o.expected ?? 'holds', ok, why, moduleLoads: o.moduleLoads ?? 'once',
       firstFailureRun: r.firstFailureRun ?? null,
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
       minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
@@ -280,6 +388,8 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
   const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
+  // The verdict --expect asked for, found per process: still said, since the replay line needs the variable.
+  else if (o.sharedModuleState !== undefined) console.log(`\n${o.sharedModuleState}`);
   // More runs or schedules conclude nothing when no request ever succeeded: the reason above says what to do.
   if (r.verdict === 'inconclusive' && isNeverSucceeded(r.inconclusive)) {
     // nothing to add

@@ -92,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     if (client !== undefined) {
       const m = mergeClientShards(client.map((x) => ({ source: x.source, file: parseClientShard(x.raw, x.source) })));
       if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s) of --client ${m.module} (client '${m.result.client}' against ${m.against}), seed ${m.result.seed}, explore ${m.result.explore}`);
-      return reportClientCampaign(m.result, { module: m.module, expected: m.expect ?? undefined, json: a.values.json === true, timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, command: m.command });
+      return reportClientCampaign(m.result, { module: m.module, expected: m.expect ?? undefined, json: a.values.json === true, timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, command: m.command, moduleLoads: m.moduleLoads });
     }
     const files: Array<{ source: string; file: ShardFile }> = texts.map(({ source, text }) => ({ source, file: parseShardFile(text, source) }));
     merged = mergeShards(files);

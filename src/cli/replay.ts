@@ -10,12 +10,12 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
-import { ClientError, loadClient } from '../client/load.js';
+import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
+import { PER_PROCESS_ENV, perProcessFromEnv, perProcessOverride } from '../app/per-process.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
 import { keySourceWords } from '../harness/keys.js';
-import { PER_PROCESS_ENV, perProcessOverride } from '../app/per-process.js';
 
 const HELP = `retrysim replay FILE [--service PATH | --app PATH] [--client PATH] [--trace] [--json] [--html OUT.html]
 
@@ -363,12 +363,15 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   }
   let r: ClientRun;
   let service: ServiceDefinition | undefined;
-  let command = replayCommand(file, { client: module });
+  // A file found with one load of the client's module per simulated client process replays only so (check --client says when).
+  const perProcess = perProcessFromEnv();
+  const env = perProcess ? `${PER_PROCESS_ENV}=1 ` : '';
+  let command = env + replayCommand(file, { client: module });
   try {
     const client = await loadClient(module, scenario.client.name);
     service = servicePath !== undefined ? await loadService(servicePath, { perProcess: moduleLoads(scenario).perProcess }) : undefined;
-    command = replayCommand(file, { client: module, ...(service ? { service } : {}), ...(servicePath !== undefined ? { servicePath } : {}) });
-    const opts = { strictReplay: true, keepTrace: o.trace, replayHint: command, ...(service ? { service } : {}) };
+    command = env + replayCommand(file, { client: module, ...(service ? { service } : {}), ...(servicePath !== undefined ? { servicePath } : {}) });
+    const opts = { strictReplay: true, keepTrace: o.trace, replayHint: command, ...(service ? { service } : {}), ...(perProcess ? { perProcess: freshClientLoader(module, client.name) } : {}) };
     // With --html the one run is observed: the page and this output describe the same run,
     // and the page's reproduce line is this very command, as for a service's file.
     r = o.html === undefined ? await runClientScenario(scenario, client, opts)
@@ -381,7 +384,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
-    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
+    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, moduleLoads: perProcess ? 'per-process' : 'once', reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
   console.log(command);

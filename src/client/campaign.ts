@@ -15,6 +15,7 @@ import { serviceCaseArbitrary, type FoundBy } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
 import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
+import { PER_PROCESS_ENV } from '../app/per-process.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -79,8 +80,8 @@ export interface ClientCounterexample {
  * `timeLimit` (the shrink budget) stops the minimiser: the case in hand is
  * recorded all the same, said not known to be minimal.
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit']; foundBy?: FoundBy } = {}): Promise<ClientCounterexample> {
-  const opts = o.service ? { service: o.service } : {};
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; perProcess?: () => Promise<RetryClient>; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit']; foundBy?: FoundBy } = {}): Promise<ClientCounterexample> {
+  const opts = { ...(o.service ? { service: o.service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
   const target = found.violations[0]?.invariant;
@@ -114,7 +115,9 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     name: `${client.name}: shrunk counterexample`,
     // A vitest property was not `retrysim check`: its file says so, with the command that replays it.
     description: `Found for retry client '${client.name}'${o.foundBy === 'vitest' ? ` by a vitest property (retrysim's vitest helper${o.seed !== undefined ? `, seed ${o.seed}` : ''}; replay with retrysim replay --client ${o.module ?? '<your client module>'} <this file>)` : o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
-      (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
+      (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : '') +
+      // The file does not record how the module was loaded: its reader learns it here, and from the replay line.
+      (o.perProcess !== undefined ? ` Found with the client's module loaded once per simulated client process (each call its own copy): replay with ${PER_PROCESS_ENV}=1.` : ''),
     client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name },
     schedule: scheduleOf(first.result.choices),
     expect: { reports: first.reports, violations: invariants },
@@ -142,13 +145,16 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   };
 }
 
+/** A {@link ClientError} for a failing case that did not fail again: `check --client` then tries one module load per client process. */
+export class ClientNotRerunError extends ClientError {}
+
 /**
  * A client whose failing case does not fail again in the same process: not
  * a bug in retrysim (the minimiser would otherwise stop on it as one) but
  * a client whose behaviour depends on more than the run — one line, exit 2.
  */
 function notRerun(client: RetryClient, module: string | undefined, what: string): ClientError {
-  return new ClientError(module ?? client.name, `client '${client.name}' does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept across calls (a retry budget, a circuit breaker, a counter at module level or in the client object), which lives on from one simulated run to the next in a campaign, or real time or I/O; ${CLIENT_STATE_HOME}`);
+  return new ClientNotRerunError(module ?? client.name, `client '${client.name}' does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept across calls (a retry budget, a circuit breaker, a counter at module level or in the client object), which lives on from one simulated run to the next in a campaign, or real time or I/O; ${CLIENT_STATE_HOME}`);
 }
 
 /** Options of {@link runClientCampaign}. */
@@ -184,6 +190,12 @@ export interface ClientCampaignOptions extends ClientTarget {
    * failure is found at the same run number and shrunk the same way.
    */
   slice?: Slice;
+  /**
+   * One simulated client process per worker: every run's calls each load
+   * the client's module afresh (freshClientLoader, src/client/load.ts); see
+   * `ClientRunOptions.perProcess`. Without it one load serves every call.
+   */
+  perProcess?: () => Promise<RetryClient>;
   /** After each run judged before a failure: how many so far (a person's progress). */
   onProgress?: (done: number) => void;
   /** After a failure at run `at`: each of the minimiser's runs, `tried` so far. */
@@ -228,7 +240,7 @@ export interface ClientCampaignResult {
 /** Runs one case counting what it reached into `counts`, and the table those counts make. */
 function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], space: { slowAtAnyStep: boolean; killAtAnswer: boolean }) {
   const counts: CoverageCounts = {};
-  const opts = o.service ? { service: o.service } : {};
+  const opts = { ...(o.service ? { service: o.service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
   return {
     run: async (s: Scenario, choices: ChoiceSource, flight?: InFlight) => {
       // A fresh count per run: a run that throws (a broken client) counts nothing, nor one a time budget abandoned.
@@ -252,7 +264,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   if (service !== undefined) registerService(o.serviceModule ?? service.name, service);
   const explore = o.explore ?? 'random';
   const faults = [...(o.faults ?? CLIENT_FAULTS)];
-  const opts = service ? { service } : {};
+  const opts = { ...(service ? { service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
   if (explore === 'exhaustive') return exhaustiveClient(o, faults);
   const choicesOf = async (c: GeneratedCase): Promise<ChoiceSource> => {
     if (explore !== 'pct') return new ListChoice(c.choices);
@@ -308,7 +320,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...(service ? { service } : {}), ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}), ...(shrinkLimit !== undefined ? { timeLimit: shrinkLimit } : {}) });
+  const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}), ...(shrinkLimit !== undefined ? { timeLimit: shrinkLimit } : {}) });
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -325,7 +337,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
 async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): Promise<ClientCampaignResult> {
   const service = o.service;
   const module = o.serviceModule ?? service?.name;
-  const opts = service ? { service } : {};
+  const opts = { ...(service ? { service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
   const base = { client: o.client.name, seed: o.seed, explore: 'exhaustive' as const, faults };
   const fails = (r: ClientRun) => r.violations.length > 0;
   let schedules = 0;

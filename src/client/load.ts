@@ -1,4 +1,7 @@
-import { importUserModule } from '../service/load.js';
+import { resolve } from 'node:path';
+import { commonJsTs, importUserModule, unwrapCommonJs } from '../service/load.js';
+import { importFresh } from '../app/per-process.js';
+import { describeThrow } from '../service/errors.js';
 import type { RetryClient } from './run.js';
 
 /**
@@ -49,6 +52,33 @@ export async function loadClient(path: string, name?: string): Promise<RetryClie
   } catch (e) {
     throw new ClientError(path, `cannot load: ${(e as Error).message}`);
   }
+  return pickClient(mod, path, name);
+}
+
+/**
+ * A loader of fresh copies of a client's module, one per simulated client
+ * process (src/app/per-process.ts: the module and everything it imports,
+ * its own files and its libraries, evaluated again): each call gives the
+ * client named `name` from a new copy, so what that copy keeps at module
+ * level (a counter, a breaker, a retry budget) is that process's alone.
+ * Called from inside a run (src/client/run.ts), where the copy's top level
+ * reads the run's clock and seeded randomness.
+ */
+export function freshClientLoader(path: string, name: string): () => Promise<RetryClient> {
+  const abs = resolve(path);
+  return async () => {
+    let mod: Record<string, unknown>;
+    try {
+      mod = unwrapCommonJs(await importFresh(abs, commonJsTs(abs)));
+    } catch (e) {
+      throw new ClientError(path, `cannot load afresh for a simulated client process: ${describeThrow(e)}`);
+    }
+    return pickClient(mod, path, name);
+  };
+}
+
+/** The client of a loaded module: by `name`, else the default export, else the only one (see {@link loadClient}). */
+function pickClient(mod: Record<string, unknown>, path: string, name: string | undefined): RetryClient {
   const clients = [...new Set(Object.values(mod).filter(isRetryClient))];
   const names = clients.map((c) => `'${c.name}'`).join(', ') || 'none';
   if (name !== undefined) {

@@ -80,22 +80,24 @@ describe('a user\'s fetch retry client on virtual time', () => {
     expect(p.violations.map((v) => v.invariant)).toContain('deadline');
   });
 
-  it('a client that calls the global fetch, not the one it is handed, is a one-line client error; the real fetch is never reached and is back afterwards', async () => {
-    const stray: RetryClient = {
+  it('a client that calls the global fetch for the service reaches the simulation; one that calls it for another host is a one-line client error; the real fetch is never reached and is back afterwards', async () => {
+    const viaGlobal = (url: (op: Parameters<RetryClient['run']>[1]) => string): RetryClient => ({
       name: 'global-fetch', deadlineMs: 5000,
       async run(_fetch, op) {
         // Its production code's habit: the global fetch, with a timeout that would have aborted it on virtual time.
-        const res = await globalThis.fetch(op.url, { method: op.method, headers: op.headers, body: op.body, signal: AbortSignal.timeout(2000) });
+        const res = await globalThis.fetch(url(op), { method: op.method, headers: op.headers, body: op.body, signal: AbortSignal.timeout(2000) });
         return res.status;
       },
-    };
+    });
     const real = globalThis.fetch;
     let reached = 0;
     // Stands for the real network: the run must not get here (it used to: a real DNS lookup of service.sim, then a 'progress' verdict at t=2000 ms).
     const network = (() => { reached++; return new Promise<Response>(() => {}); }) as typeof fetch;
     globalThis.fetch = network;
     try {
-      await expect(runClientScenario(lostAnswer(), stray)).rejects.toThrow("client module 'global-fetch': it called the global fetch (POST http://service.sim/reports), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed");
+      const run = await runClientScenario(lostAnswer(), viaGlobal((op) => op.url));
+      expect(run.workers[0]!.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /reports']);
+      await expect(runClientScenario(lostAnswer(), viaGlobal(() => 'https://payments.example.com/v1/charges'))).rejects.toThrow("client module 'global-fetch': it called the global fetch (POST https://payments.example.com/v1/charges), which would leave the simulation: only requests under op.url's origin (http://service.sim) reach the simulated service");
       expect(reached).toBe(0);
       expect(globalThis.fetch).toBe(network);
     } finally {

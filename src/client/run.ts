@@ -8,7 +8,7 @@ import type { AttemptRecord, HarnessResult } from '../harness/client.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from '../scenario/schema.js';
 import { serviceOf } from '../scenario/service-of.js';
-import type { ServiceDefinition } from '../service/definition.js';
+import type { EffectId, ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
@@ -16,7 +16,7 @@ import { onKernelClock, stuckRequest } from '../service/host.js';
 import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './bridge.js';
 import { ClientError } from './load.js';
 import { SimLimitError } from '../sim/errors.js';
-import { simFetch, type SentRequest } from './sim-fetch.js';
+import { SIM_ORIGIN, simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
 import { noteRunEnd, type Reached } from '../service/reached.js';
 import { noteClientRun } from './coverage.js';
@@ -92,6 +92,16 @@ export interface ClientRunOptions {
   observe?: RunObserver;
   /** Counts what the run reached, the client's side and the service's (a campaign's coverage). */
   reached?: Reached;
+  /**
+   * One simulated client process per worker: each worker (one call of
+   * `client.run`) runs the client from a fresh copy of its module, given by
+   * this loader (freshClientLoader, src/client/load.ts), as separate client processes —
+   * or one restarted between two calls — each load it. Without it every
+   * worker of every run calls the one `client`, whose module-level state
+   * (a counter, a breaker) they all share: a key from a counter never
+   * repeats there, where two real processes both send `order-1`.
+   */
+  perProcess?: () => Promise<RetryClient>;
 }
 
 /**
@@ -126,28 +136,51 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
+    // Each call's simulated fetch, also reached through the global fetch from that call's code (for the service's origin).
+    const fetches: Array<typeof globalThis.fetch> = [];
+    // Fresh copies load one after another, in worker order, while the bridge holds the kernel (no virtual time
+    // passes): a copy's top level draws from the run's seeded stream in an order fixed by the run, not by I/O.
+    let loading: Promise<unknown> = Promise.resolve();
+    /** A fresh copy that did not load: not a verdict on the client (exit 2, its one line). */
+    let loadError: unknown;
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
       const name = `${op.id}.w${w}`;
       const tenant = op.tenant ?? 'default';
       const operation: ClientOperation = {
         id: op.runId,
-        url: `http://service.sim${endpoint.path}`,
+        url: `${SIM_ORIGIN}${endpoint.path}`,
         method: endpoint.method,
         body: endpoint.body({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant }),
         headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
       };
       const record: ClientRun['workers'][number] = { name, operation: op.id, tenant, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
       workers.push(record);
+      const at = workers.length - 1;
       return async (bridge: Parameters<Parameters<typeof runClientsOnVirtualTime>[2][number]>[0]) => {
+        let own = client;
+        if (opts.perProcess !== undefined) {
+          // This worker's process boots with the run (t = 0): its module is loaded before any worker's code runs.
+          const load = loading.then(opts.perProcess);
+          loading = load.catch(() => undefined);
+          bridge.hold(load);
+          try {
+            own = await load;
+          } catch (e) {
+            loadError ??= e;
+            record.outcome = 'stopped'; // it never ran: nothing of it is judged
+            return;
+          }
+        }
         if (record.startMs > 0) await new Promise((r) => setTimeout(r, record.startMs)); // real-time: allowed (the bridge's fake clock)
         const wire = net.transport(name);
         const sim = simFetch(kernel, opts.observe !== undefined ? observedTransport(wire, name, opts.observe) : wire, bridge, name, record.sent);
         // A call the bridge stopped past its deadline sends nothing more: its fetch never answers (its code halts there).
         const fetch: typeof globalThis.fetch = (input, init) => (record.outcome === 'stopped' ? new Promise<Response>(() => {}) : sim(input, init));
+        fetches[at] = fetch;
         let outcome: 'resolved' | 'rejected' = 'resolved';
         let error: string | undefined;
         try {
-          await client.run(fetch, operation);
+          await own.run(fetch, operation);
         } catch (e) {
           outcome = 'rejected';
           error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -168,12 +201,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     };
     let globalFetch: string | undefined;
     const onGlobalFetch = (call: string) => (globalFetch ??= call);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch }));
+    const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, routeGlobalFetch }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
+      if (loadError !== undefined) throw loadError instanceof ClientError ? loadError : new ClientError(client.name, `cannot load afresh for a simulated client process: ${String(loadError)}`);
       // Not a verdict on the client: what it sent that way was never simulated (nor judged).
-      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation; send every request with the fetch that run(fetch, op) is handed`);
+      if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation: only requests under op.url's origin (${SIM_ORIGIN}) reach the simulated service`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
@@ -238,7 +273,8 @@ export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs:
  * `stable-key`), and one key never carries two different bodies (JSON
  * compared in canonical form). A key made from what two operations share — the time to
  * the second or millisecond, a counter per process (repeating only across
- * processes, which a run does not have), a hash of a body that does not name
+ * processes: `check --client` loads the module once per call to find it,
+ * `perProcess`), a hash of a body that does not name
  * the operation — gets the second operation refused (422) by a service that
  * fingerprints bodies, or answered with the first one's result by one that
  * does not: either way an operation is lost. Workers of one operation (its
@@ -277,7 +313,7 @@ function sameRequestText(body: string): string {
   }
 }
 
-function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => number | undefined): AttemptRecord {
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => EffectId | undefined): AttemptRecord {
   const rec: AttemptRecord = {
     toolUseId: worker, // one call of the client is one operation's key scope
     attempt: n,

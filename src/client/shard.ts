@@ -37,6 +37,8 @@ export interface ClientShardFile {
   wallMs: number;
   /** The shard's result; `runs` are its own runs, `generated` the run indices generated (every shard's). */
   result: ShardClientResult;
+  /** Present when the shard ran with one load of the client's module per simulated client process (RETRYSIM_APP_PER_PROCESS=1); absent: once. */
+  moduleLoads?: 'per-process';
 }
 
 /** The shard file's form of a result: the counterexample without its scenario, and of its run only the requests each worker sent (what the table prints). */
@@ -80,6 +82,7 @@ const fileSchema = z.strictObject({
   shard: shardOfSchema,
   wallMs: z.number().nonnegative(),
   result: resultSchema,
+  moduleLoads: z.literal('per-process').optional(),
 }).refine(...shardIndexRule);
 
 /** Parses and validates one client shard file (already known to carry {@link CLIENT_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
@@ -97,6 +100,8 @@ export interface MergedClientCampaign {
   timeBudgetMs: number | null;
   expect: 'holds' | 'fails' | null;
   wallMs: number;
+  /** How the shards loaded the client's module (they run no per-process probe: once, unless RETRYSIM_APP_PER_PROCESS=1). */
+  moduleLoads: 'once' | 'per-process';
 }
 
 /**
@@ -111,10 +116,10 @@ export interface MergedClientCampaign {
  */
 export function mergeClientShards(files: ReadonlyArray<{ source: string; file: ClientShardFile }>): MergedClientCampaign {
   const first = files[0]!;
-  const key = (f: ClientShardFile) => JSON.stringify([f.module, f.against, f.command, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.client, f.result.seed, f.result.explore, f.result.faults]);
+  const key = (f: ClientShardFile) => JSON.stringify([f.module, f.against, f.command, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.client, f.result.seed, f.result.explore, f.result.faults, f.moduleLoads ?? 'once']);
   const seen = new Map<number, string>();
   for (const { source, file } of files) {
-    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (client, target, seed, runs, exploration, faults, budget and --expect must all match)`);
+    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (client, target, seed, runs, exploration, faults, budget, --expect and module loads must all match)`);
     const other = seen.get(file.shard.index);
     if (other !== undefined) throw new ShardError(`${source}: shard ${file.shard.index + 1}/${file.shard.count} is given twice (also ${other})`);
     seen.set(file.shard.index, source);
@@ -127,7 +132,7 @@ export function mergeClientShards(files: ReadonlyArray<{ source: string; file: C
   const { client, seed, explore, faults } = first.file.result;
   const base = { client, seed, explore, faults };
   const f0 = first.file;
-  const ctx = { module: f0.module, against: f0.against, command: f0.command, atLeast: f0.atLeast, timeBudgetMs: f0.timeBudgetMs, expect: f0.expect, wallMs: Math.max(...files.map((f) => f.file.wallMs)) };
+  const ctx = { module: f0.module, against: f0.against, command: f0.command, atLeast: f0.atLeast, timeBudgetMs: f0.timeBudgetMs, expect: f0.expect, wallMs: Math.max(...files.map((f) => f.file.wallMs)), moduleLoads: f0.moduleLoads ?? ('once' as const) };
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
   if (failing.length > 0) {
     const f = failing[0]!;

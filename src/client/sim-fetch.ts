@@ -3,6 +3,9 @@ import type { Transport, WireOutcome } from '../harness/transport.js';
 import type { TrackerRequest } from '../tracker/messages.js';
 import type { ClientBridge } from './bridge.js';
 
+/** The simulated service's origin: `op.url` is under it, and the client's requests to it (through the fetch it is handed or the global one) reach the simulation. */
+export const SIM_ORIGIN = 'http://service.sim';
+
 /** One request a client sent through the simulated fetch. */
 export interface SentRequest {
   /** Virtual time it was sent. */
@@ -48,7 +51,7 @@ function headerRecord(h: RequestInit['headers']): Record<string, string> {
 export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBridge, actor: string, sent: SentRequest[]): typeof globalThis.fetch {
   let n = 0;
   const send = (input: Parameters<typeof fetch>[0], init: RequestInit, text: string | undefined) => new Promise<Response>((resolve, reject) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://service.sim');
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, SIM_ORIGIN);
     const headers = headerRecord(init.headers);
     const body = text ?? (typeof init.body === 'string' ? init.body : '');
     const req: TrackerRequest = { method: (init.method ?? 'GET').toUpperCase(), path: url.pathname + url.search, headers, body };
@@ -102,7 +105,7 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
     // Uint8Array as "123,34,…".
     let request: Request;
     try {
-      request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input, 'http://service.sim'), init);
+      request = new Request(input instanceof Request ? input : new URL(input instanceof URL ? input.href : input, SIM_ORIGIN), init);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -4,6 +4,7 @@ import { bugReportHarnessPolicy, retryDelayMs } from '../backoff/policies.js';
 import type { Transport, TransportFailure, WireOutcome } from './transport.js';
 import { attemptKey, type KeySource } from './keys.js';
 import { MIN_ATTEMPT_MS } from '../retry/classify.js';
+import type { EffectId } from '../service/definition.js';
 
 /** SPEC §4: statuses the harness retries (besides transport errors). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
@@ -59,8 +60,8 @@ export interface AttemptRecord {
   outcome: { kind: 'http'; status: number } | { kind: 'transport'; reason: TransportFailure };
   /** The answer was a stored earlier result. */
   replay: boolean;
-  /** The report id in a 2xx answer. */
-  reportId?: number;
+  /** The effect id a 2xx answer acknowledges (the tracker's report id; a user service's number or text id). */
+  reportId?: EffectId;
   /** A 2xx answer's body (invariant 6, replay-equals-first, compares it with the first 2xx of the same key). */
   body?: string;
   /** Which server instance answered (x-instance), if any. */
@@ -69,7 +70,7 @@ export interface AttemptRecord {
 
 /** How one harness invocation ended. */
 export type HarnessResult =
-  | { kind: 'success'; reportId: number; replay: boolean; attempts: number }
+  | { kind: 'success'; reportId: EffectId; replay: boolean; attempts: number }
   /** A non-retryable answer (400, 422, ...): nothing to gain by retrying. */
   | { kind: 'failed'; status: number; error: string; attempts: number }
   /** Attempts exhausted with no definite answer: the report may exist. */
@@ -105,7 +106,7 @@ export interface Endpoint {
   /** The request body of one operation. */
   body(intent: ReportIntent): string;
   /** The id a 2xx answer acknowledges, or undefined. */
-  resultId(body: string): number | undefined;
+  resultId(body: string): EffectId | undefined;
   /** "Outcome unknown" for this operation in the service's words (see {@link outcomeUnknownText}). Default {@link OUTCOME_UNKNOWN_TEXT}. */
   unknownText?(intent: ReportIntent): string;
 }
@@ -186,7 +187,7 @@ function record(
   title: string,
   startMs: number,
   endMs: number,
-  resultId: (body: string) => number | undefined,
+  resultId: (body: string) => EffectId | undefined,
 ): AttemptRecord {
   // Literals with the fields in one fixed order (not spreads of a base
   // object): cheaper to build, and every record has the same shape.

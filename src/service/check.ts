@@ -1,11 +1,12 @@
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
-import type { EffectOwner, ServiceDb, ServiceDefinition } from './definition.js';
+import type { EffectId, EffectOwner, ServiceDb, ServiceDefinition } from './definition.js';
 import { describeThrow, ServiceError } from './errors.js';
 import { checkReplayEqualsFirst } from '../checkers/replay.js';
 import { plural } from './noun.js';
+import { hasId, isEffectId, showId, valueText } from './ids.js';
 
 /** The ids of one operation's effects, through the definition (a bad answer is a {@link ServiceError}). */
-export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>): number[] {
+export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>): EffectId[] {
   let ids: unknown;
   try {
     ids = def.effects.of(db, { runId: op.runId, tenant: op.tenant });
@@ -13,10 +14,16 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
     if (e instanceof ServiceError) throw e; // already one line about the definition (an app descriptor's of and owner disagreeing)
     throw new ServiceError(def.name, `effects.of threw ${describeThrow(e)}`);
   }
-  if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'number')) {
-    throw new ServiceError(def.name, `effects.of must return an array of numeric ids, got ${JSON.stringify(ids)?.slice(0, 80)}`);
+  if (!Array.isArray(ids)) {
+    throw new ServiceError(def.name, `effects.of must return an array of ids (numbers or non-empty strings), got ${valueText(ids)}`);
   }
-  return ids as number[];
+  // Named by the element at fault: in a list of UUIDs, the one null (a row
+  // whose id column was never set) is what the user has to find.
+  const bad = ids.findIndex((x) => !isEffectId(x));
+  if (bad >= 0) {
+    throw new ServiceError(def.name, `effects.of must return an array of ids (numbers or non-empty strings), got ${valueText(ids[bad])} at index ${bad} of ${valueText(ids)} for operation ${op.runId} of tenant '${op.tenant}'`);
+  }
+  return ids as EffectId[];
 }
 
 /**
@@ -37,19 +44,20 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     reports[op.id] = ids.length;
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one effect: never two, and not zero once the client saw success.
-    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${plural(noun)} (ids ${ids.join(', ')}) for one logical operation` });
+    if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${plural(noun)} (ids ${ids.map(showId).join(', ')}) for one logical operation` });
     else if (ids.length === 0 && sawSuccess) violations.push({ invariant: 'exactly-one', op: op.id, detail: `the client was told it succeeded, but no ${noun} exists` });
     // 2 and 4. Every id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
-      if (a.reportId === undefined || ids.includes(a.reportId)) continue;
+      if (a.reportId === undefined || hasId(ids, a.reportId)) continue;
       const owner = ownerOf(def, db, a.reportId);
+      const id = showId(a.reportId);
       if (owner !== undefined && owner.tenant !== op.tenant) {
-        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${a.reportId} of tenant '${owner.tenant}'` });
+        violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}'` });
       } else if (owner !== undefined) {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${a.reportId} belongs to run '${owner.runId}', not '${op.runId}'` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${id} belongs to run '${owner.runId}', not '${op.runId}'` });
       } else {
         const why = def.effects.owner === undefined ? `which is not one of this operation's ${plural(noun)}` : 'which does not exist';
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `${a.worker === undefined ? 'attempt' : `${a.worker}'s attempt`} ${a.toolUseId}#${a.attempt} was given ${noun} id ${a.reportId}, ${why}` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: `${a.worker === undefined ? 'attempt' : `${a.worker}'s attempt`} ${a.toolUseId}#${a.attempt} was given ${noun} id ${id}, ${why}` });
       }
     }
     // 3. Within one tool call, every attempt carried the same key.
@@ -84,27 +92,35 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
  * there (the main run's answers all lost or killed) was reported as
  * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
  */
-export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => number | undefined, effects: (op: OperationEnd) => readonly number[] = (op) => effectsOf(def, db, op)): Violation[] {
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => EffectId | undefined, effects: (op: OperationEnd) => readonly EffectId[] = (op) => effectsOf(def, db, op)): Violation[] {
   const out: Violation[] = [];
   const noun = def.effects.noun ?? 'effect';
   for (const op of ops) {
     const rec = outcomes.get(op.id);
     if (rec?.kind !== 'success' || rec.body === undefined) continue;
     const id = resultId(rec.body);
-    if (id === undefined || effects(op).includes(id)) continue;
+    if (id === undefined || hasId(effects(op), id)) continue;
     const owner = ownerOf(def, db, id);
     if (owner === undefined) continue; // no effect of another operation: progress says what is missing
-    if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });
-    else out.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${id} belongs to run '${owner.runId}', not '${op.runId}' (its resubmission after the faults stopped)` });
+    if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${showId(id)} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });
+    else out.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${showId(id)} belongs to run '${owner.runId}', not '${op.runId}' (its resubmission after the faults stopped)` });
   }
   return out;
 }
 
-function ownerOf(def: ServiceDefinition, db: ServiceDb, id: number): EffectOwner | undefined {
+function ownerOf(def: ServiceDefinition, db: ServiceDb, id: EffectId): EffectOwner | undefined {
   if (def.effects.owner === undefined) return undefined;
+  let o: unknown;
   try {
-    return def.effects.owner(db, id);
+    o = def.effects.owner(db, id);
   } catch (e) {
     throw new ServiceError(def.name, `effects.owner threw ${describeThrow(e)}`);
   }
+  // better-sqlite3's .get() says "no row" with undefined; null means the same to a reader.
+  if (o === undefined || o === null) return undefined;
+  const r = o as { runId?: unknown; tenant?: unknown };
+  if (typeof o !== 'object' || typeof r.runId !== 'string' || typeof r.tenant !== 'string') {
+    throw new ServiceError(def.name, `effects.owner must return { runId, tenant } (strings) or undefined when no effect has the id, got ${valueText(o)} for id ${valueText(id)}`);
+  }
+  return { runId: r.runId, tenant: r.tenant };
 }

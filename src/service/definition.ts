@@ -9,6 +9,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Deferred } from '../tracker/env.js';
 import type { Footprint } from '../sim/footprint.js';
+import type { ProcessIdentity } from '../sim/process-identity.js';
 
 /** A better-sqlite3 connection (the service's own database). */
 export type ServiceDb = BetterSqlite3.Database;
@@ -76,6 +77,8 @@ export interface ServiceSim<M = unknown> {
   now(): number;
   /** @internal The time without this instance's skew (the simulated store's clock); hosts provide it. */
   sharedNow?(): number;
+  /** @internal The simulated process this request runs in (its hostname and pid; src/sim/process-identity.ts); undefined in real mode. */
+  readonly identity?: ProcessIdentity;
   /** @internal A line of the trace on this request (shown, not hashed); hosts provide it. */
   note?(text: string): void;
   /** @internal Says what this request's step did (a store command's keys and arguments, and its answer); shown, not hashed. */
@@ -162,6 +165,15 @@ export interface OperationIntent {
   tenant: string;
 }
 
+/**
+ * The id of one effect, as your database keys it: an INTEGER rowid, or text
+ * (a UUID from `crypto.randomUUID()`, a ULID, `"ord_123"`). One id is one
+ * value whatever its type says: `42` and `"42"` name the same effect, so an
+ * integer key answered as a JSON string (`{"id":"42"}`) is judged as the
+ * row it names. A string id must not be empty.
+ */
+export type EffectId = number | string;
+
 /** Which logical operation an effect belongs to. */
 export interface EffectOwner {
   runId: string;
@@ -240,15 +252,28 @@ export interface ServiceDefinition<M = unknown> {
     path: string;
     /** The request body of one logical operation (must depend on `runId`; without `title` the key-reuse probe is left out). */
     body(op: OperationIntent): string;
-    /** The id of the effect a 2xx answer acknowledges. Default: the JSON body's `id` field when it is a number. */
-    resultId?(body: string): number | undefined;
+    /**
+     * The id of the effect a 2xx answer acknowledges, or undefined when the
+     * answer names none. Default: the JSON body's `id` field when it is a
+     * number or a non-empty string (`{"id":42}`, `{"id":"3f2a…"}`). Anything
+     * else returned (null, an object, an empty string) is refused in one line.
+     */
+    resultId?(body: string): EffectId | undefined;
   };
   /** How to count effects: the checkers judge a run by these and nothing else. */
   effects: {
-    /** Ids of the effects of one logical operation (e.g. the rows of your table for this order). */
-    of(db: ServiceDb, op: EffectOwner): number[];
-    /** Which operation an effect id belongs to, or undefined when no effect has it (judges "acknowledged ids exist"). */
-    owner?(db: ServiceDb, id: number): EffectOwner | undefined;
+    /**
+     * Ids of the effects of one logical operation (e.g. the rows of your
+     * table for this order): numbers or non-empty strings, as your table
+     * keys them (`SELECT id FROM orders WHERE …` of an `id TEXT PRIMARY KEY`).
+     */
+    of(db: ServiceDb, op: EffectOwner): EffectId[];
+    /**
+     * Which operation an effect id belongs to, or undefined when no effect has
+     * it (judges "acknowledged ids exist"). `id` is what `resultId` read from
+     * an answer: a fresh UUID the service never stored is found by this.
+     */
+    owner?(db: ServiceDb, id: EffectId): EffectOwner | undefined;
     /** How many effects exist in all (for the trace's `db: +1 effect` lines). Default: not traced. */
     total?(db: ServiceDb): number;
     /** What one effect is called in messages and the trace (`report`, `payment`). Default `effect`. */

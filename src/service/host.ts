@@ -14,6 +14,7 @@ import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
 import { probeRejection } from '../sim/rejections.js';
 import { isOwnService } from './own.js';
+import { asProcess, simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -73,6 +74,13 @@ export class ServiceHost implements HostedInstance {
    * A kill ends the stall with the process.
    */
   pausedUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * Who this process is in a simulation (hostname, pid: see
+   * src/sim/process-identity.ts): its code reads it as `os.hostname()` and
+   * `process.pid`, a new pid at each restart. Undefined in real mode, where
+   * they are the machine's.
+   */
+  identity: ProcessIdentity | undefined;
 
   constructor(
     readonly def: ServiceDefinition,
@@ -81,7 +89,10 @@ export class ServiceHost implements HostedInstance {
     faults: Partial<HostFaults> = {},
     /** Where a campaign counts the situations this run reaches (coverage); undefined: not counted. */
     readonly reached?: Reached,
+    /** A simulated process (true): its code reads the instance's own hostname and pid; false: the machine's (real mode). */
+    simulated = false,
   ) {
+    this.identity = simulated ? simulatedIdentity(name, 0) : undefined;
     this.faults = { ...resolveFaults(faults), crashAt: faults.crashAt, crashAtNth: faults.crashAtNth, slowAtStep: faults.slowAtStep, slowAtStepNth: faults.slowAtStepNth };
     for (const [what, v, list] of [['pause.atStep', faults.pause?.atStep, def.steps], ['slowAtStep', faults.slowAtStep, def.steps], ['crashAt', faults.crashAt, def.crashPoints ?? []]] as const) {
       if (v !== undefined && !list.includes(v)) throw new ServiceError(def.name, `fault ${what} '${v}' is not declared (declared: ${list.join(', ') || 'none'}); the fault would never fire`);
@@ -105,7 +116,8 @@ export class ServiceHost implements HostedInstance {
   private freshMemory(): unknown {
     if (this.def.memory === undefined) return {};
     try {
-      return this.def.memory();
+      // The process's start-up: a lock owner computed here is this process's.
+      return asProcess(this.identity, () => this.def.memory!());
     } catch (e) {
       throw new ServiceError(this.def.name, `memory() threw ${describeThrow(e)}`);
     }
@@ -188,8 +200,10 @@ export class ServiceHost implements HostedInstance {
   }
 
   restart(): void {
-    this.memory = this.freshMemory();
     this.restarts++;
+    // A new process: a new pid (before memory(), which starts it).
+    if (this.identity !== undefined) this.identity = simulatedIdentity(this.name, this.restarts);
+    this.memory = this.freshMemory();
     // The requests a kill ended never left their handler: they are not inside any more.
     for (const k of this.inside.splice(0)) this.reached?.leave(k);
     // Nor are they at work: none of them can settle what a request of the new process awaits.
@@ -430,6 +444,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   get rng(): Prng {
     return this.host.rng!;
+  }
+
+  /** The process this request runs in: what its code reads as `os.hostname()` and `process.pid` (undefined in real mode: the machine's). */
+  get identity(): ProcessIdentity | undefined {
+    return this.host.identity;
   }
 
   /** The clock parks an idle handler until its own next timer: as sim.sleep. */

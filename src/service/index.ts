@@ -2,7 +2,7 @@
  * The service API: describe your own idempotent endpoint in one module and
  * run retrysim's campaign against it (see definition.ts).
  */
-export type { ServiceDefinition, ServiceDeployment, ServiceSim, ServiceRequest, ServiceResponse, ServiceDb, OperationIntent, EffectOwner } from './definition.js';
+export type { ServiceDefinition, ServiceDeployment, ServiceSim, ServiceRequest, ServiceResponse, ServiceDb, OperationIntent, EffectOwner, EffectId } from './definition.js';
 export { ServiceError } from './errors.js';
 export { validateDefinition } from './validate.js';
 export { ServiceDatabase, simDatabase, releaseDatabase } from './db.js';

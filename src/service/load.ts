@@ -66,7 +66,7 @@ export function commonJsTs(abs: string): boolean {
  * `default` is the whole `module.exports` (marked `__esModule`): the user's
  * own `export default` then sits one level down. Lift the exports up.
  */
-function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
+export function unwrapCommonJs(ns: Record<string, unknown>): Record<string, unknown> {
   const d = ns.default;
   if (typeof d === 'object' && d !== null && '__esModule' in d) return { ...(d as Record<string, unknown>) };
   return ns;

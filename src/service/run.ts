@@ -8,7 +8,8 @@ import { planWorkers } from '../scenario/workers.js';
 import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
 import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
-import type { ServiceDefinition } from './definition.js';
+import type { EffectId, ServiceDefinition } from './definition.js';
+import { isEffectId, valueText } from './ids.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
 import { checkRecoveryAnswers, checkServiceInvariants, effectsOf } from './check.js';
@@ -42,20 +43,35 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
       if (typeof b !== 'string') throw new ServiceError(def.name, `operation.body must return the body text (a string), got ${typeof b}`);
       return b;
     }),
-    resultId: wrap('resultId', op.resultId ?? defaultResultId),
+    resultId: op.resultId === undefined ? defaultResultId : checkedResultId(def.name, wrap('resultId', op.resultId)),
     // In the service's words: its noun and its own progress query, never the built-in tracker's.
     unknownText: wrap('progress.query', (i) => outcomeUnknownText(def.effects.noun ?? 'effect', def.progress?.query({ runId: i.runId, tenant: i.tenant ?? 'default' }).path)),
   };
 }
 
-/** Default: a JSON body's numeric `id` field. */
-function defaultResultId(body: string): number | undefined {
+/**
+ * Default: a JSON body's `id` field when it is a number or a non-empty
+ * string. Text ids (`{"id":"3f2a…"}`, a UUID key) are read too: read as
+ * "no id", a 201 naming a UUID the service never stored would be judged by
+ * nothing, and `id-exists` would hold for want of an id to check.
+ */
+export function defaultResultId(body: string): EffectId | undefined {
   try {
-    const v = JSON.parse(body) as { id?: unknown };
-    return typeof v.id === 'number' ? v.id : undefined;
+    const v = JSON.parse(body) as { id?: unknown } | null;
+    const id = v?.id;
+    return typeof id === 'number' || (typeof id === 'string' && id.length > 0) ? id : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A user's `operation.resultId`, its answer checked: an id the checkers cannot compare is the definition's fault, said in one line. */
+function checkedResultId(service: string, f: (body: string) => unknown): (body: string) => EffectId | undefined {
+  return (body) => {
+    const id = f(body);
+    if (id === undefined || isEffectId(id)) return id;
+    throw new ServiceError(service, `operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got ${valueText(id)} for the answer ${valueText(body)}`);
+  };
 }
 
 /** The definition a scenario names: the one given, else the one loaded from its module path. */
@@ -80,7 +96,7 @@ export function hostInstances(s: Scenario, def: ServiceDefinition, sdb: ServiceD
     slowAtStepNth: s.faults.slowAtStepNth,
     pause: i === 0 ? s.faults.pause : undefined,
     clockOffsetMs: s.service.clockOffsetMs[i] ?? 0,
-  }, reached));
+  }, reached, true));
 }
 
 /**
@@ -174,8 +190,8 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     }
     const rec = await runRecovery({ scenario: s, progress, instances: hosts, mainEndMs: result.timeMs, ends, lastRequests, keepTrace: opts.keepTrace ?? false, mainClock: clock });
     // The effects after recovery, read once per operation for both judgements below.
-    const afterRecovery = new Map<string, number[]>();
-    const effectsAfter = (op: OperationEnd): number[] => {
+    const afterRecovery = new Map<string, EffectId[]>();
+    const effectsAfter = (op: OperationEnd): EffectId[] => {
       let ids = afterRecovery.get(op.id);
       if (ids === undefined) afterRecovery.set(op.id, (ids = effectsOf(def, sdb.db, op)));
       return ids;

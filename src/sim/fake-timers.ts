@@ -5,6 +5,7 @@ import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurn, hostTurnPending } from './host-turns.js';
 import { armRejections, disarmRejections, dropRejections } from './rejections.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
+import { identifyProcessesBy, type ProcessIdentity } from './process-identity.js';
 import './virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
 import { answerThreadPoolWhile } from './sync-thread-pool.js';
@@ -134,8 +135,10 @@ export async function runOnVirtualTime<T>(kernel: Kernel, fn: () => Promise<T>, 
  * Node app. While a scope is *entered* (see {@link KernelClock.enter}),
  * `Date`, `performance.now`, the timer functions, `Math.random` and
  * `crypto.randomUUID`/`getRandomValues` read the kernel's time and the
- * scope's seeded stream; outside every scope they are the real ones (or
- * whatever was installed before, such as the client bridge's fakes).
+ * scope's seeded stream, and `process.pid`, `process.ppid` and
+ * `os.hostname()` its process's {@link ClockScope.identity}; outside every scope they
+ * are the real ones (or whatever was installed before, such as the client
+ * bridge's fakes).
  */
 export interface ClockScope {
   /** Names the scope in messages: a request's task name (`s0/op1.w0#1`). */
@@ -144,6 +147,12 @@ export interface ClockScope {
   readonly offsetMs: number;
   /** The stream behind Math.random, crypto.randomUUID and crypto.getRandomValues. */
   readonly rng: Prng;
+  /**
+   * Which simulated process the scope's code runs in (src/sim/process-identity.ts):
+   * several instances share one Node process, and code that names a lock's
+   * owner by hostname and pid must see each its own. Undefined: the real one.
+   */
+  readonly identity?: ProcessIdentity;
   /** Where the scope's code is, for messages (a request's last step); optional. */
   where?(): string;
   /**
@@ -679,6 +688,11 @@ export function simulatedWallNow(): number | undefined {
 
 /** The entered scope's stream, for node:crypto's dispatchers (src/sim/seeded-node-crypto.ts). */
 const scopeStream = (): Prng | undefined => scopeNow()?.rng;
+
+// process.pid, process.ppid and os.hostname() follow the entered scope's
+// process. Registered once at import: the dispatchers are process-wide and
+// ask at each read (src/sim/process-identity.ts).
+identifyProcessesBy(() => scopeNow()?.identity);
 
 /** Whether a scope's code runs now: thread-pool calls are then answered at once (sync-subtle.ts, sync-thread-pool.ts). */
 const inScope = (): boolean => scopeNow() !== undefined;

@@ -80,7 +80,8 @@ export function trackerService(d: TrackerDeployment): ServiceDefinition<TrackerM
     effects: {
       of: (db, op) => idsOf(db).reportIdsForRun(op.runId, op.tenant),
       owner: (db, id) => {
-        const o = idsOf(db).ownerOfReport(id);
+        // The tracker's ids are INTEGER rowids; "7" names report 7 as 7 does (one id, whatever its JSON type).
+        const o = idsOf(db).ownerOfReport(Number(id));
         return o === undefined ? undefined : { runId: o.run_id, tenant: o.tenant };
       },
       total: (db) => idsOf(db).countReports(),

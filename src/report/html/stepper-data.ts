@@ -487,9 +487,12 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
     }
     if (v.invariant === 'id-exists' || v.invariant === 'tenant-isolation') {
       // The checkers name the id with the service's own noun (`received order 1`, `given payment id 3`);
-      // the answer that carried it is the operation's first one whose body holds that number.
-      const id = new RegExp(`\\b${noun.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:_id| id)? (\\d+)`).exec(v.detail)?.[1];
-      const carries = (text: string) => id !== undefined && new RegExp(`(^|[^\\d])${id}([^\\d]|$)`).test(text.replace(/^#\d+ answers \d+/, ''));
+      // the answer that carried it is the operation's first one whose body holds that number — or that
+      // text: a text id (a UUID) is quoted in the detail (`received order '3f2a…'`) and found verbatim.
+      const id = new RegExp(`\\b${noun.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:_id| id)? (\\d+|'[^']+')`).exec(v.detail)?.[1];
+      const carries = (text: string) => id !== undefined && (id.startsWith("'")
+        ? text.replace(/^#\d+ answers \d+/, '').includes(id.slice(1, -1))
+        : new RegExp(`(^|[^\\d])${id}([^\\d]|$)`).test(text.replace(/^#\d+ answers \d+/, '')));
       const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && carries(st.text));
       return at(i, id === undefined ? `${v.op}'s client is handed another's ${noun} here` : `${v.op}'s client is handed ${noun} ${id} here`);
     }

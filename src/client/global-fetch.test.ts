@@ -1,0 +1,42 @@
+// A client's code calls the global fetch (a module-level ky or p-retry
+// wrapper does), not the fetch run(fetch, op) hands it: for the simulated
+// service's origin it is the calling operation's simulated fetch — known
+// through the code's awaits and its timer callbacks — and anything else is
+// still refused, as a request leaving the simulation. Until 2026-12 every
+// such client was refused outright ("it called the global fetch").
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
+const MODULE = 'src/client/fixtures/global-fetch-callbacks.ts';
+
+describe('check --client on a client that calls the global fetch', () => {
+  it('the correct one holds: every request reaches the simulation as its own operation\'s (two operations at once, retries armed by setTimeout callbacks)', async () => {
+    const r = await runMain(['check', '--client', MODULE, '--runs', '150', '--expect', 'holds', '--json', '--found', tmp('rs-gfetch-')]);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { verdict: string; runs: number };
+    expect(j).toMatchObject({ verdict: 'holds', runs: 150 });
+  }, 120_000);
+
+  it('the one that makes a new key per attempt fails stable-key, shrunk, and replays', async () => {
+    const dir = tmp('rs-gfetch-');
+    const r = await runMain(['check', '--client', MODULE, '--name', 'global-fetch-key-per-attempt', '--runs', '150', '--json', '--found', dir]);
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; violations: string[]; counterexample: string };
+    expect(j.verdict).toBe('fails');
+    expect(j.violations).toEqual(['stable-key']);
+    const replay = await runMain(['replay', '--client', MODULE, j.counterexample, '--json']);
+    expect(replay.code, replay.err).toBe(0);
+  }, 120_000);
+
+  it('a request to another host still leaves the simulation: one line, exit 2', async () => {
+    const dir = tmp('rs-gfetch-');
+    const { writeFileSync } = await import('node:fs');
+    const file = `${dir}/elsewhere.mjs`;
+    writeFileSync(file, `export default { name: 'elsewhere', deadlineMs: 5000, async run(_f, op) { await fetch('https://api.example.com/v1/orders', { method: 'POST', body: op.body }); } };\n`);
+    const r = await runMain(['check', '--client', file, '--runs', '5', '--found', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/it called the global fetch \(POST https:\/\/api\.example\.com\/v1\/orders\), which would leave the simulation/);
+  }, 60_000);
+});
