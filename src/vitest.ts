@@ -23,9 +23,12 @@ import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
 import type { ServiceDefinition } from './service/definition.js';
-import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, type Answers } from './service/campaign.js';
-import { rmSync } from 'node:fs';
-import { moduleFlag } from './app/define.js';
+import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, serviceFaults, type Answers } from './service/campaign.js';
+import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isHostedApp, moduleFlag, moduleLoadsOf } from './app/define.js';
+import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe } from './app/module-probe.js';
+import { PER_PROCESS_ENV } from './app/per-process.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNotReproduced } from './cli/fresh-replay.js';
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
@@ -56,6 +59,8 @@ export interface ServiceCaseOptions {
 }
 
 const modules = new WeakMap<ServiceDefinition, string>();
+/** The key source and faults each service's cases were generated with: the per-process probe of an app generates the same. */
+const caseOptions = new WeakMap<ServiceDefinition, { keySource?: KeySource; faults?: readonly FaultKind[] }>();
 
 /**
  * How long shrinking a failure may take unless told: the default of
@@ -182,6 +187,7 @@ function moduleOf(def: ServiceDefinition, module?: string | URL): string {
  */
 export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
   validateDefinition(def, String(o.module ?? 'service'));
+  caseOptions.set(def, { ...(o.keySource !== undefined ? { keySource: o.keySource } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
   return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
 }
 
@@ -284,6 +290,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       answered.delete(def);
       if (!details.failed) {
         if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: ${neverSucceeded(def, moduleOf(def, o.module), a.runs, a)}`);
+        if (isHostedApp(def) && moduleLoadsOf(def) === 'once' && details.numRuns > 0) await probeModules(def, details, o);
         return;
       }
       const c = details.counterexample?.[0];
@@ -310,6 +317,47 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         `  written to ${cx.file}\n  replay: ${cx.replay}`);
     },
   };
+}
+
+/**
+ * A passing property over a hosted app ran it with the app's modules loaded
+ * once, shared by every simulated instance and kept across restarts, which
+ * no two real processes share. As `check --app` does, its first
+ * {@link MODULE_PROBE_RUNS} runs (the same seed, faults and key source: the
+ * same cases) run again with the modules loaded once per simulated process,
+ * judged by every invariant; a failure fails the property with the line
+ * check prints and a counterexample that replays (its file says
+ * `service.moduleLoads: "per-process"`).
+ */
+async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions): Promise<void> {
+  const module = moduleOf(def, o.module);
+  if (!existsSync(resolve(module))) {
+    throw new Error(`retrysim: app '${def.name}': its module is not known (${module} is no file), so its modules cannot be loaded once per simulated process, as separate processes load them; give serviceCases and replayable { module: new URL('./app.ts', import.meta.url) }`);
+  }
+  const co = caseOptions.get(def) ?? {};
+  const set = shrinkSettings.get(def);
+  const probe = await afterLastRun(() => runModuleProbe({
+    module, once: def, runs: Math.min(details.numRuns, MODULE_PROBE_RUNS), seed: details.seed, keySource: co.keySource ?? 'tool_call', faults: co.faults ?? serviceFaults(def), explore: 'random',
+    foundDir: o.foundDir ?? FOUND_DIR, foundBy: 'vitest', ...(set !== undefined ? { shrinkBudgetMs: set.budgetMs, clockMs: set.clockMs } : {}),
+  }));
+  const cx = probe.result.counterexample;
+  if (probe.result.verdict !== 'fails' || cx === undefined) return;
+  const line = moduleStateLine(def.name, 'shared', probe);
+  // The file must replay as its reader will run it: a fresh process, no environment variable (the file says how the modules load).
+  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module], { [PER_PROCESS_ENV]: '' });
+  if (problem !== undefined) {
+    rmSync(cx.file!, { force: true });
+    throw new Error(`retrysim: ${line}
+
+retrysim: ${serviceNotReproduced(def, problem)}`);
+  }
+  const stopped = stoppedText(cx);
+  throw new Error(`Property passed ${details.numRuns} tests with the app's modules loaded once (seed ${details.seed}), and fails with one load per simulated process\n\n` +
+    `retrysim: ${line}\n\n` +
+    `retrysim: ${stopped.heading} (${sizeText(cx.size)}):\n` +
+    `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
+    (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') + stopped.note +
+    `  written to ${cx.file}\n  replay: ${cx.replay}`);
 }
 
 /** The run's one line: how far fast-check got, and the seed and path that rerun exactly this failure. */

@@ -45,6 +45,18 @@ export function moduleFlag(def: Pick<ServiceDefinition, 'steps'> | undefined): '
   return def !== undefined && isHostedApp(def) ? '--app' : '--service';
 }
 
+/** The definitions {@link appService} made with one module load per simulated process. */
+const perProcessApps = new WeakSet<object>();
+
+/**
+ * How a definition loads its modules for a run: `per-process` for a hosted
+ * app made with a fresh load per simulated process, else `once`. A file
+ * found with it says so (`service.moduleLoads`), and replay loads it so.
+ */
+export function moduleLoadsOf(def: ServiceDefinition): 'once' | 'per-process' {
+  return perProcessApps.has(def) ? 'per-process' : 'once';
+}
+
 /**
  * `fresh`, when given, loads a new copy of the app's module for each
  * simulated process (src/app/per-process.ts): its module-level state is
@@ -55,7 +67,7 @@ export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescrip
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
   const e = desc.effects;
   if (typeof e?.of !== 'function') throw new ServiceError(desc.name, 'the app descriptor needs effects.of(kv, op) => ids (how to count the effects of one operation in the store)');
-  return {
+  const def: ServiceDefinition<AppInstance> = {
     name: desc.name,
     tables: [KV_TABLE],
     setup: setupKv,
@@ -89,4 +101,6 @@ export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescrip
     },
     ...(desc.progress ? { progress: desc.progress } : {}),
   };
+  if (fresh !== undefined) perProcessApps.add(def);
+  return def;
 }

@@ -18,6 +18,16 @@ export function perProcessFromEnv(env: NodeJS.ProcessEnv = process.env): boolean
   return env[PER_PROCESS_ENV] === '1';
 }
 
+/**
+ * What the environment says when it says something: `1` true, `0` false,
+ * unset or empty undefined (then a scenario file's `service.moduleLoads`
+ * decides how `replay` loads the app).
+ */
+export function perProcessOverride(env: NodeJS.ProcessEnv = process.env): boolean | undefined {
+  const v = env[PER_PROCESS_ENV];
+  return v === '1' ? true : v === '0' ? false : undefined;
+}
+
 /** The query that marks one simulated process's copy of a module. */
 const PARAM = 'retrysim-process';
 

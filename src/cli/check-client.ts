@@ -18,7 +18,8 @@ import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
-import { MODULE_PROBE_RUNS, minimalCell, stoppedLine } from './check-service.js';
+import { minimalCell, stoppedLine } from './check-service.js';
+import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
 
 /** What to do about the state a verdict found per process exposed, by the invariant it broke. */

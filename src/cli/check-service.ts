@@ -2,7 +2,6 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
-import { registerService } from '../service/registry.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
@@ -13,6 +12,7 @@ import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
+import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe, withoutScenario, type ModuleProbe } from '../app/module-probe.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -20,26 +20,10 @@ import type { ServiceDefinition } from '../service/definition.js';
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SCHEDULES = 20_000;
 const FOUND_DIR = '.retrysim/found';
-/**
- * How many of a holding app campaign's runs run again with the app's
- * modules loaded once per simulated process. A load costs 10–300 ms (Express
- * and its dependencies evaluated again) and Node never frees an ES module,
- * so the whole campaign cannot run that way; the first runs of the same
- * seed and fault space can. The module-level stores found so far fail at
- * the first or second run.
- */
-export const MODULE_PROBE_RUNS = 50;
-const MODULE_STATE_ADVICE = 'a store kept at module level (a Map in the app\'s file, a library\'s default in-memory store) is not shared by real processes; keep idempotency state in the store (env.redis)';
-
-/** The invariants a counterexample breaks, for a sentence. */
-function invariantsOf(p: ServiceCampaignResult): string {
-  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
-}
-
 const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shrink-budget D] [--seed S] [--key-source K]
                [--faults LIST] [--explore random|pct|exhaustive] [--expect holds|fails] [--found DIR]
                [--shard I/N|auto --out FILE] [--html DIR] [--json]
-retrysim check --app PATH ...   (an unmodified Node app: --app is --service for it)
+retrysim check --app PATH ... [--module-probe-runs N]   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
 module whose default export is a ServiceDefinition or an app descriptor; no
@@ -90,22 +74,29 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
                   'retrysim merge' of all N files gives the unsharded verdict, first failing run,
                   counterexample and coverage; a shard exits 0 when it ran
   --out FILE      write this run's result for 'retrysim merge' (with --shard)
+  --module-probe-runs N  --app: how many of a holding campaign's first runs run again with the
+                  app's modules loaded once per simulated process (default ${MODULE_PROBE_RUNS}; see below)
   --found DIR     where the counterexample goes (default ${FOUND_DIR}, git-ignored)
   --html DIR      also write DIR/index.html and the counterexample's stepper page
   --json          {service, module, keySource (the --key-source value), keys (it in words), seed, explore, faults, runs, timeBudgetMs, complete, verdict,
                    expected, ok, why, firstFailureRun, firstFailureMs, counterexample, shrunkSize,
                    violations, minimised, notMinimal, preemptionsMinimal, removed, replay, crashes,
                    coverage, neverReached,
-                   moduleLoads (--app: once, or per-process when the verdict is the per-process one)}
+                   moduleLoads (--app: once, or per-process when the verdict is the per-process one),
+                   moduleProbe (--app: {runs, verdict} of the per-process probe, null when it did not run)}
 
 An app's modules (its own files, its idempotency library) are loaded once for
 the campaign, so what they keep at module level is shared by every simulated
 instance and survives every simulated restart, as no two real processes share
-it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs with
-the modules loaded once per simulated process; if that fails, the verdict is
-fails (exit 1) with one line saying the app held only through shared module
-state, and its counterexample replays with ${PER_PROCESS_ENV}=1 (which
-also runs a whole campaign that way: 5-7x slower, memory grows with each load).
+it. A holding --app verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} runs
+(--module-probe-runs) with the modules loaded once per simulated process (the
+table's 'module loads' column says what it covered); if that fails, the verdict
+is fails (exit 1) with one line saying the app held only through shared module
+state, and its counterexample file says "moduleLoads": "per-process", so
+'retrysim replay' loads the app that way. Sharded, shard 1 runs the probe (its
+runs are shard 1's own) and merge adopts its failure.
+${PER_PROCESS_ENV}=1 runs a whole campaign that way (5-7x slower, memory
+grows with each load).
 
 Exit: 0 the verdict is holds (or --expect's), 1 it fails (or is not --expect's),
 2 bad flags or a malformed service (one line names the problem: a module that
@@ -158,6 +149,7 @@ export async function run(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       shard: { type: 'string' },
       out: { type: 'string' },
+      'module-probe-runs': { type: 'string' },
     }, HELP);
     if (typeof a === 'number') return a;
     const v = a.values;
@@ -179,6 +171,7 @@ export async function run(argv: string[]): Promise<number> {
     if (v.out !== undefined && explore === 'exhaustive') throw new UsageError('--out writes a generated campaign (random, pct) for retrysim merge; --explore exhaustive is not sharded');
     const out = v.out === undefined ? undefined : writableFile('out', v.out);
     const seed = intFlag('seed', v.seed, 1);
+    const probeRuns = intFlag('module-probe-runs', v['module-probe-runs'], MODULE_PROBE_RUNS, 1);
     const found = writableDir('found', v.found ?? FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
@@ -188,14 +181,16 @@ export async function run(argv: string[]): Promise<number> {
     const perProcess = perProcessFromEnv();
     /** Set when the verdict held only with modules loaded once: the one line that says so. */
     let sharedModuleState: string | undefined;
-    /** Whether the counterexample was found with one module load per process (its replay needs the same). */
+    /** Whether the counterexample was found with one module load per process (its file says so, and replay loads it so). */
     let perProcessCx = perProcess;
-    let probe: (() => Promise<{ sample: number; p: ServiceCampaignResult }>) | undefined;
+    let probe: (() => Promise<ModuleProbe>) | undefined;
+    /** What the per-process probe ran and found (the table's module-loads cell; a shard file's, for merge). */
+    let probed: ModuleProbe | undefined;
     /** Takes the per-process campaign's result as the verdict, with the line that says why. */
-    const adopt = (p: ServiceCampaignResult, line: string) => {
+    const adopt = (p: ModuleProbe, line: string) => {
       perProcessCx = true;
       sharedModuleState = line;
-      r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
+      r = p.result;
     };
     const wall0 = performance.now();
     try {
@@ -225,23 +220,22 @@ export async function run(argv: string[]): Promise<number> {
         bar.stop();
       }
       if (isHostedApp(def) && perProcess) log(`module loads: one per simulated process (${PER_PROCESS_ENV}=1): what the app keeps at module level is each process's own`);
-      // One module load per simulated process, on the first runs of the same seed and fault space (MODULE_PROBE_RUNS).
-      probe = async () => {
-        const sample = Math.min(runs, MODULE_PROBE_RUNS);
-        const own = await loadService(v.service!, { perProcess: true });
-        try {
-          return { sample, p: await runServiceCampaign({ def: own, module: v.service, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, runs: sample, shrinkBudgetMs, seed, foundDir: found, clockMs: clock }) };
-        } finally {
-          registerService(v.service!, def);
-        }
-      };
-      if (isHostedApp(def) && !perProcess && r.verdict === 'holds' && shard === undefined) {
+      if (v['module-probe-runs'] !== undefined && !isHostedApp(def)) throw new ServiceError(def.name, `--module-probe-runs is for an app (--app): a service's modules are loaded once, and its per-process state is memory()`);
+      // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
+      probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
+      // Shard 1 probes for the whole campaign: the probe's runs are the campaign's first, which are shard 1's own
+      // (run indices are dealt in blocks of 64), and merge, which loads no module, adopts what it found. It probes
+      // unless its own runs failed: a slice short of its share (a time budget) or without a success can still be
+      // part of a campaign that holds.
+      if (isHostedApp(def) && !perProcess && (shard === undefined ? r.verdict === 'holds' : shard.index === 0 && r.verdict !== 'fails')) {
         // Loaded once, the app's modules (its own file, its idempotency library) are shared by every simulated
         // instance and outlive every simulated restart; separate processes share none of it. A verdict
         // that holds only thanks to that sharing would tell the user a replicated app is safe.
-        log(`module state: held with the app's modules loaded once for all simulated processes; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per process, as separate processes load them`);
-        const { sample, p } = await probe();
-        if (p.verdict === 'fails') adopt(p, `app '${def.name}' holds only because its simulated instances share module-level state: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+        log(`module state: held with the app's modules loaded once for all simulated processes; the first ${Math.min(runs, probeRuns)} runs again with one load per process, as separate processes load them${shard !== undefined ? ' (for the whole campaign: merge judges it)' : ''}`);
+        probed = await probe();
+        const p = probed.result;
+        if (p.verdict === 'fails' && shard === undefined) adopt(probed, moduleStateLine(def.name, 'shared', probed));
+        else if (p.verdict === 'fails') log(`module state: with one load per process it fails (run ${p.firstFailureRun ?? p.runs} of ${probed.runs}); merge gives the campaign's verdict`);
         else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
       }
       const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
@@ -258,22 +252,44 @@ export async function run(argv: string[]): Promise<number> {
       }
       throw e;
     }
+    // The file must replay as its reader will run it: the printed line, without RETRYSIM_APP_PER_PROCESS (the file says how its modules load).
+    const replays = (file: string) => freshReplayProblem(file, [moduleFlag(def), v.service!], { [PER_PROCESS_ENV]: '' });
+    const probeFile = shard !== undefined ? probed?.result.counterexample?.file : undefined;
+    if (probeFile !== undefined) {
+      // Shard 1's probe counterexample is the campaign's when the shards hold: merge prints it as written.
+      const problem = replays(probeFile);
+      if (problem !== undefined) {
+        rmSync(probeFile, { force: true });
+        console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
+        return 2;
+      }
+    }
+    /** A shard's counterexample that did not reproduce in a fresh process (an app's, whose probe then failed): why. */
+    let notReproduced: string | undefined;
     const written = r.counterexample?.file;
     if (written !== undefined) {
-      // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = freshReplayProblem(written, [moduleFlag(def), v.service], perProcessCx ? { [PER_PROCESS_ENV]: '1' } : {});
+      // One that does not replay is no counterexample, and is not left behind.
+      const problem = replays(written);
       if (problem !== undefined) {
         rmSync(written, { force: true });
         // A hosted app's module-level state carried over from one run to the next: loaded once per
         // process, as real processes load it, the same runs give the verdict separate processes would.
         let fixed = false;
-        if (isHostedApp(def) && !perProcessCx && shard === undefined && probe !== undefined) {
-          log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one module load per simulated process`);
+        if (isHostedApp(def) && !perProcessCx && probe !== undefined) {
+          log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, probeRuns)} runs again with one module load per simulated process`);
           try {
-            const { sample, p } = await probe();
-            const file = p.counterexample?.file;
-            if (p.verdict === 'fails' && file !== undefined && freshReplayProblem(file, [moduleFlag(def), v.service], { [PER_PROCESS_ENV]: '1' }) === undefined) {
-              adopt(p, `app '${def.name}' keeps state at module level, which carried over from one simulated run to the next while its modules were loaded once: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${MODULE_STATE_ADVICE}`);
+            const again = await probe();
+            const file = again.result.counterexample?.file;
+            if (again.result.verdict === 'fails' && file !== undefined && replays(file) === undefined) {
+              probed = again;
+              // A shard's failure may not be the campaign's first: its file says what it found, and merge decides.
+              if (shard === undefined) adopt(again, moduleStateLine(def.name, 'carried', again));
+              else {
+                notReproduced = problem;
+                const { file: _gone, ...cx } = r.counterexample!;
+                r = { ...r, counterexample: { ...cx, replay: '(removed: it did not reproduce in a fresh process; merge gives the campaign\'s verdict)' } };
+                log(`module state: with one load per process it fails (run ${again.result.firstFailureRun ?? again.result.runs} of ${again.runs}); merge gives the campaign's verdict`);
+              }
               fixed = true;
             } else if (file !== undefined) rmSync(file, { force: true });
           } catch (e) {
@@ -289,12 +305,17 @@ export async function run(argv: string[]): Promise<number> {
     if (out !== undefined) {
       const file: ServiceShardFile = {
         format: SERVICE_SHARD_FORMAT, flag: moduleFlag(def) as '--service' | '--app', atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
-        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(performance.now() - wall0), reproduce, result: shardResult(r),
+        shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(performance.now() - wall0), reproduce, result: withoutScenario(r),
+        // An app's: how its modules were loaded, and the per-process probe shard 1 ran for the campaign (merge adopts a failure of it).
+        ...(isHostedApp(def) ? { moduleLoads: perProcess ? 'per-process' as const : 'once' as const } : {}),
+        ...(probed !== undefined && shard !== undefined ? { moduleProbe: { runs: probed.runs, result: withoutScenario(probed.result) } } : {}),
+        ...(notReproduced !== undefined ? { notReproduced } : {}),
       };
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
-    const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once', subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def } : {}) });
+    const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once',
+      ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : def } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
       log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
@@ -320,13 +341,6 @@ function commandOf(c: { before: string; after: string }, n: number): string {
   return `${c.before} --runs ${n}${c.after}`;
 }
 
-/** What a shard file keeps of a result: the counterexample without its scenario (the file has it). */
-function shardResult(r: ServiceCampaignResult): ServiceCampaignResult {
-  if (r.counterexample === undefined) return r;
-  const { scenario: _s, ...cx } = r.counterexample;
-  return { ...r, counterexample: cx as ServiceCampaignResult['counterexample'] };
-}
-
 /** How {@link report} prints a service campaign: `check --service` after its run, `merge` after merging its shards. */
 export interface ServiceReport {
   subject: string;
@@ -342,6 +356,21 @@ export interface ServiceReport {
   sharedModuleState?: string;
   /** How the app's modules were loaded for the verdict: once for all simulated processes, or once per process. */
   moduleLoads?: 'once' | 'per-process';
+  /**
+   * An app's: what the per-process probe covered — its runs (the campaign's
+   * first) and its verdict — or null when it did not run (a verdict other
+   * than holds, the whole campaign per process, or one shard's table).
+   */
+  moduleProbe?: { runs: number; verdict: ServiceCampaignResult['verdict'] } | null;
+}
+
+/** The table's module-loads cell of an app: how its modules were loaded, and what ran with one load per process. */
+function moduleLoadsCell(o: ServiceReport): string {
+  const p = o.moduleProbe;
+  if (o.moduleLoads === 'per-process' && p == null) return 'per process, every run';
+  if (p == null) return 'once';
+  if (o.moduleLoads === 'per-process') return `per process, runs 1–${p.runs}`;
+  return `once; runs 1–${p.runs} per process: ${p.verdict}`;
 }
 
 /** Prints a service campaign's table (or `--json`), the counterexample and the coverage; resolves to the exit code. */
@@ -364,6 +393,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
       ...(r.complete !== undefined ? { complete: r.complete } : {}),
       verdict: r.verdict, expected: o.expected ?? 'holds', ok, why,
       ...(o.moduleLoads !== undefined ? { moduleLoads: o.moduleLoads } : {}),
+      ...(o.moduleProbe !== undefined ? { moduleProbe: o.moduleProbe } : {}),
       firstFailureRun: r.firstFailureRun ?? null,
       firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null,
@@ -375,11 +405,14 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     return code;
   }
   console.log('');
-  console.log(textTable(['', `${o.subject.startsWith('app ') ? 'app' : 'service'} / key source`, 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
+  // An app's row says how its modules were loaded and what the per-process probe covered.
+  const probeColumn = o.moduleProbe !== undefined;
+  console.log(textTable(['', `${o.subject.startsWith('app ') ? 'app' : 'service'} / key source`, 'runs', ...(probeColumn ? ['module loads'] : []), 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
     // ? for inconclusive, as check's table and the --html index mark it: it did not hold, and nothing failed.
     ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗',
     `${r.service} / ${keySourceWords(r.keySource)}`,
     `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
+    ...(probeColumn ? [moduleLoadsCell(o)] : []),
     r.verdict,
     r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
     cx ? sizeText(cx.size) : '-',

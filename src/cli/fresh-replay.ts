@@ -14,8 +14,9 @@ const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
  * keeps at module level (a Map of keys, a cache, a counter) outlives each
  * simulated run, and a later run can fail on what an earlier one left —
  * a failure no fresh process shows. `modules` are the replay's flags naming
- * them (`--service PATH`, `--client PATH`), as the printed replay line has them; `env`, what
- * the printed line sets before it (RETRYSIM_APP_PER_PROCESS=1). Resolves to why the file did not
+ * them (`--service PATH`, `--client PATH`), as the printed replay line has them; `env`, variables
+ * set for the child over this process's (check --app empties RETRYSIM_APP_PER_PROCESS: the file's
+ * service.moduleLoads says how the app loads, as the printed line runs it). Resolves to why the file did not
  * reproduce (expect not met, or a divergence), or undefined when it did or
  * when the replay could not judge it (its own error is not this file's).
  */

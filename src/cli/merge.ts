@@ -4,6 +4,7 @@ import { mergeShards, parseShardFile, ShardError, type ShardFile } from '../camp
 import { printResults } from './check-report.js';
 import { mergeServiceShards, parseServiceShard, SERVICE_SHARD_FORMAT } from '../service/shard.js';
 import { reportServiceCampaign } from './check-service.js';
+import { moduleStateLine } from '../app/module-probe.js';
 import { CLIENT_SHARD_FORMAT, mergeClientShards, parseClientShard } from '../client/shard.js';
 import { reportClientCampaign } from './check-client.js';
 
@@ -25,7 +26,10 @@ The shards of a campaign on your service (retrysim check --service PATH --shard 
 --out FILE) merge the same way, into what check --service prints: the failure
 at the lowest run number (the one the unsharded campaign stops at, shrunk the
 same way), else holds over every shard's runs with the coverage summed, else
-inconclusive.
+inconclusive. An app's (--app) shards that all hold give the verdict of the
+per-process module probe shard 1 ran, as check --app does: its failure (the app
+held only because its simulated instances shared module-level state) is the
+verdict, exit 1.
 
 The shards of a campaign on your retry client (retrysim check --client PATH
 --shard I/N --out FILE) merge the same way, into what check --client prints.`;
@@ -77,8 +81,10 @@ export async function run(argv: string[]): Promise<number> {
       return await reportServiceCampaign(m.result, {
         subject: `${m.flag === '--app' ? 'app' : 'service'} ${m.result.service} (${m.result.module})`, expected: m.expect ?? undefined, json: a.values.json === true,
         timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, reproduce: m.reproduce,
-        // Shards load the module once per process, as an unsharded check does (whose per-process probe shards do not run).
-        moduleLoads: 'once',
+        // As check --app says it: how the modules were loaded, what shard 1's per-process probe covered, and the line when its failure is the verdict.
+        moduleLoads: m.moduleLoads ?? 'once',
+        ...(m.flag === '--app' ? { moduleProbe: m.moduleProbe === undefined ? null : { runs: m.moduleProbe.runs, verdict: m.moduleProbe.result.verdict } } : {}),
+        ...(m.moduleState !== undefined && m.moduleProbe !== undefined ? { sharedModuleState: moduleStateLine(m.result.service, m.moduleState, m.moduleProbe) } : {}),
       });
     }
     // A client campaign's shards (check --client --shard), likewise.

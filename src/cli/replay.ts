@@ -12,7 +12,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
-import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
+import { PER_PROCESS_ENV, perProcessFromEnv, perProcessOverride } from '../app/per-process.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
 import { keySourceWords } from '../harness/keys.js';
@@ -32,10 +32,13 @@ interleaving.
   --app PATH      --service PATH for a file found against an unmodified Node app
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
-  --json    {"file", "name", "seed", "reports", "violations", "traceHash", "expectMet", "problems"}
+  --json    {"file", "name", "seed", "moduleLoads" (a hosted app whose file or environment says it), "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
   --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step);
             for a retry client's file, the client's run: its requests, waits, answers and the check it breaks
+A hosted app's modules load as the file says (service.moduleLoads: 'per-process',
+afresh for each simulated process, as check found it; absent: once for the run);
+RETRYSIM_APP_PER_PROCESS=1 or 0 overrides the file.
 A file is validated in full before any module is loaded, and the modules it
 names are imported only from inside the current directory tree; a module
 elsewhere runs only when you name it with --service / --client yourself.
@@ -130,8 +133,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   let r;
   let command = `retrysim replay ${file}`;
+  const loads = moduleLoads(scenario);
   try {
-    if (modulePath !== undefined) service = await loadService(modulePath);
+    if (modulePath !== undefined) service = await loadService(modulePath, { perProcess: loads.perProcess });
+    const notApp = service !== undefined && !isHostedApp(service) ? notAnApp(file, scenario, modulePath!) : undefined;
+    if (notApp !== undefined) {
+      console.error(`retrysim replay: ${notApp}`);
+      return 2;
+    }
     command = replayCommand(file, { ...(service ? { service } : {}), ...(modulePath !== undefined ? { servicePath: modulePath } : {}) });
     const opts = { keepTrace: values.trace === true, strictReplay: true, replayHint: command, ...(service ? { service } : {}) };
     // With --html the one run is observed: the page and this output describe the same run,
@@ -149,13 +158,14 @@ export async function run(argv: string[]): Promise<number> {
   const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (values.html !== undefined) console.error(`wrote ${values.html}`);
   if (values.json) {
-    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
+    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, ...(loads.said && service !== undefined && isHostedApp(service) ? { moduleLoads: loads.perProcess ? 'per-process' : 'once' } : {}), reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
   console.log(command);
   // A user's service is told its keys in words; the built-in tracker's row keeps its variant/keySource name (its claims and files are named so).
   console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath}), ${keySourceWords(scenario.client.keySource)}` : `${scenario.service.variant}/${scenario.client.keySource}`}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
+  if (loads.said && service !== undefined && isHostedApp(service)) console.log(`module loads: ${loads.perProcess ? 'one per simulated process (what the app keeps at module level is each process\'s own)' : 'once for the run (shared by every simulated process)'} — ${loads.by}`);
   for (const l of setupLines(scenario)) console.log(l);
   if (values.trace) {
     console.log('\ntimeline:');
@@ -180,6 +190,24 @@ export async function run(argv: string[]): Promise<number> {
   console.log(scheduleLine(r.result.choices, r.result.traceHash));
   console.log(m.ok ? 'expect: met' : 'expect: NOT met\n' + m.problems.map((p) => '  ' + p).join('\n'));
   return m.ok ? 0 : 1;
+}
+
+/**
+ * How a replay loads a hosted app's modules: as the file says
+ * (`service.moduleLoads`; absent: once), unless RETRYSIM_APP_PER_PROCESS
+ * (1 or 0) overrides it. `said`: the file or the environment said it, so the
+ * output names it (a file without the field replays byte-identical).
+ */
+export function moduleLoads(s: Scenario): { perProcess: boolean; said: boolean; by: string } {
+  const env = perProcessOverride();
+  if (env !== undefined) return { perProcess: env, said: true, by: `${PER_PROCESS_ENV}=${env ? 1 : 0}${s.service.moduleLoads !== undefined && (s.service.moduleLoads === 'per-process') !== env ? `, over the file's service.moduleLoads '${s.service.moduleLoads}'` : ''}` };
+  return { perProcess: s.service.moduleLoads === 'per-process', said: s.service.moduleLoads !== undefined, by: `the file's service.moduleLoads` };
+}
+
+/** Why a file that says per-process module loads cannot be replayed with a module that is not an app, in one line. */
+function notAnApp(file: string, s: Scenario, modulePath: string): string | undefined {
+  if (s.service.moduleLoads !== 'per-process') return undefined; // the environment asked, not the file: a service loads once, as always
+  return `${file} says service.moduleLoads 'per-process', which is how a hosted app's modules load (--app); ${modulePath} is a service definition, whose per-process state is memory(): drop the field, or replay the app it was found against`;
 }
 
 /**
@@ -341,7 +369,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   let command = env + replayCommand(file, { client: module });
   try {
     const client = await loadClient(module, scenario.client.name);
-    service = servicePath !== undefined ? await loadService(servicePath) : undefined;
+    service = servicePath !== undefined ? await loadService(servicePath, { perProcess: moduleLoads(scenario).perProcess }) : undefined;
     command = env + replayCommand(file, { client: module, ...(service ? { service } : {}), ...(servicePath !== undefined ? { servicePath } : {}) });
     const opts = { strictReplay: true, keepTrace: o.trace, replayHint: command, ...(service ? { service } : {}), ...(perProcess ? { perProcess: freshClientLoader(module, client.name) } : {}) };
     // With --html the one run is observed: the page and this output describe the same run,

@@ -91,6 +91,10 @@ const kill = z.strictObject({
 }).refine((k) => [k.atMs, k.atStep, k.atAnswer].filter((x) => x !== undefined).length === 1, { message: 'kill needs exactly one of atMs, atStep or atAnswer' })
   .refine((k) => k.nth === undefined || k.atStep !== undefined, { message: 'kill.nth counts the reaches of kill.atStep: it needs atStep', path: ['nth'] });
 
+/** How a hosted app's modules are loaded for a run: once for all its simulated processes, or once per process. */
+export const MODULE_LOADS = ['once', 'per-process'] as const;
+export type ModuleLoads = (typeof MODULE_LOADS)[number];
+
 /** The scenario file: everything needed to reproduce one run exactly. */
 export const scenarioSchema = z.strictObject({
   format: z.literal(SCENARIO_FORMAT),
@@ -119,7 +123,17 @@ export const scenarioSchema = z.strictObject({
      * as found.
      */
     epochMs: epochMs.optional(),
-  }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' }),
+    /**
+     * A hosted app (`--app`): how its modules were loaded when the file was
+     * found. `per-process`: afresh for each simulated process (each
+     * instance, and again after a restart), as separate Node processes load
+     * them, so what the app keeps at module level is each process's own
+     * (src/app/per-process.ts); `retrysim replay` loads them so. Absent:
+     * `once` for the whole run, as every file found before it was run.
+     */
+    moduleLoads: z.enum(MODULE_LOADS, { error: (i) => `expected 'once' (the app's modules loaded once for the run) or 'per-process' (once per simulated process), got ${JSON.stringify(i.input)}` }).optional(),
+  }).refine((v) => (v.variant === undefined) !== (v.module === undefined), { message: 'service needs exactly one of variant (built-in) or module (a user service)' })
+    .refine((v) => v.moduleLoads === undefined || v.module !== undefined, { message: 'service.moduleLoads says how a hosted app\'s modules load; a built-in variant has none', path: ['moduleLoads'] }),
   client: z.strictObject({
     keySource: z.enum(KEY_SOURCES as [KeySource, ...KeySource[]]),
     policy: z.string().refine((p) => p in NAMED_POLICIES, { message: `policy must be one of ${Object.keys(NAMED_POLICIES).join(', ')}` }).default('bug-report-harness'),

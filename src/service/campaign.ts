@@ -24,7 +24,7 @@ import { APP_STATE_HOME, SERVICE_STATE_HOME, ServiceError } from './errors.js';
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
-import { isHostedApp, moduleFlag } from '../app/define.js';
+import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, STEP_REACHED, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
@@ -112,6 +112,8 @@ export interface ServiceCampaignOptions {
    * minimal ({@link ServiceCounterexample.notMinimal}).
    */
   shrinkBudgetMs?: number;
+  /** What the counterexample file's description says found it (default `check`). */
+  foundBy?: FoundBy;
 }
 
 /** A service's verdict: `inconclusive` is a holding result from fewer runs or schedules than asked (never a ✓). */
@@ -361,7 +363,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   }
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit);
+  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit, o.foundBy);
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -400,7 +402,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     if (failing) {
       const firstFailureMs = clock() - t0;
       const limit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined;
-      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)), limit);
+      const counterexample = await minimiseAndWrite(o.def, module, { scenario, choices: failing.choices }, o.seed, o.foundDir, undefined, o.onShrink && ((n) => o.onShrink!(n, schedules)), limit, o.foundBy);
       return { runs: schedules, verdict: 'fails', complete: false, firstFailureMs, firstFailureRun: schedules, counterexample };
     }
   }
@@ -461,6 +463,8 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
     ...m.scenario,
+    // An app found with one module load per simulated process replays only so: the file says it (absent: once).
+    ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     name: `${def.name}: shrunk counterexample`,
     // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it;
     // a vitest property was not `retrysim check`, so its file says what found it and how to replay it.

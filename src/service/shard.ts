@@ -25,6 +25,22 @@ export interface ServiceShardFile {
   reproduce: { before: string; after: string };
   /** The shard's result; `runs` are its own runs, `generated` the run indices generated (every shard's). */
   result: ServiceCampaignResult;
+  /** An app's (`--app`): how its modules were loaded for the runs (RETRYSIM_APP_PER_PROCESS=1: once per simulated process). */
+  moduleLoads?: 'once' | 'per-process';
+  /**
+   * Shard 1 of an app's campaign whose own runs did not fail: the campaign's first
+   * runs again with one module load per simulated process (`check --app`'s
+   * probe; they are shard 1's own runs). Merge adopts its failure when
+   * every shard holds, as the unsharded check does.
+   */
+  moduleProbe?: { runs: number; result: ServiceCampaignResult };
+  /**
+   * An app's shard whose counterexample did not reproduce in a fresh
+   * process (state carried over at module level from one run to the next):
+   * why. Its `moduleProbe` failed and replays; when this shard's failure
+   * is the campaign's first, that failure is the verdict, as in check.
+   */
+  notReproduced?: string;
 }
 
 const nat = natSchema;
@@ -58,6 +74,9 @@ const fileSchema = z.strictObject({
   wallMs: z.number().nonnegative(),
   reproduce: z.strictObject({ before: z.string(), after: z.string() }),
   result: resultSchema,
+  moduleLoads: z.enum(['once', 'per-process']).optional(),
+  moduleProbe: z.strictObject({ runs: z.number().int().positive(), result: resultSchema }).optional(),
+  notReproduced: z.string().optional(),
 }).refine(...shardIndexRule);
 
 /** Parses and validates one service shard file (already known to carry {@link SERVICE_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
@@ -74,6 +93,16 @@ export interface MergedServiceCampaign {
   expect: 'holds' | 'fails' | null;
   wallMs: number;
   reproduce: { before: string; after: string };
+  /** An app's: how its modules were loaded for the verdict (`per-process` when the probe's failure is the verdict). */
+  moduleLoads?: 'once' | 'per-process';
+  /** An app's probe, when the merged verdict is its (fails) or it ran on a holding one (shard 1's). */
+  moduleProbe?: { runs: number; result: ServiceCampaignResult };
+  /**
+   * The probe's failure is the verdict: `shared`, the shards held only with
+   * the app's modules loaded once; `carried`, the first failure did not
+   * reproduce in a fresh process (state carried over between runs).
+   */
+  moduleState?: 'shared' | 'carried';
 }
 
 /**
@@ -90,10 +119,10 @@ export interface MergedServiceCampaign {
  */
 export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: ServiceShardFile }>): MergedServiceCampaign {
   const first = files[0]!;
-  const key = (f: ServiceShardFile) => JSON.stringify([f.reproduce, f.flag, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.service, f.result.module, f.result.seed, f.result.explore, f.result.keySource, f.result.faults]);
+  const key = (f: ServiceShardFile) => JSON.stringify([f.reproduce, f.flag, f.atLeast, f.maxRuns, f.timeBudgetMs, f.expect, f.shard.count, f.result.service, f.result.module, f.result.seed, f.result.explore, f.result.keySource, f.result.faults, f.moduleLoads ?? null]);
   const seen = new Map<number, string>();
   for (const { source, file } of files) {
-    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (service, module, seed, runs, exploration, key source, faults, budget and --expect must all match)`);
+    if (key(file) !== key(first.file)) throw new ShardError(`${source}: not the campaign of ${first.source} (service, module, seed, runs, exploration, key source, faults, budget, --expect and module loads must all match)`);
     const other = seen.get(file.shard.index);
     if (other !== undefined) throw new ShardError(`${source}: shard ${file.shard.index + 1}/${file.shard.count} is given twice (also ${other})`);
     seen.set(file.shard.index, source);
@@ -107,10 +136,17 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
   const { service, module, keySource, seed, explore, faults } = first.file.result;
   const base = { service, module, keySource, seed, explore, faults };
   const wallMs = Math.max(...files.map((f) => f.file.wallMs));
-  const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce };
+  const ctx = { flag: first.file.flag, atLeast: first.file.atLeast, timeBudgetMs: first.file.timeBudgetMs, expect: first.file.expect, wallMs, reproduce: first.file.reproduce, ...(first.file.moduleLoads !== undefined ? { moduleLoads: first.file.moduleLoads } : {}) };
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
   if (failing.length > 0) {
     const f = failing[0]!;
+    const from = files.find((x) => x.file.result === f)!;
+    if (from.file.notReproduced !== undefined) {
+      // check --app's verdict on a first failure that needed the state earlier runs left: the probe's.
+      const probe = from.file.moduleProbe;
+      if (probe?.result.verdict !== 'fails') throw new ShardError(`${from.source} (shard ${from.file.shard.index + 1}/${from.file.shard.count}): a counterexample that did not reproduce (${from.file.notReproduced}) without the failing per-process probe check writes beside it`);
+      return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'carried', result: probe.result };
+    }
     return { ...ctx, result: { ...base, runs: f.firstFailureRun!, verdict: 'fails', firstFailureRun: f.firstFailureRun!, ...(f.firstFailureMs !== undefined ? { firstFailureMs: f.firstFailureMs } : {}), ...(f.counterexample ? { counterexample: f.counterexample } : {}) } };
   }
   const runs = results.reduce((n, r) => n + r.runs, 0);
@@ -125,6 +161,15 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
     const noun = results.map((r) => r.inconclusive).find((x) => x?.startsWith('no request')) ?? '';
     // The shards' own sentence, with the campaign's count.
     return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: noun.replace(/^no request of the \d+ runs/, `no request of the ${runs} runs`).replace(/\(answers: [^)]*\)/, `(answers: ${others.join(', ') || 'none'})`) } };
+  }
+  // An app held with its modules loaded once: shard 1 ran the campaign's first runs again with one load per
+  // simulated process (check --app's probe), and its failure is the verdict, as in the unsharded check.
+  if (first.file.flag === '--app' && first.file.moduleLoads !== 'per-process') {
+    const zero = files.find((f) => f.file.shard.index === 0)!;
+    const probe = zero.file.moduleProbe;
+    if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard 1 without a failure carries no per-process module probe (written by an older retrysim, or edited): run it again`);
+    if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'shared', result: probe.result };
+    return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'holds' } };
   }
   return { ...ctx, result: { ...part, verdict: 'holds' } };
 }

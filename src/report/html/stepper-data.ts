@@ -16,6 +16,7 @@ import type { Violation } from '../../checkers/invariants.js';
 import type { ServiceDefinition } from '../../service/definition.js';
 import { pinClientViolations, withClientSteps, type ClientWorker } from './client-steps.js';
 import { keySourceWords } from '../../harness/keys.js';
+import { moduleLoadsOf } from '../../app/define.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
@@ -147,6 +148,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     seed: s.seed,
     // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
     leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
+    ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
     lanes: built.lanes,
     steps,
     dbStates: states,

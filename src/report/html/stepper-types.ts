@@ -138,6 +138,12 @@ export interface StepperData {
   seed: number;
   /** The service's lease (ms), or null when it does not rely on one. */
   leaseMs: number | null;
+  /**
+   * A hosted app whose file says its modules load once per simulated process
+   * (service.moduleLoads): the page says so, since what the app keeps at
+   * module level is then each process's own. Absent: once for the run.
+   */
+  moduleLoads?: 'per-process';
   lanes: Lane[];
   steps: Step[];
   /** Distinct database states (steps refer to them by index). */

@@ -1,0 +1,146 @@
+// Every path that judges an app runs the per-process module probe that
+// `check --app` runs (src/app/module-probe.ts): until 2026-12 `--shard` +
+// `merge` and the vitest helper held the module-store app that `check --app`
+// fails, and a sharded app whose module-level state carried over between
+// runs stopped with exit 2 where check gives its verdict. The replay side
+// (service.moduleLoads) is src/app/module-loads.test.ts.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
+import { appService } from './define.js';
+import storeApp from './fixtures/module-store-app.js';
+import claimDescriptor from '../../examples/app-plain-http/app-claim.js';
+
+const tmp = tempDirs();
+const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
+const fixture = 'src/app/fixtures/module-store-app.ts';
+const claimApp = 'examples/app-plain-http/app-claim.ts';
+const FAULTS = ['--faults', 'instances,kill,loseResponse'];
+/** The CLI in a process of its own, as a user runs it: RETRYSIM_APP_PER_PROCESS unset. */
+const cli = (args: string[], env: Record<string, string> = {}) => {
+  const e: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (env.RETRYSIM_APP_PER_PROCESS === undefined) delete e.RETRYSIM_APP_PER_PROCESS;
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 120_000, env: e });
+};
+
+/** `check` or `merge` --json, parsed, with what differs between two runs of one campaign (wall time, where files went) taken out. */
+async function json(args: string[]): Promise<{ code: number; j: Record<string, unknown>; err: string }> {
+  const r = await runMain([...args, '--json']);
+  const j = JSON.parse(r.out) as Record<string, unknown>;
+  delete j.firstFailureMs;
+  for (const k of ['counterexample', 'replay'] as const) if (typeof j[k] === 'string') j[k] = basename(j[k] as string);
+  return { code: r.code, j, err: r.err };
+}
+
+describe('every path that judges an app runs the per-process probe', () => {
+  it('check --app --shard + merge: the module-store app fails as check says, the same --json (moduleLoads, moduleProbe, why)', async () => {
+    const dir = tmp('rs-modloads-shard-');
+    const args = ['check', '--app', fixture, '--runs', '30', ...FAULTS];
+    const files: string[] = [];
+    for (let i = 1; i <= 2; i++) {
+      const out = join(dir, `shard-${i}.json`);
+      const r = await runMain([...args, '--shard', `${i}/2`, '--out', out, '--found', join(dir, `found-${i}`)]);
+      expect(r.code, r.err).toBe(0);
+      files.push(out);
+    }
+    const shard1 = JSON.parse(readFileSync(files[0]!, 'utf8')) as { moduleLoads: string; moduleProbe?: { runs: number; result: { verdict: string } } };
+    expect(shard1).toMatchObject({ moduleLoads: 'once', moduleProbe: { runs: 30, result: { verdict: 'fails' } } });
+    expect((JSON.parse(readFileSync(files[1]!, 'utf8')) as { moduleProbe?: unknown }).moduleProbe).toBeUndefined();
+    const merged = await json(['merge', files[1]!, files[0]!]);
+    const whole = await json([...args, '--found', join(dir, 'whole')]);
+    expect(merged.code).toBe(1);
+    expect(merged.j).toEqual(whole.j);
+    expect(merged.j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', moduleProbe: { runs: 30, verdict: 'fails' } });
+    expect((merged.j.why as string[])[0]).toMatch(/^app 'module-store-app' holds only because its simulated instances share module-level state: .* \(run \d+ of 30\)/);
+    // The merged counterexample is shard 1's, and replays bare.
+    const cx = readdirSync(join(dir, 'found-1'))[0]!;
+    expect(cli(['replay', '--app', fixture, join(dir, 'found-1', cx)]).status).toBe(0);
+    const text = await runMain(['merge', ...files]);
+    expect(text.out).toMatch(/│ ✗ │ module-store-app \/ one key per operation │ \d+ +│ per process, runs 1–30 │ fails/);
+  }, 120_000);
+
+  it('check --app --shard + merge: a first failure that needed state earlier runs left gives the per-process verdict, as check does (not exit 2)', async () => {
+    const dir = tmp('rs-modloads-shard-');
+    // 70 runs: shard 2 owns runs 65-70 and fails there too; the probe's 10 runs reach its failure (run 6).
+    const args = ['check', '--app', 'src/app/fixtures/module-map-app.ts', '--runs', '70', '--module-probe-runs', '10', ...FAULTS];
+    const files: string[] = [];
+    for (let i = 1; i <= 2; i++) {
+      const out = join(dir, `shard-${i}.json`);
+      const r = await runMain([...args, '--shard', `${i}/2`, '--out', out, '--found', join(dir, `found-${i}`)]);
+      expect(r.code, r.err).toBe(0);
+      files.push(out);
+    }
+    expect((JSON.parse(readFileSync(files[1]!, 'utf8')) as { notReproduced?: string }).notReproduced).toMatch(/^expect not met/);
+    const merged = await json(['merge', files[1]!, files[0]!]);
+    const whole = await json([...args, '--found', join(dir, 'whole')]);
+    expect(merged.code, merged.err).toBe(1);
+    expect(merged.j).toEqual(whole.j);
+    expect(merged.j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process' });
+    expect((merged.j.why as string[])[0]).toMatch(/^app 'module-map-app' keeps state at module level, which carried over from one simulated run to the next/);
+  }, 120_000);
+
+  it('merge refuses an app shard 1 that held without a probe (an older file): one line, exit 2', async () => {
+    const dir = tmp('rs-modloads-shard-');
+    const args = ['check', '--app', claimApp, '--runs', '20', ...FAULTS];
+    const files: string[] = [];
+    for (let i = 1; i <= 2; i++) {
+      const out = join(dir, `shard-${i}.json`);
+      expect((await runMain([...args, '--shard', `${i}/2`, '--out', out, '--found', join(dir, 'found')])).code).toBe(0);
+      files.push(out);
+    }
+    const merged = await json(['merge', ...files]);
+    const whole = await json([...args, '--found', join(dir, 'whole')]);
+    expect(merged.code).toBe(0);
+    expect(merged.j).toEqual(whole.j);
+    expect(merged.j).toMatchObject({ verdict: 'holds', moduleLoads: 'once', moduleProbe: { runs: 20, verdict: 'holds' } });
+    const old = JSON.parse(readFileSync(files[0]!, 'utf8')) as Record<string, unknown>;
+    delete old.moduleProbe;
+    writeFileSync(files[0]!, JSON.stringify(old));
+    const r = await runMain(['merge', ...files]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^retrysim merge: .*shard-1\.json \(shard 1\/2\): an app's shard 1 without a failure carries no per-process module probe/);
+    expect(r.err.split('\n')).toHaveLength(1);
+  }, 120_000);
+
+  it('the vitest helper: a property over the module-store app that passes with shared modules fails with check\'s line and a counterexample that replays', async () => {
+    const found = tmp('rs-modloads-vitest-');
+    const service = appService(storeApp);
+    const module = new URL('./fixtures/module-store-app.ts', import.meta.url);
+    const prop = fc.asyncProperty(serviceCases(service, { module, faults: ['instances', 'kill', 'loseResponse'] }), async (c) => (await runServiceCase(service, c)).violations.length === 0);
+    let msg = '';
+    try {
+      await fc.assert(prop, { ...replayable(service, { module, foundDir: found }), numRuns: 30, seed: 1 });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toMatch(/^Property passed 30 tests with the app's modules loaded once \(seed 1\), and fails with one load per simulated process/);
+    expect(msg).toMatch(/retrysim: app 'module-store-app' holds only because its simulated instances share module-level state: .* it fails exactly-one \(run \d+ of 30\)/);
+    const file = readdirSync(found)[0]!;
+    expect(JSON.parse(readFileSync(join(found, file), 'utf8'))).toMatchObject({ service: { moduleLoads: 'per-process' }, description: expect.stringMatching(/^Found by a vitest property/) });
+    expect(cli(['replay', '--app', fixture, join(found, file)]).status).toBe(0);
+    // An app that keeps its state in the store passes the probe too: the property passes.
+    const claim = appService(claimDescriptor);
+    const claimModule = new URL('../../examples/app-plain-http/app-claim.ts', import.meta.url);
+    const ok = fc.asyncProperty(serviceCases(claim, { module: claimModule, faults: ['instances', 'kill', 'loseResponse'] }), async (c) => (await runServiceCase(claim, c)).violations.length === 0);
+    await fc.assert(ok, { ...replayable(claim, { module: claimModule, foundDir: found }), numRuns: 20, seed: 1 });
+  }, 120_000);
+
+  it('--module-probe-runs N: the probe covers the first N runs and the table says so; fewer than the first failure, the app holds', async () => {
+    const few = await runMain(['check', '--app', fixture, '--runs', '30', ...FAULTS, '--module-probe-runs', '1', '--found', tmp('rs-modloads-')]);
+    // Run 1 does not fail per process (the default's probe fails later): the verdict is what the probe covered, said in the table.
+    expect(few.code, few.err).toBe(0);
+    expect(few.out).toMatch(/│ ✓ │ module-store-app \/ one key per operation │ 30 +│ once; runs 1–1 per process: holds │ holds/);
+    const bad = await runMain(['check', '--app', fixture, '--runs', '5', '--module-probe-runs', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe('retrysim check: --module-probe-runs must be an integer >= 1, got \'0\'');
+    const svc = await runMain(['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '5', '--module-probe-runs', '3']);
+    expect(svc.code).toBe(2);
+    expect(svc.err).toMatch(/--module-probe-runs is for an app \(--app\)/);
+  }, 120_000);
+});
