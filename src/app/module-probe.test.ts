@@ -131,6 +131,15 @@ describe('every path that judges an app runs the per-process probe', () => {
     await fc.assert(ok, { ...replayable(claim, { module: claimModule, foundDir: found }), numRuns: 20, seed: 1 });
   }, 120_000);
 
+  it('--expect fails on the module-store app: its per-process failure is the verdict asked for (ok, exit 0, no reasons), and the line still says why', async () => {
+    const dir = tmp('rs-modloads-');
+    const { code, j } = await json(['check', '--app', fixture, '--runs', '100', ...FAULTS, '--expect', 'fails', '--found', dir]);
+    expect({ code, verdict: j.verdict, ok: j.ok, why: j.why, moduleLoads: j.moduleLoads }).toEqual({ code: 0, verdict: 'fails', ok: true, why: [], moduleLoads: 'per-process' });
+    const text = await runMain(['check', '--app', fixture, '--runs', '100', ...FAULTS, '--expect', 'fails', '--found', dir]);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/app 'module-store-app' .*module level/);
+  }, 120_000);
+
   it('--module-probe-runs N: the probe covers the first N runs and the table says so; fewer than the first failure, the app holds', async () => {
     const few = await runMain(['check', '--app', fixture, '--runs', '30', ...FAULTS, '--module-probe-runs', '1', '--found', tmp('rs-modloads-')]);
     // Run 1 does not fail per process (the default's probe fails later): the verdict is what the probe covered, said in the table.

@@ -375,8 +375,11 @@ function moduleLoadsCell(o: ServiceReport): string {
 
 /** Prints a service campaign's table (or `--json`), the counterexample and the coverage; resolves to the exit code. */
 export async function reportServiceCampaign(r: ServiceCampaignResult, o: ServiceReport): Promise<number> {
-  const why = [...(o.sharedModuleState !== undefined ? [o.sharedModuleState] : []), ...whyOf(r, o.expected)];
-  const ok = why.length === 0;
+  const unmet = whyOf(r, o.expected);
+  const ok = unmet.length === 0;
+  // The line that says the verdict is the per-process one leads the reasons — it is not one when that verdict is
+  // the one expected (`--expect fails` on an app that fails per process was ok: false, exit 1).
+  const why = !ok && o.sharedModuleState !== undefined ? [o.sharedModuleState, ...unmet] : unmet;
   const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
   const cx = r.counterexample;
   if (o.html !== undefined) {
@@ -436,6 +439,8 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
   const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
+  // The verdict --expect asked for, found per process: still said (why the verdict is what it is).
+  else if (o.sharedModuleState !== undefined) console.log(`\n${o.sharedModuleState}`);
   // A search the schedule limit stopped short: the command with a higher one finishes it.
   if (r.verdict === 'inconclusive' && r.complete === false && r.inconclusive?.startsWith('the schedule limit')) console.log(`to conclude: raise the schedule limit, e.g. ${commandOf(o.reproduce, Math.max(10 * o.runs, 1000))}`);
   // A budget that ran out before the count a verdict needs: that count, without the budget, concludes.
