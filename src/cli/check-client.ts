@@ -116,8 +116,9 @@ holding verdict is therefore checked again on its first ${MODULE_PROBE_RUNS} run
 call (each worker) running from its own copy of the module; if that fails
 (a key from a counter at module level: two processes both send order-1 for
 two operations, key-reuse), the verdict is fails (exit 1) with one line
-saying so, and the counterexample replays with ${PER_PROCESS_ENV}=1
-(which also runs a whole campaign that way).
+saying so, and its counterexample file says "moduleLoads": "per-process"
+(client.moduleLoads), so \`retrysim replay\` loads the client that way
+with no variable set. ${PER_PROCESS_ENV}=1 runs a whole campaign that way.
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
@@ -183,12 +184,14 @@ export async function run(argv: string[]): Promise<number> {
     /** Set when the verdict changed with one load per process: the one line that says why. */
     let sharedModuleState: string | undefined;
     const replayModules = () => ['--client', v.client!, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])];
+    // The file must replay as its reader will run it: the printed line, without RETRYSIM_APP_PER_PROCESS (the file's client.moduleLoads says how the client loads).
+    const replays = (file: string) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' });
     let probe: (() => Promise<{ sample: number; p: ClientCampaignResult }>) | undefined;
     /** Takes the per-process campaign's result as the verdict, with the line that says why. */
     const adopt = (p: ClientCampaignResult, line: string) => {
       perProcessCx = true;
       sharedModuleState = line;
-      r = { ...p, ...(p.counterexample ? { counterexample: { ...p.counterexample, replay: `${PER_PROCESS_ENV}=1 ${p.counterexample.replay}` } } : {}) };
+      r = p;
     };
     try {
       client = await loadClient(v.client, v.name);
@@ -220,8 +223,6 @@ export async function run(argv: string[]): Promise<number> {
       } finally {
         bar.stop();
       }
-      // Run per process throughout (the variable set): its counterexample replays only so, and its line says it.
-      if (perProcess && r.counterexample !== undefined) r = { ...r, counterexample: { ...r.counterexample, replay: `${PER_PROCESS_ENV}=1 ${r.counterexample.replay}` } };
       // The first runs of the same seed and fault space, each call from its own copy of the module (MODULE_PROBE_RUNS).
       probe = async () => {
         const sample = Math.min(runs, MODULE_PROBE_RUNS);
@@ -233,7 +234,7 @@ export async function run(argv: string[]): Promise<number> {
         log(`module state: the failing case did not fail again (state kept at module level or in the client object carried over from run to run); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
         const { sample, p } = await probe();
         const file = p.counterexample?.file;
-        if (p.verdict !== 'fails' || file === undefined || freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '1' }) !== undefined) {
+        if (p.verdict !== 'fails' || file === undefined || replays(file) !== undefined) {
           if (file !== undefined) rmSync(file, { force: true });
           if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
           throw notRerun;
@@ -261,7 +262,7 @@ export async function run(argv: string[]): Promise<number> {
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = freshReplayProblem(written, replayModules(), perProcessCx ? { [PER_PROCESS_ENV]: '1' } : {});
+      const problem = replays(written);
       if (problem !== undefined) {
         rmSync(written, { force: true });
         // State kept at module level carried over from one run to the next: with one load per client process,
@@ -272,7 +273,7 @@ export async function run(argv: string[]): Promise<number> {
           try {
             const { sample, p } = await probe();
             const file = p.counterexample?.file;
-            if (p.verdict === 'fails' && file !== undefined && freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '1' }) === undefined) {
+            if (p.verdict === 'fails' && file !== undefined && replays(file) === undefined) {
               adopt(p, carriedOver(client.name, p, sample));
               fixed = true;
             } else {
@@ -388,7 +389,7 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
   // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
   const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
-  // The verdict --expect asked for, found per process: still said, since the replay line needs the variable.
+  // The verdict --expect asked for, found per process: still said (why the verdict is what it is).
   else if (o.sharedModuleState !== undefined) console.log(`\n${o.sharedModuleState}`);
   // More runs or schedules conclude nothing when no request ever succeeded: the reason above says what to do.
   if (r.verdict === 'inconclusive' && isNeverSucceeded(r.inconclusive)) {

@@ -12,7 +12,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { runClientScenario, type ClientRun } from '../client/run.js';
-import { PER_PROCESS_ENV, perProcessFromEnv, perProcessOverride } from '../app/per-process.js';
+import { PER_PROCESS_ENV, perProcessOverride } from '../app/per-process.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
 import { keySourceWords } from '../harness/keys.js';
@@ -204,6 +204,24 @@ export function moduleLoads(s: Scenario): { perProcess: boolean; said: boolean; 
   return { perProcess: s.service.moduleLoads === 'per-process', said: s.service.moduleLoads !== undefined, by: `the file's service.moduleLoads` };
 }
 
+/**
+ * How a replay loads a retry client's module: as the file says
+ * (`client.moduleLoads`; absent: once), unless RETRYSIM_APP_PER_PROCESS
+ * (1 or 0) overrides it, as for an app's. `said`: the file or the
+ * environment said it, so the output names it (a file without the field
+ * replays byte-identical); `overridden`: the variable decided against, or
+ * without, the file's word.
+ */
+export function clientModuleLoads(s: Scenario): { perProcess: boolean; said: boolean; overridden: boolean; by: string } {
+  const env = perProcessOverride();
+  const file = s.client.moduleLoads;
+  if (env !== undefined) {
+    const overridden = file === undefined ? env : (file === 'per-process') !== env;
+    return { perProcess: env, said: true, overridden, by: `${PER_PROCESS_ENV}=${env ? 1 : 0}${file !== undefined && (file === 'per-process') !== env ? `, over the file's client.moduleLoads '${file}'` : ''}` };
+  }
+  return { perProcess: file === 'per-process', said: file !== undefined, overridden: false, by: `the file's client.moduleLoads` };
+}
+
 /** Why a file that says per-process module loads cannot be replayed with a module that is not an app, in one line. */
 function notAnApp(file: string, s: Scenario, modulePath: string): string | undefined {
   if (s.service.moduleLoads !== 'per-process') return undefined; // the environment asked, not the file: a service loads once, as always
@@ -363,9 +381,11 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   }
   let r: ClientRun;
   let service: ServiceDefinition | undefined;
-  // A file found with one load of the client's module per simulated client process replays only so (check --client says when).
-  const perProcess = perProcessFromEnv();
-  const env = perProcess ? `${PER_PROCESS_ENV}=1 ` : '';
+  // A file found with one load of the client's module per simulated client process says so and replays only so.
+  const loads = clientModuleLoads(scenario);
+  const perProcess = loads.perProcess;
+  // The variable overriding the file is part of what ran: the printed line carries it, so it reproduces this run.
+  const env = loads.overridden ? `${PER_PROCESS_ENV}=${perProcess ? 1 : 0} ` : '';
   let command = env + replayCommand(file, { client: module });
   try {
     const client = await loadClient(module, scenario.client.name);
@@ -384,12 +404,13 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
-    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, moduleLoads: perProcess ? 'per-process' : 'once', reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
+    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, ...(loads.said ? { moduleLoads: perProcess ? 'per-process' : 'once' } : {}), reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
   console.log(command);
   console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
+  if (loads.said) console.log(`module loads: ${perProcess ? 'one per simulated client process (what the client keeps at module level is each call\'s own)' : 'once for the run (shared by every simulated client call)'} — ${loads.by}`);
   for (const l of setupLines(scenario)) console.log(l);
   if (o.trace) {
     console.log('\ntimeline:');

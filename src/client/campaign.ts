@@ -15,7 +15,7 @@ import { serviceCaseArbitrary, type FoundBy } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
 import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
-import { PER_PROCESS_ENV } from '../app/per-process.js';
+import { moduleLoadsOf } from '../app/define.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -116,9 +116,12 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
     // A vitest property was not `retrysim check`: its file says so, with the command that replays it.
     description: `Found for retry client '${client.name}'${o.foundBy === 'vitest' ? ` by a vitest property (retrysim's vitest helper${o.seed !== undefined ? `, seed ${o.seed}` : ''}; replay with retrysim replay --client ${o.module ?? '<your client module>'} <this file>)` : o.seed !== undefined ? ` (seed ${o.seed})` : ''}: ${first.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : '') +
-      // The file does not record how the module was loaded: its reader learns it here, and from the replay line.
-      (o.perProcess !== undefined ? ` Found with the client's module loaded once per simulated client process (each call its own copy): replay with ${PER_PROCESS_ENV}=1.` : ''),
-    client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name },
+      // The file records it (client.moduleLoads) and replay loads it so; the sentence tells its reader why.
+      (o.perProcess !== undefined ? ' Found with the client\'s module loaded once per simulated client process (each call its own copy).' : ''),
+    // A hosted app the client ran against, loaded per simulated process, replays only so as well.
+    ...(o.service !== undefined && moduleLoadsOf(o.service) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
+    // Found with one load of the client's module per simulated client process: it replays only so (absent: once).
+    client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name, ...(o.perProcess !== undefined && o.module !== undefined ? { moduleLoads: 'per-process' as const } : {}) },
     schedule: scheduleOf(first.result.choices),
     expect: { reports: first.reports, violations: invariants },
   };

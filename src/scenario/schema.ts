@@ -91,7 +91,7 @@ const kill = z.strictObject({
 }).refine((k) => [k.atMs, k.atStep, k.atAnswer].filter((x) => x !== undefined).length === 1, { message: 'kill needs exactly one of atMs, atStep or atAnswer' })
   .refine((k) => k.nth === undefined || k.atStep !== undefined, { message: 'kill.nth counts the reaches of kill.atStep: it needs atStep', path: ['nth'] });
 
-/** How a hosted app's modules are loaded for a run: once for all its simulated processes, or once per process. */
+/** How a hosted app's modules (or a retry client's module) are loaded for a run: once for all its simulated processes, or once per process. */
 export const MODULE_LOADS = ['once', 'per-process'] as const;
 export type ModuleLoads = (typeof MODULE_LOADS)[number];
 
@@ -155,7 +155,16 @@ export const scenarioSchema = z.strictObject({
     module: z.string().min(1).optional(),
     /** ...and which of its exported clients, by its `name`. */
     name: z.string().min(1).max(200).optional(),
-  }),
+    /**
+     * A user's retry client: how its module was loaded when the file was
+     * found. `per-process`: afresh for each simulated client call (each
+     * worker), as separate client processes load it, so what the client
+     * keeps at module level (a counter its keys come from, a breaker) is
+     * each one's own; `retrysim replay` loads it so. Absent: `once` for the
+     * whole run, as every file found before it was run.
+     */
+    moduleLoads: z.enum(MODULE_LOADS, { error: (i) => `expected 'once' (the client's module loaded once for the run) or 'per-process' (once per simulated client process), got ${JSON.stringify(i.input)}` }).optional(),
+  }).refine((c) => c.moduleLoads === undefined || c.module !== undefined, { message: 'client.moduleLoads says how a retry client\'s module loads; this file names no client module (client.module)', path: ['moduleLoads'] }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
     latencyMeanMs: ms.max(60_000).default(1),

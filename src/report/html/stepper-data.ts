@@ -76,6 +76,8 @@ export interface ObservableRun {
 export interface ObservedClient<R> {
   name: string;
   workers(run: R): ClientWorker[];
+  /** Its module loaded afresh for each simulated client call (the file's client.moduleLoads): the page says so. */
+  moduleLoads?: 'per-process';
 }
 
 /**
@@ -149,6 +151,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
     leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
     ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
+    ...(client?.moduleLoads === 'per-process' ? { clientModuleLoads: 'per-process' as const } : {}),
     lanes: built.lanes,
     steps,
     dbStates: states,

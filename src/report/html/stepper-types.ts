@@ -144,6 +144,13 @@ export interface StepperData {
    * module level is then each process's own. Absent: once for the run.
    */
   moduleLoads?: 'per-process';
+  /**
+   * A retry client whose module was loaded once per simulated client call
+   * (the file's client.moduleLoads, or RETRYSIM_APP_PER_PROCESS=1): the
+   * page says so, since what the client keeps at module level is then each
+   * call's own. Absent: once for the run.
+   */
+  clientModuleLoads?: 'per-process';
   lanes: Lane[];
   steps: Step[];
   /** Distinct database states (steps refer to them by index). */

@@ -24,7 +24,7 @@ export async function writeStepperPage(out: string, s: Scenario, source: Stepper
  * the run succeeded.
  */
 export async function writeClientStepperPage(out: string, s: Scenario, client: RetryClient, source: StepperSource, opts: ClientRunOptions = {}): Promise<ClientRun> {
-  const { data, run } = await observeRun(s, source, opts.service, (observe) => runClientScenario(s, client, { ...opts, observe }), { name: client.name, workers: (r) => r.workers });
+  const { data, run } = await observeRun(s, source, opts.service, (observe) => runClientScenario(s, client, { ...opts, observe }), { name: client.name, workers: (r) => r.workers, ...(opts.perProcess !== undefined ? { moduleLoads: 'per-process' as const } : {}) });
   writeFileSync(out, await stepperPage(data));
   return run;
 }
