@@ -33,7 +33,9 @@ import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNot
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
-import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample } from './client/campaign.js';
+import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
+import { freshClientLoader } from './client/load.js';
+import { clientModuleStateLine } from './client/module-state.js';
 import { Reached } from './service/reached.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from './campaign/run.js';
@@ -386,6 +388,10 @@ export interface ClientCaseOptions {
 export { CLIENT_FAULTS } from './client/campaign.js';
 
 const clientServices = new WeakMap<GeneratedCase, ServiceDefinition>();
+/** What each client case was generated around (service or variant, faults): a client's per-process probe generates the same cases. */
+const clientTargets = new WeakMap<GeneratedCase, { target: ClientTarget; faults?: readonly FaultKind[] }>();
+/** The target of the cases each client last ran, for its per-process probe. */
+const clientRanOn = new WeakMap<RetryClient, { target: ClientTarget; faults?: readonly FaultKind[] }>();
 
 /**
  * The arbitrary of scenarios for a user's retry client: operations, faults,
@@ -396,9 +402,11 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
-    return new BoundedShrink(clientCaseArbitrary({ service: def, serviceModule: moduleOf(def, o.module) }, o.faults).map((c) => (clientServices.set(c, def), c)));
+    const target = { service: def, serviceModule: moduleOf(def, o.module) };
+    return new BoundedShrink(clientCaseArbitrary(target, o.faults).map((c) => (clientServices.set(c, def), clientTargets.set(c, { target, ...(o.faults ? { faults: o.faults } : {}) }), c)));
   }
-  return new BoundedShrink(clientCaseArbitrary({ variant: o.variant ?? 'key_atomic' }, o.faults));
+  const target = { variant: o.variant ?? 'key_atomic' };
+  return new BoundedShrink(clientCaseArbitrary(target, o.faults).map((c) => (clientTargets.set(c, { target, ...(o.faults ? { faults: o.faults } : {}) }), c)));
 }
 
 /**
@@ -412,6 +420,8 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);
   ranBy(c, client);
+  const t = clientTargets.get(c);
+  if (t !== undefined) clientRanOn.set(client, t);
   return afterLastRun(async () => {
     const r = await runClientScenario(c.scenario, client, { choices: new ListChoice(c.choices), ...(service ? { service } : {}) });
     let a = clientAnswered.get(client);
@@ -435,7 +445,11 @@ export interface ExplainClientOptions {
   /**
    * The client's module, as `retrysim replay` will be given it, or its file
    * URL (`new URL('./client.ts', import.meta.url)`). Recorded in the file;
-   * without it the replay needs `--client PATH`.
+   * without it the replay needs `--client PATH`. With it, a passing property
+   * is checked again with the module loaded once per simulated client call,
+   * as `check --client` does (its first min(numRuns, 50) cases): a key from a
+   * counter kept at module level, which never repeats in one process, fails
+   * there with check's line and a counterexample that replays.
    */
   module?: string | URL;
   /** Where the counterexample file goes. Default `.retrysim/found`. */
@@ -455,6 +469,7 @@ export interface ExplainClientOptions {
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
   setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
+  const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
   return {
     asyncReporter: async (details) => {
       await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
@@ -462,6 +477,8 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       clientAnswered.delete(client);
       if (!details.failed) {
         if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: no request of the ${a.runs} runs of client '${client.name}' was answered 2xx, and a client that never succeeds keeps every check vacuously`);
+        const ranOn = clientRanOn.get(client);
+        if (module !== undefined && ranOn !== undefined && details.numRuns > 0) await probeClientModule(client, module, ranOn, details, o);
         return;
       }
       const c = details.counterexample?.[0];
@@ -469,7 +486,6 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).
       const report = failedLine(details);
       const service = clientServices.get(c);
-      const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
       let written: string;
       let r: ClientRun;
       let notReproduced: string | undefined;
@@ -503,4 +519,43 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);
     },
   };
+}
+
+/**
+ * A passing client property ran the client with its module loaded once,
+ * shared by every simulated call of every case, which no two client
+ * processes share. As `check --client` does, its first
+ * {@link MODULE_PROBE_RUNS} cases (the same seed, target and faults: the
+ * same cases) run again with the module loaded once per simulated client
+ * call; a failure fails the property with the line check prints and a
+ * counterexample that replays (its file says `client.moduleLoads:
+ * "per-process"`).
+ */
+async function probeClientModule(client: RetryClient, module: string, ranOn: { target: ClientTarget; faults?: readonly FaultKind[] }, details: fc.RunDetails<[GeneratedCase]>, o: ExplainClientOptions): Promise<void> {
+  if (!existsSync(resolve(module))) {
+    throw new Error(`retrysim: client '${client.name}': its module is not known (${module} is no file), so it cannot be loaded once per simulated client process, as separate processes load it; give explainClient { module: new URL('./client.ts', import.meta.url) }`);
+  }
+  const sample = Math.min(details.numRuns, MODULE_PROBE_RUNS);
+  const set = shrinkSettings.get(client);
+  const p = await afterLastRun(() => runClientCampaign({
+    client, module, runs: sample, seed: details.seed, ...ranOn.target, ...(ranOn.faults ? { faults: ranOn.faults } : {}), explore: 'random',
+    foundDir: o.foundDir ?? CLIENT_FOUND_DIR, perProcess: freshClientLoader(module, client.name), ...(set !== undefined ? { shrinkBudgetMs: set.budgetMs, clockMs: set.clockMs } : {}),
+  }));
+  const cx = p.counterexample;
+  if (p.verdict !== 'fails' || cx === undefined) return;
+  const line = clientModuleStateLine(client.name, 'shared', p, sample);
+  const service = ranOn.target.service !== undefined && ranOn.target.serviceModule !== undefined ? [moduleFlag(ranOn.target.service), ranOn.target.serviceModule] : [];
+  // The file must replay as its reader will run it: a fresh process, no environment variable (the file says how the client loads).
+  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module, ...service], { [PER_PROCESS_ENV]: '' });
+  if (problem !== undefined) {
+    rmSync(cx.file!, { force: true });
+    throw new Error(`retrysim: ${line}\n\nretrysim: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
+  }
+  const stopped = stoppedText(cx);
+  throw new Error(`Property passed ${details.numRuns} tests with the client's module loaded once (seed ${details.seed}), and fails with one load per simulated client process\n\n` +
+    `retrysim: ${line}\n\n` +
+    `retrysim: ${stopped.heading} (${sizeText(cx.size, 'request')}):\n` +
+    `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
+    (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') + stopped.note +
+    `  written to ${cx.file}\n  replay: ${cx.replay}`);
 }

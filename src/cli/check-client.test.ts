@@ -116,8 +116,19 @@ describe('retry client counterexamples are replayable files', () => {
     const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[]; replay: string };
     expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['retry-after'] });
     expect(j.why[0]).toMatch(/^client 'shared-budget' keeps state at module level, which carried over from one simulated run to the next .* it fails retry-after \(run \d+ of 50\) — a retry budget, breaker or counter kept at module level .*inside run\(\)$/);
-    expect(j.replay).toMatch(/^RETRYSIM_APP_PER_PROCESS=1 retrysim replay --client src\/client\/fixtures\/shared-budget\.ts /);
+    // The file found on the per-process path says so (client.moduleLoads): its line, and the file alone, replay it.
+    expect(j.replay).toMatch(/^retrysim replay --client src\/client\/fixtures\/shared-budget\.ts /);
     expect(readdirSync(found)).toHaveLength(1);
+    const file = join(found, readdirSync(found)[0]!);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { client: { moduleLoads?: string } }).client.moduleLoads).toBe('per-process');
+    vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '');
+    try {
+      const again = await cli('replay', '--client', 'src/client/fixtures/shared-budget.ts', file, '--json');
+      expect(again.code, again.err).toBe(0);
+      expect(JSON.parse(again.out)).toMatchObject({ expectMet: true, moduleLoads: 'per-process' });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   }, 120_000);
 
   it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {

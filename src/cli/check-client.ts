@@ -20,25 +20,8 @@ import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from '
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, stoppedLine } from './check-service.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
+import { clientModuleStateLine } from '../client/module-state.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
-
-/** What to do about the state a verdict found per process exposed, by the invariant it broke. */
-function adviceOf(p: ClientCampaignResult): string {
-  const broke = new Set(p.counterexample?.violations.map((x) => x.invariant) ?? []);
-  return broke.has('key-reuse') || broke.has('stable-key')
-    ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation'
-    : 'a retry budget, breaker or counter kept at module level is each client process\'s own and starts again in every new or restarted one; keep what one call needs inside run()';
-}
-
-/** The line for a verdict found per process after the once-loaded one depended on what earlier runs left behind. */
-function carriedOver(name: string, p: ClientCampaignResult, sample: number): string {
-  return `client '${name}' keeps state at module level, which carried over from one simulated run to the next while its module was loaded once: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`;
-}
-
-/** The invariants a counterexample breaks, for a sentence. */
-function invariantsOf(p: ClientCampaignResult): string {
-  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
-}
 
 /**
  * The machine's clock for the campaign's wall time (a shard file's
@@ -239,13 +222,13 @@ export async function run(argv: string[]): Promise<number> {
           if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
           throw notRerun;
         }
-        adopt(p, carriedOver(client.name, p, sample));
+        adopt(p, clientModuleStateLine(client.name, 'carried', p, sample));
       } else if (!perProcess && r.verdict === 'holds' && shard === undefined) {
         // Loaded once, the client's module is shared by every call of every run: a key from a counter at module
         // level never repeats there, where two client processes (or one restarted) both count from 1.
         log(`module state: held with the client's module loaded once for every call; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process (each call its own), as separate processes load it`);
         const { sample, p } = await probe();
-        if (p.verdict === 'fails') adopt(p, `client '${client.name}' holds only because its simulated calls share module-level state: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`);
+        if (p.verdict === 'fails') adopt(p, clientModuleStateLine(client.name, 'shared', p, sample));
         else if (p.verdict === 'holds') log(`module state: the same verdict with one load per client process (${p.runs} runs)`);
         // Inconclusive per process (no 2xx in its fewer runs): no evidence either way, the verdict stands.
         else log(`module state: with one load per client process the first ${p.runs} runs are inconclusive (${p.inconclusive ?? 'fewer ran'}); the verdict stands`);
@@ -274,7 +257,7 @@ export async function run(argv: string[]): Promise<number> {
             const { sample, p } = await probe();
             const file = p.counterexample?.file;
             if (p.verdict === 'fails' && file !== undefined && replays(file) === undefined) {
-              adopt(p, carriedOver(client.name, p, sample));
+              adopt(p, clientModuleStateLine(client.name, 'carried', p, sample));
               fixed = true;
             } else {
               if (file !== undefined) rmSync(file, { force: true });

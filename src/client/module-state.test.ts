@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freshClientLoader, loadClient } from './load.js';
 import { runClientCampaign } from './campaign.js';
 import { runMain } from '../testing/cli.js';
+import { fc, clientCases, explainClient, runClientCase } from '../vitest.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 
 const tmp = tempDirs();
@@ -151,5 +152,24 @@ describe('module-level state of a retry client is one per simulated client proce
     expect(j.replay).toMatch(/^retrysim replay --client /);
     expect(JSON.parse(readFileSync((j as unknown as { counterexample: string }).counterexample, 'utf8')).client.moduleLoads).toBe('per-process');
     expect(r.err).toContain('module loads: one per simulated client process (RETRYSIM_APP_PER_PROCESS=1)');
+  }, 120_000);
+  it('explainClient with the client\'s module: a property that passes with one shared load fails on the counter client with check\'s line and a file that replays with no variable set; a key per call passes', async () => {
+    vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '');
+    const found = tmp('rs-client-module-state-vitest-');
+    const counter = await loadClient(COUNTER, 'counter-key');
+    const prop = (client: typeof counter) => fc.asyncProperty(clientCases(), async (c) => (await runClientCase(client, c)).violations.length === 0);
+    const err = await fc.assert(prop(counter), { ...explainClient(counter, { module: COUNTER, foundDir: found }), numRuns: 30, seed: 1 }).then(() => undefined, (e: unknown) => e as Error);
+    expect(err).toBeDefined();
+    const msg = err!.message;
+    expect(msg).toMatch(/^Property passed 30 tests with the client's module loaded once \(seed 1\), and fails with one load per simulated client process/);
+    expect(msg).toMatch(/retrysim: client 'counter-key' holds only because its simulated calls share module-level state: .* it fails key-reuse \(run \d+ of 30\)/);
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    expect(msg).toContain(`replay: retrysim replay --client ${COUNTER} ${file} --trace`);
+    expect(JSON.parse(readFileSync(file, 'utf8')).client.moduleLoads).toBe('per-process');
+    const again = await runMain(['replay', '--client', COUNTER, file, '--json']);
+    expect(again.code, again.err).toBe(0);
+
+    const uuid = await loadClient(COUNTER, 'uuid-key');
+    await fc.assert(prop(uuid), { ...explainClient(uuid, { module: COUNTER, foundDir: found }), numRuns: 30, seed: 1 });
   }, 120_000);
 });

@@ -1,0 +1,28 @@
+import type { ClientCampaignResult } from './campaign.js';
+
+/** What to do about the state a verdict found per process exposed, by the invariant it broke. */
+function adviceOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
+  const broke = new Set(p.counterexample?.violations.map((x) => x.invariant) ?? []);
+  return broke.has('key-reuse') || broke.has('stable-key')
+    ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation'
+    : 'a retry budget, breaker or counter kept at module level is each client process\'s own and starts again in every new or restarted one; keep what one call needs inside run()';
+}
+
+/** The invariants a counterexample breaks, for a sentence. */
+function invariantsOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
+  return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
+}
+
+/**
+ * The one line of a client verdict that held with its module loaded once
+ * and fails with one load per simulated client process (`shared`), or whose
+ * failing case did not fail again because state carried over from one run
+ * to the next (`carried`): `check --client`, `merge` and the vitest helper
+ * say it alike. `sample`: the per-process runs asked.
+ */
+export function clientModuleStateLine(name: string, how: 'shared' | 'carried', p: Pick<ClientCampaignResult, 'counterexample' | 'firstFailureRun' | 'runs'>, sample: number): string {
+  const what = how === 'shared'
+    ? `client '${name}' holds only because its simulated calls share module-level state`
+    : `client '${name}' keeps state at module level, which carried over from one simulated run to the next while its module was loaded once`;
+  return `${what}: with its module loaded once per simulated client process, as two client processes or a restarted one load it, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${sample}) — ${adviceOf(p)}`;
+}
