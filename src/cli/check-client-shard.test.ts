@@ -103,6 +103,40 @@ describe('check --client --shard I/N --out FILE, then retrysim merge', () => {
     await refused([service, files[0]!, files[1]!], /shard-1\.json: not a retrysim\.service-shard\/1 file, unlike .*service\.json/);
   });
 
+  it('a client that holds only with one shared load: shard 1 runs the per-process probe, and merge gives check\'s verdict (fails, moduleLoads per-process, the same why); a shard 1 without the probe is refused', async () => {
+    const dir = tmp('rs-client-shard-');
+    const args = ['check', '--client', 'src/client/fixtures/module-counter.ts', '--runs', '30'];
+    vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '');
+    try {
+      const files = await shards(args, 2, dir);
+      const shard1 = JSON.parse(readFileSync(files[0]!, 'utf8')) as { moduleProbe?: { runs: number; result: { verdict: string } } };
+      expect(shard1.moduleProbe).toMatchObject({ runs: 30, result: { verdict: 'fails' } });
+      expect('moduleProbe' in (JSON.parse(readFileSync(files[1]!, 'utf8')) as object)).toBe(false);
+      const merged = await json(['merge', ...files]);
+      const whole = await json([...args, '--found', join(dir, 'whole')]);
+      expect(merged.code).toBe(1);
+      expect(whole.code).toBe(1);
+      expect(merged.j).toEqual(whole.j);
+      expect(merged.j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['key-reuse'] });
+      expect((merged.j.why as string[])[0]).toMatch(/^client 'counter-key' holds only because its simulated calls share module-level state/);
+      // The merged line replays shard 1's probe file with no variable set (the file says client.moduleLoads).
+      const text = await runMain(['merge', ...files]);
+      const line = /replay: (retrysim replay .*)$/m.exec(text.out)![1]!;
+      const again = await runMain(line.replace(/^retrysim /, '').replace(/ --trace$/, '').split(' ').concat('--json'));
+      expect(again.code, again.err).toBe(0);
+      expect(JSON.parse(again.out)).toMatchObject({ expectMet: true, moduleLoads: 'per-process' });
+
+      const { moduleProbe: _p, ...older } = JSON.parse(readFileSync(files[0]!, 'utf8')) as Record<string, unknown>;
+      const edited = join(dir, 'older.json');
+      writeFileSync(edited, JSON.stringify(older));
+      const r = await runMain(['merge', edited, files[1]!]);
+      expect([r.code, r.out]).toEqual([2, '']);
+      expect(r.err).toMatch(/older\.json \(shard 1\/2\): a client's shard 1 without a failure carries no per-process module probe/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  }, 120_000);
+
   it('shards run with RETRYSIM_APP_PER_PROCESS=1 merge to the unsharded per-process verdict (moduleLoads per-process); mixed with a once-loaded shard they are refused', async () => {
     const dir = tmp('rs-client-shard-');
     const args = ['check', '--client', 'src/client/fixtures/module-counter.ts', '--runs', '30'];

@@ -170,6 +170,8 @@ export async function run(argv: string[]): Promise<number> {
     // The file must replay as its reader will run it: the printed line, without RETRYSIM_APP_PER_PROCESS (the file's client.moduleLoads says how the client loads).
     const replays = (file: string) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' });
     let probe: (() => Promise<{ sample: number; p: ClientCampaignResult }>) | undefined;
+    /** Shard 1's per-process probe for the campaign (merge adopts its failure when every shard holds). */
+    let shardProbe: { sample: number; p: ClientCampaignResult } | undefined;
     /** Takes the per-process campaign's result as the verdict, with the line that says why. */
     const adopt = (p: ClientCampaignResult, line: string) => {
       perProcessCx = true;
@@ -223,6 +225,16 @@ export async function run(argv: string[]): Promise<number> {
           throw notRerun;
         }
         adopt(p, clientModuleStateLine(client.name, 'carried', p, sample));
+      } else if (!perProcess && shard !== undefined && shard.index === 0 && r.verdict !== 'fails') {
+        // Shard 1 probes for the whole campaign: the probe's runs are the campaign's first, which are shard 1's own
+        // (run indices are dealt in blocks of 64), and merge, which loads no module, adopts what it found. It probes
+        // unless its own runs failed: a slice short of its share (a time budget) or without a success can still be
+        // part of a campaign that holds.
+        log(`module state: held with the client's module loaded once for every call; the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process (for the whole campaign: merge judges it)`);
+        shardProbe = await probe();
+        const p = shardProbe.p;
+        if (p.verdict === 'fails') log(`module state: with one load per client process it fails (run ${p.firstFailureRun ?? p.runs} of ${shardProbe.sample}); merge gives the campaign's verdict`);
+        else log(`module state: with one load per client process the first ${p.runs} runs ${p.verdict === 'holds' ? 'hold' : `are inconclusive (${p.inconclusive ?? 'fewer ran'})`}`);
       } else if (!perProcess && r.verdict === 'holds' && shard === undefined) {
         // Loaded once, the client's module is shared by every call of every run: a key from a counter at module
         // level never repeats there, where two client processes (or one restarted) both count from 1.
@@ -241,6 +253,16 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
       throw e;
+    }
+    const probeFile = shardProbe?.p.counterexample?.file;
+    if (probeFile !== undefined) {
+      // Shard 1's probe counterexample is the campaign's when the shards hold: merge prints it as written.
+      const problem = replays(probeFile);
+      if (problem !== undefined) {
+        rmSync(probeFile, { force: true });
+        console.error(`retrysim check: ${notReproducedMessage(`client '${client!.name}'`, problem, CLIENT_STATE_HOME)}`);
+        return 2;
+      }
     }
     const written = r.counterexample?.file;
     if (written !== undefined) {
@@ -277,6 +299,7 @@ export async function run(argv: string[]): Promise<number> {
       const file: ClientShardFile = {
         format: CLIENT_SHARD_FORMAT, module: v.client, against, command: campaignCommand(argv), atLeast: runs, maxRuns, timeBudgetMs: timeBudgetMs ?? null, expect: expected ?? null,
         shard: shard ?? { index: 0, count: 1 }, wallMs: Math.round(wallNow() - wall0), result: clientShardResult(r), ...(perProcessCx ? { moduleLoads: 'per-process' as const } : {}),
+        ...(shardProbe !== undefined ? { moduleProbe: { runs: shardProbe.sample, result: clientShardResult(shardProbe.p) } } : {}),
       };
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);

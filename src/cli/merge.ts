@@ -6,6 +6,7 @@ import { mergeServiceShards, parseServiceShard, SERVICE_SHARD_FORMAT } from '../
 import { reportServiceCampaign } from './check-service.js';
 import { moduleStateLine } from '../app/module-probe.js';
 import { CLIENT_SHARD_FORMAT, mergeClientShards, parseClientShard } from '../client/shard.js';
+import { clientModuleStateLine } from '../client/module-state.js';
 import { reportClientCampaign } from './check-client.js';
 
 const HELP = `retrysim merge FILE... [--json]
@@ -92,7 +93,9 @@ export async function run(argv: string[]): Promise<number> {
     if (client !== undefined) {
       const m = mergeClientShards(client.map((x) => ({ source: x.source, file: parseClientShard(x.raw, x.source) })));
       if (!a.values.json) console.log(`retrysim merge — ${a.positionals.length} shard(s) of --client ${m.module} (client '${m.result.client}' against ${m.against}), seed ${m.result.seed}, explore ${m.result.explore}`);
-      return reportClientCampaign(m.result, { module: m.module, expected: m.expect ?? undefined, json: a.values.json === true, timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, command: m.command, moduleLoads: m.moduleLoads });
+      // As check --client says it: a failure of shard 1's per-process probe is the verdict, with check's line.
+      return reportClientCampaign(m.result, { module: m.module, expected: m.expect ?? undefined, json: a.values.json === true, timeBudgetMs: m.timeBudgetMs ?? undefined, runs: m.atLeast, command: m.command, moduleLoads: m.moduleLoads,
+        ...(m.moduleProbe !== undefined ? { sharedModuleState: clientModuleStateLine(m.result.client, 'shared', m.moduleProbe.result, m.moduleProbe.runs) } : {}) });
     }
     const files: Array<{ source: string; file: ShardFile }> = texts.map(({ source, text }) => ({ source, file: parseShardFile(text, source) }));
     merged = mergeShards(files);

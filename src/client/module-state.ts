@@ -1,7 +1,10 @@
 import type { ClientCampaignResult } from './campaign.js';
 
+/** What the lines read of a result: a campaign's, or a shard file's (its counterexample without the scenario). */
+type Found = Pick<ClientCampaignResult, 'firstFailureRun' | 'runs'> & { counterexample?: { violations: ReadonlyArray<{ invariant: string }> } };
+
 /** What to do about the state a verdict found per process exposed, by the invariant it broke. */
-function adviceOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
+function adviceOf(p: Found): string {
   const broke = new Set(p.counterexample?.violations.map((x) => x.invariant) ?? []);
   return broke.has('key-reuse') || broke.has('stable-key')
     ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation'
@@ -9,7 +12,7 @@ function adviceOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
 }
 
 /** The invariants a counterexample breaks, for a sentence. */
-function invariantsOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
+function invariantsOf(p: Found): string {
   return p.counterexample ? [...new Set(p.counterexample.violations.map((x) => x.invariant))].join(', ') : 'an invariant';
 }
 
@@ -20,7 +23,7 @@ function invariantsOf(p: Pick<ClientCampaignResult, 'counterexample'>): string {
  * to the next (`carried`): `check --client`, `merge` and the vitest helper
  * say it alike. `sample`: the per-process runs asked.
  */
-export function clientModuleStateLine(name: string, how: 'shared' | 'carried', p: Pick<ClientCampaignResult, 'counterexample' | 'firstFailureRun' | 'runs'>, sample: number): string {
+export function clientModuleStateLine(name: string, how: 'shared' | 'carried', p: Found, sample: number): string {
   const what = how === 'shared'
     ? `client '${name}' holds only because its simulated calls share module-level state`
     : `client '${name}' keeps state at module level, which carried over from one simulated run to the next while its module was loaded once`;

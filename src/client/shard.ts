@@ -39,6 +39,14 @@ export interface ClientShardFile {
   result: ShardClientResult;
   /** Present when the shard ran with one load of the client's module per simulated client process (RETRYSIM_APP_PER_PROCESS=1); absent: once. */
   moduleLoads?: 'per-process';
+  /**
+   * Shard 1 of a once-loaded campaign whose own runs did not fail: the
+   * campaign's first runs again with one load of the client's module per
+   * simulated client process (`check --client`'s probe; they are shard 1's
+   * own runs, dealt in blocks of 64). Merge adopts its failure when every
+   * shard holds, as the unsharded check does.
+   */
+  moduleProbe?: { runs: number; result: ShardClientResult };
 }
 
 /** The shard file's form of a result: the counterexample without its scenario, and of its run only the requests each worker sent (what the table prints). */
@@ -83,6 +91,7 @@ const fileSchema = z.strictObject({
   wallMs: z.number().nonnegative(),
   result: resultSchema,
   moduleLoads: z.literal('per-process').optional(),
+  moduleProbe: z.strictObject({ runs: z.number().int().positive(), result: resultSchema }).optional(),
 }).refine(...shardIndexRule);
 
 /** Parses and validates one client shard file (already known to carry {@link CLIENT_SHARD_FORMAT}); a {@link ShardError} names the file and the path. */
@@ -100,8 +109,10 @@ export interface MergedClientCampaign {
   timeBudgetMs: number | null;
   expect: 'holds' | 'fails' | null;
   wallMs: number;
-  /** How the shards loaded the client's module (they run no per-process probe: once, unless RETRYSIM_APP_PER_PROCESS=1). */
+  /** How the client's module was loaded for the verdict's runs: per-process under RETRYSIM_APP_PER_PROCESS=1, or when shard 1's probe failed. */
   moduleLoads: 'once' | 'per-process';
+  /** Shard 1's per-process probe, when its failure is the verdict (the line check prints says why). */
+  moduleProbe?: { runs: number; result: ShardClientResult };
 }
 
 /**
@@ -148,5 +159,13 @@ export function mergeClientShards(files: ReadonlyArray<{ source: string; file: C
   // As unsharded: no request of any shard's runs answered 2xx says nothing (a shard alone may have had none).
   const vacuous = neverSucceeded(coverage, 'runs');
   if (vacuous !== undefined) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: vacuous } };
+  // Held with the client's module loaded once: shard 1 ran the campaign's first runs again with one load per
+  // simulated client process (check --client's probe), and its failure is the verdict, as in the unsharded check.
+  if (f0.moduleLoads !== 'per-process') {
+    const zero = files.find((f) => f.file.shard.index === 0)!;
+    const probe = zero.file.moduleProbe;
+    if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): a client's shard 1 without a failure carries no per-process module probe (written by an older retrysim, or edited): run it again`);
+    if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, result: probe.result };
+  }
   return { ...ctx, result: { ...part, verdict: 'holds' } };
 }
