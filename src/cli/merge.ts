@@ -33,7 +33,10 @@ held only because its simulated instances shared module-level state) is the
 verdict, exit 1.
 
 The shards of a campaign on your retry client (retrysim check --client PATH
---shard I/N --out FILE) merge the same way, into what check --client prints.`;
+--shard I/N --out FILE) merge the same way, into what check --client prints;
+when they all hold, the per-process runs shard 1 ran (the client's module
+loaded once per simulated client process) give the verdict, as check --client
+does: their failure is the verdict, exit 1, with check's line.`;
 
 /** The parsed JSON of a service or client shard file (by its `format`), or undefined for anything else (parseShardFile then names what is wrong). */
 function formatJson(text: string, format: string): unknown {

@@ -32,13 +32,14 @@ interleaving.
   --app PATH      --service PATH for a file found against an unmodified Node app
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
-  --json    {"file", "name", "seed", "moduleLoads" (a hosted app whose file or environment says it), "reports", "violations", "traceHash", "expectMet", "problems"}
+  --json    {"file", "name", "seed", "moduleLoads" (a hosted app or retry client whose file or environment says it), "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
   --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step);
             for a retry client's file, the client's run: its requests, waits, answers and the check it breaks
 A hosted app's modules load as the file says (service.moduleLoads: 'per-process',
-afresh for each simulated process, as check found it; absent: once for the run);
-RETRYSIM_APP_PER_PROCESS=1 or 0 overrides the file.
+afresh for each simulated process, as check found it; absent: once for the run),
+and a retry client's module likewise (client.moduleLoads: 'per-process', afresh
+for each simulated client call); RETRYSIM_APP_PER_PROCESS=1 or 0 overrides the file.
 A file is validated in full before any module is loaded, and the modules it
 names are imported only from inside the current directory tree; a module
 elsewhere runs only when you name it with --service / --client yourself.
