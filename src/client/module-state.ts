@@ -7,7 +7,7 @@ type Found = Pick<ClientCampaignResult, 'firstFailureRun' | 'runs'> & { countere
 function adviceOf(p: Found): string {
   const broke = new Set(p.counterexample?.violations.map((x) => x.invariant) ?? []);
   return broke.has('key-reuse') || broke.has('stable-key')
-    ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation'
+    ? 'a key from a counter (or anything else) kept at module level starts again in every new or restarted client process; make the key per call (crypto.randomUUID()) or from the operation\'s own id, and send it on every retry of that operation' // real-time: allowed (advice text naming the API, not a call)
     : 'a retry budget, breaker or counter kept at module level is each client process\'s own and starts again in every new or restarted one; keep what one call needs inside run()';
 }
 
