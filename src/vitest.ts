@@ -494,8 +494,8 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       try {
         const timeLimit = limitOf(c, client);
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
-        // The file must replay as its reader will run it (a fresh process), as `check --client` holds it to.
-        const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module]);
+        // The file must replay as its reader will run it (a fresh process, no RETRYSIM_APP_PER_PROCESS: the file says how the client loads), as `check --client` holds it to.
+        const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' });
         if (problem !== undefined) {
           rmSync(cx.file!, { force: true });
           notReproduced = notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME);
