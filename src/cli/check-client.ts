@@ -101,7 +101,9 @@ call (each worker) running from its own copy of the module; if that fails
 two operations, key-reuse), the verdict is fails (exit 1) with one line
 saying so, and its counterexample file says "moduleLoads": "per-process"
 (client.moduleLoads), so \`retrysim replay\` loads the client that way
-with no variable set. ${PER_PROCESS_ENV}=1 runs a whole campaign that way.
+with no variable set. Sharded, shard 1 runs them for the whole campaign
+and merge gives this verdict. ${PER_PROCESS_ENV}=1 runs a whole
+campaign that way.
 
 Exit: 0 the client holds (or the verdict is --expect's), 1 it fails
 (or not --expect's verdict), 2 bad flags, a module that cannot be loaded,
