@@ -1,3 +1,4 @@
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
@@ -181,7 +182,8 @@ export async function run(argv: string[]): Promise<number> {
       r = p;
     };
     try {
-      client = await loadClient(v.client, v.name);
+      // Its top level reads the instant every run starts at (its files' client.epochMs), as a fresh copy's does in a run.
+      client = await loadClient(v.client, v.name, { epochMs: SIM_EPOCH_MS });
       service = v.service === undefined ? undefined : await loadService(v.service);
       against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`

@@ -389,7 +389,8 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   const env = loads.overridden ? `${PER_PROCESS_ENV}=${perProcess ? 1 : 0} ` : '';
   let command = env + replayCommand(file, { client: module });
   try {
-    const client = await loadClient(module, scenario.client.name);
+    // On the file's client epoch, its top level too; a file without one loads it as it was found, on the machine's clock.
+    const client = await loadClient(module, scenario.client.name, scenario.client.epochMs !== undefined ? { epochMs: scenario.client.epochMs } : {});
     service = servicePath !== undefined ? await loadService(servicePath, { perProcess: moduleLoads(scenario).perProcess }) : undefined;
     command = env + replayCommand(file, { client: module, ...(service ? { service } : {}), ...(servicePath !== undefined ? { servicePath } : {}) });
     const opts = { strictReplay: true, keepTrace: o.trace, replayHint: command, ...(service ? { service } : {}), ...(perProcess ? { perProcess: freshClientLoader(module, client.name) } : {}) };

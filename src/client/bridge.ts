@@ -67,12 +67,13 @@ function settle(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve)); // real-time: allowed (see above)
 }
 
-function earliestTimer(clock: FakeTimers.Clock): number | undefined {
+/** The kernel time the clock's next timer is due at (its timers are due at wall-clock ms, `epochMs` + kernel time). */
+function earliestTimer(clock: FakeTimers.Clock, epochMs: number): number | undefined {
   const timers = (clock as unknown as { timers?: Map<number, { callAt: number }> }).timers;
   if (timers === undefined) return undefined;
   let min: number | undefined;
   for (const t of timers.values()) if (min === undefined || t.callAt < min) min = t.callAt;
-  return min;
+  return min === undefined ? undefined : min - epochMs;
 }
 
 
@@ -100,6 +101,14 @@ export interface BridgeHooks {
   routeGlobalFetch?: (i: number, url: string) => typeof fetch | undefined;
   /** A global fetch call that was not routed: it would have left the simulation. */
   onGlobalFetch?: (call: string) => void;
+  /**
+   * The wall-clock instant of kernel time 0 that the code's `Date` reads, in
+   * ms since 1970 (a scenario's `client.epochMs`: 2026-01-01 for files found
+   * since it was recorded, src/sim/epoch.ts). Default 0, the 1970 clock files
+   * found before it ran on. `performance.now` and `process.hrtime` do not
+   * read it: they count from the run's start, as on a real machine.
+   */
+  epochMs?: number;
 }
 
 /**
@@ -149,8 +158,12 @@ export async function runClientsOnVirtualTime<T>(
       wake.resolve();
     },
   };
+  // The fake clock keeps wall-clock ms (epoch + kernel time): its Date reads them, its timers are due at
+  // them. performance.now and hrtime count from install (fake-timers measures them from its start), so they
+  // stay relative. Kernel time is clock time minus the epoch wherever the two meet (the timers, the ticks).
+  const epochMs = hooks.epochMs ?? 0;
   const clock = FakeTimers.withGlobal(globalThis).install({
-    now: kernel.now,
+    now: kernel.now + epochMs,
     // An explicit list: nextTick and queueMicrotask stay real (faked, promise code and vitest hang).
     // setImmediate is a timer due now, fired before time moves: real, a client yielding with it a few
     // times was taken for one waiting on nothing. hrtime: a budget measured with it read real time.
@@ -249,7 +262,7 @@ export async function runClientsOnVirtualTime<T>(
       });
       if (outcomes.every((o) => o !== undefined)) break;
       if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
-      const timer = earliestTimer(clock);
+      const timer = earliestTimer(clock, epochMs);
       const due = nextStop();
       // Wake at a stop time that comes before any timer, so a client waiting past its deadline on a request is let go then.
       const next = due !== undefined && (timer === undefined || due < timer) ? due : timer;
@@ -268,7 +281,8 @@ export async function runClientsOnVirtualTime<T>(
       // from its whole-ms `now` — and ran the client's clock up to 1 ms ahead:
       // a client that waited exactly Retry-After looked 1 ms early.)
       // tick(0) fires timers already due (a setTimeout(f, 0) armed this round).
-      clock.tick(Math.max(0, Math.floor(kernel.now) - clock.now)); // due timers first (an abort wins a tie)
+      // The epoch is added after the floor (as the kernel clock does): whole ms of kernel time, on the epoch.
+      clock.tick(Math.max(0, Math.floor(kernel.now) + epochMs - clock.now)); // due timers first (an abort wins a tie)
       for (const d of deliveries.splice(0)) d();
     }
     return outcomes as Array<{ ok: true; value: T } | { ok: false; error: unknown }>;

@@ -16,6 +16,7 @@ import { registerService } from '../service/registry.js';
 import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
 import { moduleLoadsOf } from '../app/define.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
@@ -46,9 +47,25 @@ export function clientCaseArbitrary(t: ClientTarget = {}, faults: readonly Fault
   if (t.service !== undefined) {
     const module = t.serviceModule ?? t.service.name;
     registerService(module, t.service);
-    return serviceCaseArbitrary(t.service, module, 'tool_call', faults);
+    return serviceCaseArbitrary(t.service, module, 'tool_call', faults).map(onClientEpoch);
   }
-  return scenarioArbitrary({ variant: t.variant ?? 'key_atomic', keySource: 'tool_call', faults });
+  return scenarioArbitrary({ variant: t.variant ?? 'key_atomic', keySource: 'tool_call', faults }).map(onClientEpoch);
+}
+
+/**
+ * A client's case on the present's clock (`client.epochMs`: 2026-01-01,
+ * src/sim/epoch.ts), as a service's is on its own: a client that tests a
+ * timestamp for truthiness (`if (!openedAt)`) read a failure at t = 0 on
+ * the 1970 clock as none, and a module-level `Date.now()` was 0 in every
+ * simulated process, where production processes start in different ms.
+ */
+function onClientEpoch(c: GeneratedCase): GeneratedCase {
+  return { ...c, scenario: withClientEpoch(c.scenario) };
+}
+
+/** `s` with its client on the simulation's epoch (what every newly found client file records). */
+export function withClientEpoch(s: Scenario): Scenario {
+  return { ...s, client: { ...s.client, epochMs: SIM_EPOCH_MS } };
 }
 
 /** A client counterexample, written (or not) as a replayable scenario file. */

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { commonJsTs, importUserModule, unwrapCommonJs } from '../service/load.js';
 import { importFresh } from '../app/per-process.js';
 import { describeThrow } from '../service/errors.js';
+import { loadingAt } from '../sim/load-clock.js';
 import type { RetryClient } from './run.js';
 
 /**
@@ -43,12 +44,16 @@ function whyNotClient(v: unknown): string {
  * step) and picks a client: the exported one whose `name` is `name`, or
  * without a name the default export (else the only client it exports). A
  * module may export several (a buggy and a fixed one); a counterexample
- * file records which by name.
+ * file records which by name. `o.epochMs`: the wall-clock instant its top
+ * level reads (`Date.now()`, `new Date()`), as a simulated process started
+ * then would (a scenario's `client.epochMs`; check --client's 2026-01-01).
  */
-export async function loadClient(path: string, name?: string): Promise<RetryClient> {
+export async function loadClient(path: string, name?: string, o: { epochMs?: number } = {}): Promise<RetryClient> {
   let mod: Record<string, unknown>;
   try {
-    mod = await importUserModule(path);
+    // `epochMs`: the module's top level runs at the simulation's start (t = 0 of every run, on the client's
+    // epoch), as a fresh copy's does inside a run (freshClientLoader); without it, on the machine's clock.
+    mod = o.epochMs === undefined ? await importUserModule(path) : await loadingAt(o.epochMs, () => importUserModule(path));
   } catch (e) {
     throw new ClientError(path, `cannot load: ${(e as Error).message}`);
   }

@@ -132,7 +132,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const lastStopMs = Math.max(0, ...s.operations.map((op) => op.startMs + (op.workers - 1) * op.staggerMs)) + client.deadlineMs + 1;
     const kernel = new Kernel({ seed: s.seed, choices, trace: opts.observe !== undefined ? new ObservedTrace(opts.keepTrace ?? false, opts.observe, sdb.db) : new Trace(opts.keepTrace ?? false), eventsMax: 200_000, timeMsMax: lastStopMs + 3_600_000, replayHint: opts.replayHint ?? `client '${client.name}' (scenario '${s.name}', seed ${s.seed})` });
     const hosts = hostInstances(s, def, sdb, opts.reached);
-    // The service's handlers run on the kernel's clock (the client's code on the bridge's).
+    // The service's handlers run on the kernel's clock, on the service's epoch; the client's code on the bridge's,
+    // on the client's (client.epochMs: its per-process module loads, at t = 0, read it too).
     const clock = onKernelClock(kernel, hosts, s.service.epochMs ?? 0);
     const net = new SimNetwork(kernel, hosts.map((h, i) => new SimServer(i, h)), kernel.fork('net'), s.network, s.faults.kill);
     const workers: ClientRun['workers'] = [];
@@ -202,7 +203,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     let globalFetch: string | undefined;
     const onGlobalFetch = (call: string) => (globalFetch ??= call);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, routeGlobalFetch }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);

@@ -1,5 +1,6 @@
 import type { FaultKind } from '../scenario/arbitraries.js';
 import type { Scenario } from '../scenario/schema.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { parseScenario } from '../scenario/load.js';
 import { serviceSmallScenarios } from '../service/small.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -27,5 +28,6 @@ export function clientSmallScenarios(target: { service: ServiceDefinition; modul
   ];
   const all = [...base, ...extra.filter(([, on]) => on).map(([name, , network]) => ({ ...base[0]!, name: `${def.name}: ${name}`, network }))];
   // A built-in variant is named as such (its files replay without a module).
-  return all.map((s) => parseScenario(JSON.stringify('service' in target ? s : { ...s, service: { ...s.service, module: undefined, variant: target.variant } })));
+  // The client lives in the present (client.epochMs, as its campaign's cases do: src/client/campaign.ts).
+  return all.map((s) => parseScenario(JSON.stringify({ ...('service' in target ? s : { ...s, service: { ...s.service, module: undefined, variant: target.variant } }), client: { ...s.client, epochMs: SIM_EPOCH_MS } })));
 }

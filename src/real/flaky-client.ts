@@ -9,6 +9,7 @@ import { scenarioSchema, type Scenario } from '../scenario/schema.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { registerService } from '../service/registry.js';
 import { serviceEpochField } from '../service/epoch.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
@@ -115,7 +116,8 @@ export function clientLabScenario(o: Resolved, processingMs: number): Scenario {
     seed: o.seed,
     // A user's service lives in the present, as check --client --service runs it (src/sim/epoch.ts).
     service: o.service ? { module: o.service.module, ...serviceEpochField(o.service.def) } : { variant: o.variant },
-    client: { keySource: 'tool_call', name: o.client.name, module: o.clientModule },
+    // The client too: its Date reads 2026 on the virtual and simulated lanes, as on the real one's machine.
+    client: { keySource: 'tool_call', name: o.client.name, module: o.clientModule, epochMs: SIM_EPOCH_MS },
     faults: { slowMs: processingMs },
     operations: [{ id: 'op1', runId: 'flaky', module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay' }],
     expect: {},

@@ -164,6 +164,17 @@ export const scenarioSchema = z.strictObject({
      * whole run, as every file found before it was run.
      */
     moduleLoads: z.enum(MODULE_LOADS, { error: (i) => `expected 'once' (the client's module loaded once for the run) or 'per-process' (once per simulated client process), got ${JSON.stringify(i.input)}` }).optional(),
+    /**
+     * A user's retry client: the wall-clock instant of virtual time 0, ms
+     * since 1970-01-01 UTC — what the client's `Date.now()` and `new Date()`
+     * read at the run's start, its module's top level included (its
+     * `performance.now()` and `process.hrtime` count from the start, as on a
+     * real machine). Files found since 2026-12 carry 1767225600000
+     * (2026-01-01), as `service.epochMs` does for a service; absent, 0 — the
+     * 1970 clock every file found before it ran on, so it replays as found.
+     * The built-in harness reads no wall clock: it ignores it.
+     */
+    epochMs: epochMs.optional(),
   }).refine((c) => c.moduleLoads === undefined || c.module !== undefined, { message: 'client.moduleLoads says how a retry client\'s module loads; this file names no client module (client.module)', path: ['moduleLoads'] }),
   network: z.strictObject({
     /** One-way latency |N(mean, sd)| per message, ms. */
