@@ -1,4 +1,3 @@
-import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
@@ -23,6 +22,7 @@ import { minimalCell, stoppedLine } from './check-service.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { clientModuleStateLine } from '../client/module-state.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
+import { SIM_EPOCH_MS } from '../sim/epoch.js';
 
 /**
  * The machine's clock for the campaign's wall time (a shard file's
