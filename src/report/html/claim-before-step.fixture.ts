@@ -1,5 +1,5 @@
 // Orders keyed by UUID, the key claimed in a transaction before the handler's first step; a replay answers the newest order of the ref in any tenant (the bug: not by key and tenant). For the stepper's story of a request that wrote before its first step.
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto'; // real-time: allowed (service code: seeded by the kernel clock)
 import type { ServiceDefinition } from '../../service/definition.js';
 
 const service: ServiceDefinition = {
