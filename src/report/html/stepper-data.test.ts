@@ -158,6 +158,21 @@ describe('the summary is written from the run', () => {
     ]);
   });
 
+  it('a request that wrote before its first step (a claim in a transaction, then sim.step): "a write before its first step", not "resumed its resumed"', async () => {
+    const { runMain } = await import('../../testing/cli.js');
+    const { loadService } = await import('../../service/load.js');
+    const module = 'src/report/html/claim-before-step.fixture.ts';
+    const dir = mkdtempSync(join(tmpdir(), 'rs-story-'));
+    const r = await runMain(['check', '--service', module, '--runs', '100', '--json', '--found', dir]);
+    const file = (JSON.parse(r.out) as { counterexample: string | null }).counterexample;
+    expect(file, r.err).not.toBeNull();
+    const def = await loadService(module);
+    const { data } = await observeScenario(loadScenario(file!), { file: file! }, { service: def, strictReplay: true });
+    const story = data.summary.join(' ');
+    expect(story).not.toMatch(/resumed its resumed/);
+    expect(story).toMatch(/#1 ran a write before its first step \(\+ idem default\) and pay/);
+  }, 60_000);
+
   it('says what the first request still wrote after its effect: a DEL that freed the key after the lost answer is the story', async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));

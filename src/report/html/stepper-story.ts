@@ -95,7 +95,8 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
       const prev = parts.pop();
       parts.push(prev === undefined ? s.event : `${prev} (${about(prev, s.event)})`);
     }
-    else if (s.kind === 'resumed') parts.push(`resumed its ${s.event} (${s.dbChange?.join('; ') ?? 'a write'})`);
+    // A task resumed before it logged any step wrote from its handler's start (a claim made before its first sim.step).
+    else if (s.kind === 'resumed') parts.push(`${s.event === 'resumed' ? 'a write before its first step' : `resumed its ${s.event}`} (${s.dbChange?.join('; ') ?? 'a write'})`);
   }
   return parts;
 }
