@@ -40,6 +40,8 @@ A hosted app's modules load as the file says (service.moduleLoads: 'per-process'
 afresh for each simulated process, as check found it; absent: once for the run),
 and a retry client's module likewise (client.moduleLoads: 'per-process', afresh
 for each simulated client call); RETRYSIM_APP_PER_PROCESS=1 or 0 overrides the file.
+Clocks start where the file says: a service's Date at service.epochMs, a retry
+client's (its module's load too) at client.epochMs; absent, 1970, as found.
 A file is validated in full before any module is loaded, and the modules it
 names are imported only from inside the current directory tree; a module
 elsewhere runs only when you name it with --service / --client yourself.
