@@ -4,25 +4,19 @@
 // replay`, where until 2026-12 it replayed only when the user set
 // RETRYSIM_APP_PER_PROCESS=1 by hand (the printed line said so). The probe
 // on every path that judges an app: src/app/module-probe.test.ts.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCliProcess } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { parseScenario, printScenario, ScenarioError } from '../scenario/load.js';
 
 const tmp = tempDirs();
-const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = 'src/app/fixtures/module-store-app.ts';
 const claimApp = 'examples/app-plain-http/app-claim.ts';
 const FAULTS = ['--faults', 'instances,kill,loseResponse'];
 /** The CLI in a process of its own, as a user runs it: RETRYSIM_APP_PER_PROCESS unset. */
-const cli = (args: string[], env: Record<string, string> = {}) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, ...env };
-  if (env.RETRYSIM_APP_PER_PROCESS === undefined) delete e.RETRYSIM_APP_PER_PROCESS;
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 120_000, env: e });
-};
+const cli = runCliProcess;
 
 describe('service.moduleLoads: a per-process counterexample replays as found', () => {
   it('check --app writes it into the file, and a bare replay (no environment variable) gives the same verdict, exit 0', () => {

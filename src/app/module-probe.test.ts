@@ -4,12 +4,10 @@
 // fails, and a sharded app whose module-level state carried over between
 // runs stopped with exit 2 where check gives its verdict. The replay side
 // (service.moduleLoads) is src/app/module-loads.test.ts.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runMain } from '../testing/cli.js';
+import { runCliProcess, runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
 import { appService } from './define.js';
@@ -17,16 +15,11 @@ import storeApp from './fixtures/module-store-app.js';
 import claimDescriptor from '../../examples/app-plain-http/app-claim.js';
 
 const tmp = tempDirs();
-const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = 'src/app/fixtures/module-store-app.ts';
 const claimApp = 'examples/app-plain-http/app-claim.ts';
 const FAULTS = ['--faults', 'instances,kill,loseResponse'];
 /** The CLI in a process of its own, as a user runs it: RETRYSIM_APP_PER_PROCESS unset. */
-const cli = (args: string[], env: Record<string, string> = {}) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, ...env };
-  if (env.RETRYSIM_APP_PER_PROCESS === undefined) delete e.RETRYSIM_APP_PER_PROCESS;
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 120_000, env: e });
-};
+const cli = runCliProcess;
 
 /** `check` or `merge` --json, parsed, with what differs between two runs of one campaign (wall time, where files went) taken out. */
 async function json(args: string[]): Promise<{ code: number; j: Record<string, unknown>; err: string }> {
