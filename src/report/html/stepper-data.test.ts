@@ -227,6 +227,19 @@ describe('the summary is written from the run', () => {
     expect(v.why).toMatch(/^op1's client is answered 200 .* here, where the first success was 201 /);
   });
 
+  it('replay-equals-first compares answers the client received: a 201 its server died with as it left is no first success', async () => {
+    const { default: def } = await import('./stamped-replay.fixture.js');
+    // Found by `retrysim check --service src/report/html/stamped-replay.fixture.ts` (seed 1): the first 201 (#2) dies with its
+    // server as it leaves; the client's first success is #10 (w1's 5th attempt), and #11 (w0's 6th) has another served_at.
+    const file = join('src', 'report', 'html', 'stamped-replay.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    const v = data.violations.find((x) => x.invariant === 'replay-equals-first')!;
+    const st = data.steps[v.step]!;
+    expect(st.kind).toBe('answer');
+    expect(st.text).toMatch(/^#11 answers 201 .*"served_at":1767225605863/);
+    expect(v.why).toMatch(/^op1's client is answered 201 .*"served_at":1767225605863\} here, where the first success was 201 .*"served_at":1767225603026\} \(#10\)$/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

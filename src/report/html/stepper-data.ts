@@ -502,7 +502,10 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
     if (v.invariant === 'replay-equals-first') {
       // The first 2xx answer of the operation is the one every later 2xx must repeat; the step is the first that does not.
       const said = (st: Step) => st.text.replace(/^#\d+ answers /, '').replace(/ \(replay\)$/, '');
-      const ok = steps.map((st, i) => ({ st, i })).filter(({ st }) => st.kind === 'answer' && isOpActor(st.actor) && /^#\d+ answers 2\d\d\b/.test(st.text));
+      // Only answers the client received count (as for the checker): one its server died with as it left, one lost on
+      // the way back or one that came after the client's timeout is no success of the operation's.
+      const received = new Set(steps.filter((st) => st.kind === 'delivered' && st.text.endsWith(': the client receives the answer')).map((st) => st.actor));
+      const ok = steps.map((st, i) => ({ st, i })).filter(({ st }) => st.kind === 'answer' && isOpActor(st.actor) && received.has(st.actor) && /^#\d+ answers 2\d\d\b/.test(st.text));
       const first = ok[0];
       const other = first === undefined ? undefined : ok.slice(1).find(({ st }) => said(st) !== said(first.st));
       if (first !== undefined && other !== undefined) return at(other.i, `${v.op}'s client is answered ${said(other.st)} here, where the first success was ${said(first.st)} (${/#\d+$/.exec(first.st.actor)?.[0] ?? first.st.actor})`);
