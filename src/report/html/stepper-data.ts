@@ -469,6 +469,11 @@ function addLeaseExpiries(st: DbState | undefined, t: number, db: number, seen: 
   }
 }
 
+/** The requests whose answer reached their client in time (the `delivered` step that says so). */
+function receivedAnswers(steps: readonly Step[]): Set<string> {
+  return new Set(steps.filter((st) => st.kind === 'delivered' && st.text.endsWith(': the client receives the answer')).map((st) => st.actor));
+}
+
 export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 'violations'>, steps: Step[], states: DbState[], requests: Map<string, RequestInfo>, noun: string): ViolationAt[] {
   return run.violations.map((v) => {
     const op = s.operations.find((o) => o.id === v.op);
@@ -504,7 +509,7 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       const said = (st: Step) => st.text.replace(/^#\d+ answers /, '').replace(/ \(replay\)$/, '');
       // Only answers the client received count (as for the checker): one its server died with as it left, one lost on
       // the way back or one that came after the client's timeout is no success of the operation's.
-      const received = new Set(steps.filter((st) => st.kind === 'delivered' && st.text.endsWith(': the client receives the answer')).map((st) => st.actor));
+      const received = receivedAnswers(steps);
       const ok = steps.map((st, i) => ({ st, i })).filter(({ st }) => st.kind === 'answer' && isOpActor(st.actor) && received.has(st.actor) && /^#\d+ answers 2\d\d\b/.test(st.text));
       const first = ok[0];
       const other = first === undefined ? undefined : ok.slice(1).find(({ st }) => said(st) !== said(first.st));
