@@ -14,7 +14,7 @@ import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
 import { probeRejection } from '../sim/rejections.js';
 import { isOwnService } from './own.js';
-import { asProcess, simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
+import { simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
 import { ProcessScope } from './process-scope.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
@@ -123,9 +123,9 @@ export class ServiceHost implements HostedInstance {
     if (this.def.memory === undefined) return {};
     const clock = this.clock;
     try {
-      // The process's start-up: a lock owner computed here is this process's.
-      if (clock === undefined) return asProcess(this.identity, () => this.def.memory!());
-      // In simulation, on the kernel's clock as the process (see ProcessScope): its Date, randomness and timers are the run's.
+      // Real mode (serve): the machine's process, clock and timers.
+      if (clock === undefined) return this.def.memory();
+      // The process's start-up, on the kernel's clock as the process (see ProcessScope): a lock owner computed here is this process's, and its Date, randomness and timers are the run's.
       clock.enter(new ProcessScope(this, clock.kernel));
       try {
         return this.def.memory();
