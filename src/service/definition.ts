@@ -232,7 +232,15 @@ export interface ServiceDefinition<M = unknown> {
    * scenario names another (`faults.slowAtStep`). Default: the first step.
    */
   slowStep?: string;
-  /** Builds the in-process memory of one instance, at start and after every restart. Default: `{}`. */
+  /**
+   * Builds the in-process memory of one instance, once per process start: at
+   * start and after every restart. Default: `{}`. In a simulation it runs as
+   * that process on the kernel's clock (its epoch and clock offset), with its
+   * hostname and pid and a stream seeded per start, so a boot id from
+   * `crypto.randomUUID()` replays the same; a timer it arms (an eviction
+   * sweep) fires on virtual time, waits out a pause and dies at a kill. In
+   * real mode (`serve`) it is the machine's.
+   */
   memory?: () => M;
   /**
    * The service as deployed with the knobs a scenario file sets in

@@ -14,7 +14,8 @@ import type { Kernel, Task } from '../sim/kernel.js';
 import type { Prng } from '../random/prng.js';
 import { probeRejection } from '../sim/rejections.js';
 import { isOwnService } from './own.js';
-import { asProcess, simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
+import { simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
+import { ProcessScope } from './process-scope.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -103,7 +104,9 @@ export class ServiceHost implements HostedInstance {
     // A hosted app's requests look for unhandled rejections at every turn of their own (src/app/serve-request.ts);
     // retrysim's own services leave none (src/service/own.ts).
     this.probes = !isAppName(def.name) && !isOwnService(def);
-    this.memory = this.freshMemory();
+    // A simulated process starts when the run's kernel clock arrives (useClock): its memory() runs on it.
+    this.memoryDue = simulated;
+    if (!simulated) this.memory = this.freshMemory();
     const t = def.effects.total;
     this.total = t === undefined ? undefined : () => t(sdb.db);
   }
@@ -113,11 +116,22 @@ export class ServiceHost implements HostedInstance {
     return this.faults.slowAtStep ?? this.def.slowStep ?? this.def.steps[0]!;
   }
 
+  /** A simulated process whose memory() has not run yet: it runs once, when the run's clock arrives ({@link useClock}). */
+  private memoryDue = false;
+
   private freshMemory(): unknown {
     if (this.def.memory === undefined) return {};
+    const clock = this.clock;
     try {
-      // The process's start-up: a lock owner computed here is this process's.
-      return asProcess(this.identity, () => this.def.memory!());
+      // Real mode (serve): the machine's process, clock and timers.
+      if (clock === undefined) return this.def.memory();
+      // The process's start-up, on the kernel's clock as the process (see ProcessScope): a lock owner computed here is this process's, and its Date, randomness and timers are the run's.
+      clock.enter(new ProcessScope(this, clock.kernel));
+      try {
+        return this.def.memory();
+      } finally {
+        clock.leave();
+      }
     } catch (e) {
       throw new ServiceError(this.def.name, `memory() threw ${describeThrow(e)}`);
     }
@@ -129,7 +143,7 @@ export class ServiceHost implements HostedInstance {
 
   /** A kill: the dead process's timers (a handler's setInterval, a setTimeout eviction) never fire, as in a real `kill -9`. */
   killed(): void {
-    this.clock?.dropTimers((owner) => owner instanceof HostSim && owner.ownedBy(this));
+    this.clock?.dropTimers((owner) => (owner instanceof HostSim || owner instanceof ProcessScope) && owner.ownedBy(this));
     this.pausedUntil = Number.NEGATIVE_INFINITY;
     // Its background work (a hosted app's timers) dies with it.
     const k = this.clock?.kernel;
@@ -288,6 +302,11 @@ export class ServiceHost implements HostedInstance {
   useClock(clock: KernelClock | undefined, rng: Prng | undefined): void {
     this.clock = clock;
     this.rng = rng;
+    // The process starts now, once: a later phase (recovery) goes on with the same process and memory.
+    if (this.memoryDue && clock !== undefined) {
+      this.memoryDue = false;
+      this.memory = this.freshMemory();
+    }
   }
 
   /**
@@ -319,7 +338,13 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[], epo
   const clock = installKernelClock(kernel, epochMs);
   // Retrysim's own services leave no rejection unhandled (src/service/own.ts): their runs skip the collection and its two host turns per run.
   if (!instances.every((h) => h instanceof ServiceHost && isOwnService(h.def))) clock.collectRejections();
-  for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
+  try {
+    for (const h of instances) if (h instanceof ServiceHost) h.useClock(clock, kernel.fork(`service/${h.name}/random`));
+  } catch (e) {
+    // A memory() that threw: the caller's `finally` is not reached yet, and the globals must not stay installed.
+    clock.release();
+    throw e;
+  }
   return clock;
 }
 

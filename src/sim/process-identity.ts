@@ -84,29 +84,8 @@ export function identifyProcessesBy(source: IdentitySource, rank = 0): void {
   sources.sort((a, b) => a.rank - b.rank);
 }
 
-/** The process whose start-up code runs now (see {@link asProcess}). */
-let starting: ProcessIdentity | undefined;
-
-/**
- * Runs `fn` as process `id`: the start-up of a simulated process (a
- * service's `memory()`, where a per-process lock owner is naturally
- * computed), which runs outside any request's scope. Undefined: as whatever
- * runs now (real mode: the machine's identity).
- */
-export function asProcess<T>(id: ProcessIdentity | undefined, fn: () => T): T {
-  if (id === undefined) return fn();
-  const was = starting;
-  starting = id;
-  try {
-    return fn();
-  } finally {
-    starting = was;
-  }
-}
-
 /** The identity of the simulated process running now, if any. */
 export function currentIdentity(): ProcessIdentity | undefined {
-  if (starting !== undefined) return starting;
   for (const s of sources) {
     const id = s.source();
     if (id !== undefined) return id;
