@@ -541,6 +541,15 @@ export class KernelClock {
     }
   }
 
+  /**
+   * Stops the run with `e`, as a spin or a throwing timer callback does: for
+   * a fault found in code that has no caller to throw to (a timer callback,
+   * a promise nobody awaits), so the user's code cannot swallow it.
+   */
+  abort(e: Error): void {
+    this.fail(e);
+  }
+
   private fail(e: Error): void {
     this.failure ??= e;
     this.onFailure?.(this.failure);
