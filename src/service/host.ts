@@ -229,7 +229,7 @@ export class ServiceHost implements HostedInstance {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
       // A step or sleep still waiting once the handler returned is not the handler's: work it left running reached it (a listener's queueMicrotask).
-      if (sim.pendingWait !== undefined && this.clock !== undefined) throw sim.lateWait(sim.pendingWait, this.clock);
+      if (sim.steppedWhileReturning()) throw sim.lateWait(sim.pendingWait!, this.clock!);
       // A handler that awaited another request's promise may end inside that request's turn: back on its own task first.
       if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
@@ -423,6 +423,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private phase: Footprint | undefined;
   /** What of this request waits in the kernel now (`sim.step('charge')`, `sim.sleep(5)`): one task waits on one thing at a time. */
   pendingWait: string | undefined;
+  /** The kernel's count of events and steps when {@link pendingWait} began: unchanged, it began in the turn that is running now. */
+  private pendingAt = -1;
   /** @internal The handler has returned or thrown: the request's task is answering or gone, so nothing of its code may step or sleep any more. */
   answered = false;
 
@@ -605,7 +607,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     this.host.reached?.add(`step:${label}`);
     this.refuseLateWait(`sim.step('${label}')`);
     this.lastStep = label;
-    this.pendingWait = `sim.step('${label}')`;
+    this.markPending(`sim.step('${label}')`);
     this.suspend();
     // What the request's code left unhandled so far ends its process before the step.
     if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
@@ -661,6 +663,26 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     throw this.lateWait(what, clock);
   }
 
+  private markPending(what: string): void {
+    this.pendingWait = what;
+    const k = this.host.clock?.kernel;
+    this.pendingAt = k === undefined ? -1 : k.events + k.steps;
+  }
+
+  /**
+   * @internal The handler returned while a step or sleep of this request
+   * waits, one that began in this very turn: code the handler left queued
+   * (an event listener's `queueMicrotask`) reached it as the handler
+   * answered, so it is no part of the handler. One that began earlier is the
+   * handler's own work, still in flight when a timer let the handler answer
+   * (a gateway call raced against a timeout): the answer then waits for it,
+   * as before.
+   */
+  steppedWhileReturning(): boolean {
+    const k = this.host.clock?.kernel;
+    return k !== undefined && this.pendingWait !== undefined && this.pendingAt === k.events + k.steps;
+  }
+
   /** @internal The error for `what` (a step or sleep) reached outside the request's handler, after stopping the run with it. */
   lateWait(what: string, clock: KernelClock): ServiceError {
     const when = this.answered
@@ -680,7 +702,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private async wait(ms: number): Promise<void> {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     this.refuseLateWait(`a wait of ${ms} ms`);
-    this.pendingWait = `a wait of ${ms} ms`;
+    this.markPending(`a wait of ${ms} ms`);
     this.suspend();
     await this.env.sleep(ms, this.phase);
     this.pendingWait = undefined;

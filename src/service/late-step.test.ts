@@ -24,4 +24,11 @@ describe('a sim.step reached outside its request\'s handler is refused in one li
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).not.toMatch(/fails|counterexample|trace is closed|kernel:/);
   }, 120_000);
+
+  it('a handler that answers while its own step is in flight (a gateway raced against a timeout) is judged, not refused: exactly-one fails', async () => {
+    const found = tmp('rs-late-step-');
+    const r = await runCli(['check', '--service', 'src/service/fixtures/late-step/race-timeout.ts', '--runs', '100', '--found', found]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/exactly-one \(op1\): 2 charges/);
+  }, 120_000);
 });
