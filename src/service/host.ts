@@ -659,7 +659,10 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private refuseLateWait(what: string): void {
     const clock = this.host.clock;
     if (clock === undefined) return;
-    if (!this.answered && this.pendingWait === undefined) return;
+    // (Two of the handler's own steps at once — a `Promise.all` of two
+    // helpers that each step — are not refused: the kernel runs them one
+    // after the other.)
+    if (!this.answered) return;
     throw this.lateWait(what, clock);
   }
 
@@ -685,9 +688,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   /** @internal The error for `what` (a step or sleep) reached outside the request's handler, after stopping the run with it. */
   lateWait(what: string, clock: KernelClock): ServiceError {
-    const when = this.answered
-      ? 'after its handler had answered'
-      : this.pendingWait !== undefined && this.pendingWait !== what ? `while the request already waits in ${this.pendingWait}` : 'while its handler was returning';
+    const when = this.answered ? 'after its handler had answered' : 'while its handler was returning';
     const err = new ServiceError(this.host.def.name, `${what} was reached by work that ${this.req.method} ${this.req.path} (${this.name}) left running ${when} — a timer callback, an event listener, a queueMicrotask or a promise the handler did not await; a request steps and sleeps only while its handler runs: await that work before answering, or leave sim.step and sim.sleep out of it (a timer callback's SQL then runs at once)`);
     clock.abort(err);
     return err;

@@ -31,4 +31,10 @@ describe('a sim.step reached outside its request\'s handler is refused in one li
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toMatch(/exactly-one \(op1\): 2 charges/);
   }, 120_000);
+
+  it('two steps of the handler at once (a Promise.all of two helpers that step) are not refused: it holds', async () => {
+    const r = await runCli(['check', '--service', 'src/service/fixtures/late-step/parallel-steps.ts', '--runs', '100', '--found', tmp('rs-late-step-')]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/parallel-steps \/ one key per operation .* holds/);
+  }, 120_000);
 });
