@@ -89,6 +89,13 @@ describe('retrysim/vitest', () => {
     await fc.assert(prop(broken.fine), { ...replayable(broken.fine), numRuns: 20, seed: 1 });
   });
 
+  it('a property over a module retrysim cannot run (an undeclared step) fails with check\'s one line, not a shrunk case that "could not be minimised"', async () => {
+    const prop = fc.asyncProperty(serviceCases(broken.undeclaredStep, { module: 'fixtures/undeclared-step.ts', faults: ['crash'] }), async (c) => (await runServiceCase(broken.undeclaredStep, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(broken.undeclaredStep), numRuns: 20, seed: 1 }));
+    expect(msg).toMatch(/^retrysim: service 'undeclared-step': handle called sim\.step\('\w+'\), which is not declared in steps \[.*\]; declare every interleaving point \(retrysim check --service says the same, exit 2\)$/);
+    expect(msg).not.toContain('Counterexample:');
+  });
+
   it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {
     const found = mkdtempSync(join(tmpdir(), 'found-'));
     const prop = fc.asyncProperty(clientCases({ service: twoTransactions, module: new URL('../examples/two-transactions/service.ts', import.meta.url) }), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0);

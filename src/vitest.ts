@@ -37,6 +37,7 @@ import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runC
 import { freshClientLoader } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
 import { Reached } from './service/reached.js';
+import { ServiceError } from './service/errors.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from './campaign/run.js';
 
@@ -295,6 +296,10 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         if (isHostedApp(def) && moduleLoadsOf(def) === 'once' && details.numRuns > 0) await probeModules(def, details, o);
         return;
       }
+      // A module retrysim cannot run as declared (an undeclared step, a step
+      // after its answer) is no counterexample: check's one line, not a
+      // shrunk case and "could not minimise the counterexample: …" (so until 2026-12).
+      if (details.errorInstance instanceof ServiceError) throw new Error(`retrysim: ${details.errorInstance.message} (retrysim check --service says the same, exit 2)`);
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDirs } from '../testing/temp-dirs.js';
 
@@ -73,9 +73,27 @@ describe('replay with another module than the file names', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     // Until 2026-12 it said only "the model or its inputs changed, the file was edited, or … nondeterministic".
-    expect(lines[0]).toMatch(/replay diverged at choice #\d+: .*; the file was found against examples\/app-plain-http\/app\.ts, and this replay ran examples\/app-plain-http\/app-claim\.ts$/);
+    expect(lines[0]).toMatch(/replay diverged at choice #\d+: .*; the file was found against examples\/app-plain-http\/app\.ts, and this replay ran examples\/app-plain-http\/app-claim\.ts — a fixed module takes other steps, so a strict replay cannot say whether the fix works: run check on it again$/);
     // The module the file names, given as the same file by another path, says nothing more (and replays).
     const same = cli(root, 'replay', '--app', join(root, 'examples/app-plain-http/app.ts'), FILE);
     expect(same.status).toBe(0);
   });
+});
+
+describe('replay of a counterexample after its module was edited in place (a fix)', () => {
+  it('the divergence says the module may have changed and that check, not replay, judges a fix: exit 3, one line', () => {
+    const d = tmp('rs-replay-fixed-');
+    copyFileSync(join(root, 'examples/payments-check-then-insert/service.ts'), join(d, 'service.ts'));
+    expect(cli(d, 'check', '--service', './service.ts', '--runs', '20', '--found', 'found').status).toBe(1);
+    const found = readdirSync(join(d, 'found')).filter((f) => f.endsWith('.json'));
+    expect(found).toHaveLength(1);
+    // The user's fix: the same path, now claiming the key atomically (other steps).
+    copyFileSync(join(root, 'examples/payments-atomic/service.ts'), join(d, 'service.ts'));
+    const r = cli(d, 'replay', join('found', found[0]!));
+    expect(r.status).toBe(3);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    // Until 2026-12 it ended at "the model or its inputs changed, the file was edited, or … nondeterministic".
+    expect(lines[0]).toMatch(/replay diverged at choice #\d+: .*; if \.\/service\.ts changed since the file was found — a fixed module takes other steps, so a strict replay cannot say whether the fix works: run check on it again$/);
+  }, 120_000);
 });

@@ -152,8 +152,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     // A module named on the command line that is not the one the file names is the likeliest cause of a divergence: say so.
     const other = values.service !== undefined && scenario.service.module !== undefined && resolve(values.service) !== resolve(scenario.service.module)
-      ? `; the file was found against ${scenario.service.module}, and this replay ran ${values.service}`
-      : '';
+      ? `; the file was found against ${scenario.service.module}, and this replay ran ${values.service}${FIX_HINT}`
+      // The same module path: the likeliest change is the user's own edit of it (a fix), which the generic "inputs changed" does not name.
+      : modulePath !== undefined && service !== undefined ? `; if ${modulePath} changed since the file was found${FIX_HINT}` : '';
     const code = replayFailed(e, file, scenario, { json: values.json === true, trace: values.trace === true, command, other });
     if (code === undefined) throw e;
     return code;
@@ -336,6 +337,9 @@ function realOr(p: string): string {
  * timeline up to it with --trace); a valid file whose run cannot finish is
  * 1 (its times or attempts add up past the kernel's limits).
  */
+/** What a user who fixed their module and replayed its counterexample needs to hear: strict replay cannot judge the fix; check can. */
+const FIX_HINT = ' — a fixed module takes other steps, so a strict replay cannot say whether the fix works: run check on it again';
+
 function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean; command: string; other: string }): number | undefined {
   if (e instanceof ServiceError || e instanceof ClientError) {
     console.error(`retrysim replay: ${e.message}`);

@@ -70,7 +70,8 @@ export interface AttemptRecord {
 
 /** How one harness invocation ended. */
 export type HarnessResult =
-  | { kind: 'success'; reportId: EffectId; replay: boolean; attempts: number }
+  /** A 2xx answer; `reportId` is the id it acknowledges, absent when it names none (a 202 `{"status":"accepted"}`). */
+  | { kind: 'success'; reportId?: EffectId; replay: boolean; attempts: number }
   /** A non-retryable answer (400, 422, ...): nothing to gain by retrying. */
   | { kind: 'failed'; status: number; error: string; attempts: number }
   /** Attempts exhausted with no definite answer: the report may exist. */
@@ -145,8 +146,15 @@ export async function submitReport(
     const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now(), endpoint?.resultId ?? parseReportId);
     log.push(rec);
     if (wire.kind === 'response') {
-      if (wire.status >= 200 && wire.status < 300 && rec.reportId !== undefined) {
-        return { kind: 'success', reportId: rec.reportId, replay: rec.replay, attempts: attempt };
+      // A 2xx is a success whether or not it names an id: a service's
+      // `resultId` may say an answer names none (a 202 for work done later).
+      // Taken for a non-retryable failure, it left the key-reuse probe
+      // unsent and "no effect once the client saw success" unjudged, so a
+      // 202 service that lost its work held (until 2026-12).
+      if (wire.status >= 200 && wire.status < 300) {
+        return rec.reportId === undefined
+          ? { kind: 'success', replay: rec.replay, attempts: attempt }
+          : { kind: 'success', reportId: rec.reportId, replay: rec.replay, attempts: attempt };
       }
       if (!RETRYABLE_STATUSES.has(wire.status)) {
         return { kind: 'failed', status: wire.status, error: errorText(wire.body), attempts: attempt };

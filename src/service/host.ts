@@ -242,6 +242,8 @@ export class ServiceHost implements HostedInstance {
     try {
       sim.resume();
       res = await this.def.handle(req as ServiceRequest, sim);
+      // A step or sleep still waiting once the handler returned is not the handler's: work it left running reached it (a listener's queueMicrotask).
+      if (sim.steppedWhileReturning()) throw sim.lateWait(sim.pendingWait!, this.clock!);
       // A handler that awaited another request's promise may end inside that request's turn: back on its own task first.
       if (sim.parkedOnOthers) await sim.rejoin();
       sim.suspend();
@@ -274,6 +276,7 @@ export class ServiceHost implements HostedInstance {
       return internalError(e, this.name);
     } finally {
       this.active--;
+      sim.answered = true;
     }
     const stopped = this.clock?.stopped;
     if (stopped !== undefined) throw this.stoppedError(stopped, what, sim);
@@ -443,6 +446,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
   private phase: Footprint | undefined;
+  /** What of this request waits in the kernel now (`sim.step('charge')`, `sim.sleep(5)`): one task waits on one thing at a time. */
+  pendingWait: string | undefined;
+  /** The kernel's count of events and steps when {@link pendingWait} began: unchanged, it began in the turn that is running now. */
+  private pendingAt = -1;
+  /** @internal The handler has returned or thrown: the request's task is answering or gone, so nothing of its code may step or sleep any more. */
+  answered = false;
 
   constructor(
     private readonly host: ServiceHost,
@@ -621,7 +630,9 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
     this.host.reached?.add(`step:${label}`);
+    this.refuseLateWait(`sim.step('${label}')`);
     this.lastStep = label;
+    this.markPending(`sim.step('${label}')`);
     this.suspend();
     // What the request's code left unhandled so far ends its process before the step.
     if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
@@ -655,7 +666,57 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       this.env.note?.(`slow ${f.slowMs} ms after '${label}'${later ? ` (its ${ordinal(f.slowAtStepNth!)} reach in this request)` : ''}`);
       await this.env.sleep(f.slowMs, this.phase);
     }
+    this.pendingWait = undefined;
     this.resume();
+  }
+
+  /**
+   * A request's steps and sleeps are its kernel task's, and only while its
+   * handler runs: a step reached by code the handler left running — a timer
+   * callback after the answer, a listener or microtask racing the handler's
+   * own return — has no task to wait on. Until 2026-12 it took over
+   * whichever task was running: an outbox relay's step in a `setInterval`
+   * stalled until another request came, and `check` wrote a counterexample
+   * of the simulation (4 shipments for one order). Now the run stops, one
+   * line naming it (exit 2). The clock stops the run too, since the throw
+   * lands in code no one awaits.
+   */
+  private refuseLateWait(what: string): void {
+    const clock = this.host.clock;
+    if (clock === undefined) return;
+    // (Two of the handler's own steps at once — a `Promise.all` of two
+    // helpers that each step — are not refused: the kernel runs them one
+    // after the other.)
+    if (!this.answered) return;
+    throw this.lateWait(what, clock);
+  }
+
+  private markPending(what: string): void {
+    this.pendingWait = what;
+    const k = this.host.clock?.kernel;
+    this.pendingAt = k === undefined ? -1 : k.events + k.steps;
+  }
+
+  /**
+   * @internal The handler returned while a step or sleep of this request
+   * waits, one that began in this very turn: code the handler left queued
+   * (an event listener's `queueMicrotask`) reached it as the handler
+   * answered, so it is no part of the handler. One that began earlier is the
+   * handler's own work, still in flight when a timer let the handler answer
+   * (a gateway call raced against a timeout): the answer then waits for it,
+   * as before.
+   */
+  steppedWhileReturning(): boolean {
+    const k = this.host.clock?.kernel;
+    return k !== undefined && this.pendingWait !== undefined && this.pendingAt === k.events + k.steps;
+  }
+
+  /** @internal The error for `what` (a step or sleep) reached outside the request's handler, after stopping the run with it. */
+  lateWait(what: string, clock: KernelClock): ServiceError {
+    const when = this.answered ? 'after its handler had answered' : 'while its handler was returning';
+    const err = new ServiceError(this.host.def.name, `${what} was reached by work that ${this.req.method} ${this.req.path} (${this.name}) left running ${when} — a timer callback, an event listener, a queueMicrotask or a promise the handler did not await; a request steps and sleeps only while its handler runs: await that work before answering, or leave sim.step and sim.sleep out of it (a timer callback's SQL then runs at once)`);
+    clock.abort(err);
+    return err;
   }
 
   async sleep(ms: number): Promise<void> {
@@ -666,8 +727,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   private async wait(ms: number): Promise<void> {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
+    this.refuseLateWait(`a wait of ${ms} ms`);
+    this.markPending(`a wait of ${ms} ms`);
     this.suspend();
     await this.env.sleep(ms, this.phase);
+    this.pendingWait = undefined;
     this.resume();
   }
 

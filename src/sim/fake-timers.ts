@@ -220,6 +220,8 @@ interface VirtualTimer {
   late: boolean;
   /** The trace line its firing writes, when it is not a `setTimeout`/`setInterval` of the code's own. */
   note?: string;
+  /** An interval that had its one tick after the run's end (see `due`). */
+  ticked?: boolean;
 }
 
 /** What `setTimeout` returns on the kernel's clock: Node's Timeout shape (ref/unref/refresh, a number when coerced). */
@@ -446,7 +448,7 @@ export class KernelClock {
     this.successor = next;
     for (const t of this.stoppedWithRun) {
       // Not "late" there: the phase's tasks are live, so it fires like any timer.
-      const r: VirtualTimer = { ...t, gen: 0, late: false };
+      const r: VirtualTimer = { ...t, gen: 0, late: false, ticked: false };
       next.timers.set(r.id, r);
       next.kernel.at(r.callAt, next.event, r.id, r.gen);
     }
@@ -498,7 +500,12 @@ export class KernelClock {
     // armed while the run was live still fires (work a handler deferred
     // past its answer is part of the run's effects). What dies here is kept
     // for the recovery phase, which resumes it (carryTo).
-    if (!this.kernel.hasLiveTasks() && (t.repeatMs !== undefined || t.late)) {
+    // An interval armed while the run was live ticks once more, though: the
+    // work it does is the process's, as a one-shot timer's is — an outbox
+    // relay publishing what the last request committed. Until 2026-12 it
+    // stopped before that tick, and a correct relay's order had no shipment.
+    const ended = !this.kernel.hasLiveTasks();
+    if (ended && (t.late || (t.repeatMs !== undefined && t.ticked === true))) {
       this.timers.delete(t.id);
       this.stoppedWithRun.push(t);
       return;
@@ -519,18 +526,31 @@ export class KernelClock {
     this.kernel.note(t.owner.name, t.note ?? (t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback'));
     this.enter(t.owner);
     try {
-      this.fire(t);
+      this.fire(t, !ended);
     } finally {
       this.leave();
     }
+    // Its last tick: stopped with the run (not re-armed: a long period must not carry the run on), kept for the recovery phase, due a period on.
+    if (ended && t.repeatMs !== undefined && this.timers.get(t.id) === t) {
+      t.ticked = true;
+      t.gen++;
+      t.callAt = this.kernel.now + t.repeatMs;
+      this.timers.delete(t.id);
+      this.stoppedWithRun.push(t);
+    }
   }
 
-  private fire(t: VirtualTimer): void {
+  private fire(t: VirtualTimer, rearm = true): void {
     if (t.repeatMs !== undefined) {
+      if (!rearm) return this.call(t);
       t.gen++;
       t.callAt = this.kernel.now + t.repeatMs;
       this.kernel.at(t.callAt, this.event, t.id, t.gen);
     } else this.timers.delete(t.id);
+    this.call(t);
+  }
+
+  private call(t: VirtualTimer): void {
     try {
       t.cb(...t.args);
     } catch (e) {
@@ -539,6 +559,15 @@ export class KernelClock {
       if (t.owner.uncaught?.(e) === true) return;
       this.fail(new TimerCallbackError(t.owner, e));
     }
+  }
+
+  /**
+   * Stops the run with `e`, as a spin or a throwing timer callback does: for
+   * a fault found in code that has no caller to throw to (a timer callback,
+   * a promise nobody awaits), so the user's code cannot swallow it.
+   */
+  abort(e: Error): void {
+    this.fail(e);
   }
 
   private fail(e: Error): void {

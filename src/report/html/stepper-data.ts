@@ -378,7 +378,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
         const d = e.data ?? {};
         // The worker names the id after the service's noun (reportId for the tracker, paymentId, or id when there is no noun).
         const id = d.reportId ?? d[`${service.noun}Id`] ?? d.id;
-        const text = e.event === 'result success' ? `result: success, ${service.noun} id ${id}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
+        const text = e.event === 'result success' ? `result: success, ${id === undefined ? `an answer that names no ${service.noun}` : `${service.noun} id ${id}`}${d.replay ? ' (a replay)' : ''}` : `result: ${e.event.slice(7)} — ${String(d.error ?? '')}`;
         push({ ...base, kind: 'worker', from, text });
       } else if (e.event === 'threw' || e.event === 'killed') {
         push({ ...base, kind: 'error', from, text: `${e.event} ${String(e.data?.error ?? '')}` });
