@@ -12,6 +12,7 @@ import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, typ
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
+import { deliveryHint, FETCH_HANDLER_TEXT, isFetchResponse, notAListenerText } from './listener-shape.js';
 
 /** Turns in a row with nothing to do before a request counts as settled (a library may hold a real immediate it captured at import). */
 const QUIET_TURNS = 2;
@@ -176,7 +177,9 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       built.catch(() => undefined);
     }
     const listener = inst.listener;
-    const deliver = (l: RequestListener) => inject(finishingOnce(l) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    // What the listener returned: a fetch-style handler answers with a Response and writes nothing to res.
+    let returned: unknown;
+    const deliver = (l: RequestListener) => inject(finishingOnce(l, (x) => (returned = x)) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
     // Requests that reach a process while app() is still building (its boot
     // awaits a timer) all await this one promise, and their continuations
     // run in whichever turn settles it. A request delivered in another's
@@ -185,7 +188,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     let deferred: (() => void) | undefined;
     void listener
       .then((l) => {
-        if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
+        if (typeof l !== 'function') throw new ServiceError(desc.name, notAListenerText(l));
         if (turnOwner !== pending) return new Promise<InjectResponse>((resolve, reject) => (deferred = () => void deliver(l as RequestListener).then(resolve, reject)));
         return deliver(l as RequestListener);
       })
@@ -298,6 +301,11 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           quiet = 0;
           continue;
         }
+        // Not waiting on anything: a listener that answered with a Response (Hono's app.fetch handed over as is) is the likelier story.
+        let answered: unknown;
+        void Promise.resolve(returned).then((x) => (answered = x), () => undefined);
+        await hostTurn();
+        if (isFetchResponse(answered)) throw new ServiceError(desc.name, FETCH_HANDLER_TEXT);
         throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
       }
     }
@@ -317,7 +325,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   const o = out!;
   if (!o.ok) {
     if (o.error instanceof ServiceError) throw o.error;
-    throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}`);
+    throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}${deliveryHint(o.error)}`);
   }
   return toServiceResponse(o.value);
 }
@@ -420,13 +428,14 @@ function finishOnce(res: ServerResponse): void {
 }
 
 /**
- * The listener, with each response's 'finish' emitted once ({@link finishOnce}).
+ * The listener, with each response's 'finish' emitted once ({@link finishOnce})
+ * and what it returned handed to `onReturn`.
  * light-my-request recognises an Express app by `app.request.app === app`
  * and puts its own Request and Response prototypes under Express's (so
  * Express's `res.end` is light-my-request's); it cannot see the app through
  * this wrapper, so the wrapper does the same, from the objects it made.
  */
-function finishingOnce(l: RequestListener): RequestListener {
+function finishingOnce(l: RequestListener, onReturn: (value: unknown) => void): RequestListener {
   const express = (l as { request?: { app?: unknown } }).request?.app === l ? (l as unknown as { request: object; response: object }) : undefined;
   return (q, r) => {
     if (express !== undefined) {
@@ -434,7 +443,9 @@ function finishingOnce(l: RequestListener): RequestListener {
       Object.setPrototypeOf(Object.getPrototypeOf(express.response), Object.getPrototypeOf(r));
     }
     finishOnce(r);
-    return l(q, r);
+    const value = l(q, r);
+    onReturn(value);
+    return value;
   };
 }
 
