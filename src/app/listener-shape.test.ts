@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { EventEmitter } from 'node:events';
+import express from 'express';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { runServiceCampaign } from '../service/campaign.js';
@@ -87,5 +88,22 @@ describe("a Fastify app's routing returned before app.ready()", () => {
     };
     // Delivered and answered; it then fails as an app whose effects count nothing, not as a broken one.
     await expect(campaign(ready)).resolves.toMatchObject({ verdict: 'fails' });
+  });
+});
+
+describe("the descriptor's app factory", () => {
+  it('an Express app given as app itself (not a factory) is refused in one line saying to pass the factory', async () => {
+    const app = express();
+    app.post('/orders', (_req, res) => void res.status(201).json({ id: 1 }));
+    // Until 2026-12: "delivering POST /orders failed: TypeError: Cannot read properties of undefined (reading 'setHeader')".
+    expect(() => appService(orders(app as never))).toThrow(/^app 'shapes': the descriptor's app is an Express app itself; app is the factory that builds one: app: \(\{ redis \}\) => \{ const app = express\(\); …; return app; \}$/);
+    // The canary: the same app behind a factory is accepted.
+    expect(() => appService(orders(() => app))).not.toThrow();
+  });
+
+  it('an exception from app() is said to be the factory\'s, not a request\'s delivery failing', async () => {
+    await expect(campaign(() => {
+      throw new Error('REDIS_URL is not set');
+    })).rejects.toThrow(/^app 'shapes': app\(\{ redis \}\) threw while building a process: Error: REDIS_URL is not set \(at .*listener-shape\.test\.ts:\d+:\d+\)\)?$/);
   });
 });

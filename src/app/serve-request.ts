@@ -165,17 +165,9 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       } catch (e) {
         throw new ServiceError(desc.name, `cannot load the app afresh for a simulated process: ${describeThrow(e)}`);
       }
-      if (inst.listener === undefined) {
-        const built = Promise.resolve().then(() => own.app({ redis: kvClient() }));
-        inst.listener = built;
-        built.catch(() => undefined);
-      }
+      if (inst.listener === undefined) inst.listener = buildProcess(desc.name, own);
     }
-    if (inst.listener === undefined) {
-      const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
-      inst.listener = built;
-      built.catch(() => undefined);
-    }
+    if (inst.listener === undefined) inst.listener = buildProcess(desc.name, desc);
     const listener = inst.listener;
     // What the listener returned: a fetch-style handler answers with a Response and writes nothing to res.
     let returned: unknown;
@@ -328,6 +320,21 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}${deliveryHint(o.error)}`);
   }
   return toServiceResponse(o.value);
+}
+
+/**
+ * One process's listener: `app({ redis })`, called on its first request. An
+ * exception from the factory is the factory's, said so: it read "delivering
+ * POST /orders failed", as if the request had broken the app.
+ */
+function buildProcess(name: string, desc: AppDescriptor): Promise<RequestListener> {
+  const built = Promise.resolve()
+    .then(() => desc.app({ redis: kvClient() }))
+    .catch((e: unknown) => {
+      throw e instanceof ServiceError ? e : new ServiceError(name, `app({ redis }) threw while building a process: ${describeThrow(e)}`);
+    });
+  built.catch(() => undefined);
+  return built;
 }
 
 /**
