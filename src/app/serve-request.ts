@@ -445,6 +445,8 @@ function finishOnce(res: ServerResponse): void {
 function finishingOnce(l: RequestListener, onReturn: (value: unknown) => void): RequestListener {
   const express = (l as { request?: { app?: unknown } }).request?.app === l ? (l as unknown as { request: object; response: object }) : undefined;
   return (q, r) => {
+    pinMethods(q);
+    pinMethods(r);
     if (express !== undefined) {
       Object.setPrototypeOf(Object.getPrototypeOf(express.request), Object.getPrototypeOf(q));
       Object.setPrototypeOf(Object.getPrototypeOf(express.response), Object.getPrototypeOf(r));
@@ -454,6 +456,27 @@ function finishingOnce(l: RequestListener, onReturn: (value: unknown) => void): 
     onReturn(value);
     return value;
   };
+}
+
+/**
+ * Copies the methods light-my-request's Request and Response define (the
+ * response's `write`, `end`, `writeHead`, …, which capture the answer) onto
+ * the objects themselves. Express moves each request and response under its
+ * own prototypes (`Object.setPrototypeOf(res, app.response)`, whose chain
+ * ends at Node's ServerResponse); light-my-request links those to its own
+ * only when the listener is the Express app itself, so behind any wrapper
+ * (`(req, res) => app(req, res)`, a logger, a tenant mapping) the answer was
+ * written to nowhere: `answer 201 {"body":""}`, or a request kept working
+ * 20,000 turns. Own properties survive the swap; Express defines none of
+ * these names, and an app that replaces one (`res.end = …`) still can.
+ */
+function pinMethods(o: object): void {
+  const proto = Object.getPrototypeOf(o) as object;
+  for (const k of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, k)!;
+    if (k === 'constructor' || typeof d.value !== 'function' || Object.prototype.hasOwnProperty.call(o, k)) continue;
+    Object.defineProperty(o, k, { value: d.value, writable: true, configurable: true, enumerable: false });
+  }
 }
 
 function toServiceResponse(r: InjectResponse): ServiceResponse {
