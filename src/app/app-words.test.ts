@@ -62,3 +62,18 @@ describe("a hosted app's effect lines", () => {
     expect(pinned.why).toBe('the second order for op1 appears here');
   });
 });
+
+// "steps: each store command it sends (kv.set, kv.get, kv.del, kv.incr, kv.pexpire, …)" listed the
+// store's nine commands as the ones the app sends, and said a kill's reach was counted in a request.
+describe("check --app's faults line", () => {
+  it("lists the store's commands as those the app may send, and counts a kill's reach on its instance", async () => {
+    const { runMain } = await import('../testing/cli.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const r = await runMain(['check', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '5', '--module-probe-runs', '1', '--found', mkdtempSync(join(tmpdir(), 'rs-app-words-'))]);
+    expect(r.code, r.err).toBe(0);
+    const line = r.out.split('\n').find((l) => l.startsWith('faults: '))!;
+    expect(line).toMatch(/; steps: whichever of the store's commands it sends \(kv\.set, kv\.get, .*kv\.watch\), at its 1st to 4th use in a request \(a kill's, on its instance\); crash points: /);
+  }, 60_000);
+});

@@ -65,6 +65,11 @@ export function moduleLoadsOf(def: ServiceDefinition): 'once' | 'per-process' {
 export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescriptor>): ServiceDefinition<AppInstance> {
   markApp(String(desc.name)); // its problems, from here on, are the app's
   if (typeof desc.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(desc.name)) throw new ServiceError(String(desc.name), 'the app descriptor needs a name of 1–64 letters, digits, _ or -');
+  // `app: expressApp` instead of a factory: called as app({ redis }), Express took the env for a request and threw inside itself.
+  const l = desc.app as unknown as { request?: { app?: unknown }; handle?: unknown; use?: unknown };
+  if (l.request?.app === l || (typeof l.handle === 'function' && typeof l.use === 'function')) {
+    throw new ServiceError(desc.name, "the descriptor's app is an Express app itself; app is the factory that builds one: app: ({ redis }) => { const app = express(); …; return app; }");
+  }
   const e = desc.effects;
   if (typeof e?.of !== 'function') throw new ServiceError(desc.name, 'the app descriptor needs effects.of(kv, op) => ids (how to count the effects of one operation in the store)');
   const def: ServiceDefinition<AppInstance> = {

@@ -12,6 +12,7 @@ import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, typ
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
+import { deliveryHint, FETCH_HANDLER_TEXT, isFetchResponse, notAListenerText } from './listener-shape.js';
 
 /** Turns in a row with nothing to do before a request counts as settled (a library may hold a real immediate it captured at import). */
 const QUIET_TURNS = 2;
@@ -164,19 +165,13 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       } catch (e) {
         throw new ServiceError(desc.name, `cannot load the app afresh for a simulated process: ${describeThrow(e)}`);
       }
-      if (inst.listener === undefined) {
-        const built = Promise.resolve().then(() => own.app({ redis: kvClient() }));
-        inst.listener = built;
-        built.catch(() => undefined);
-      }
+      if (inst.listener === undefined) inst.listener = buildProcess(desc.name, own);
     }
-    if (inst.listener === undefined) {
-      const built = Promise.resolve().then(() => desc.app({ redis: kvClient() }));
-      inst.listener = built;
-      built.catch(() => undefined);
-    }
+    if (inst.listener === undefined) inst.listener = buildProcess(desc.name, desc);
     const listener = inst.listener;
-    const deliver = (l: RequestListener) => inject(finishingOnce(l) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    // What the listener returned: a fetch-style handler answers with a Response and writes nothing to res.
+    let returned: unknown;
+    const deliver = (l: RequestListener) => inject(finishingOnce(l, (x) => (returned = x)) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
     // Requests that reach a process while app() is still building (its boot
     // awaits a timer) all await this one promise, and their continuations
     // run in whichever turn settles it. A request delivered in another's
@@ -185,7 +180,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     let deferred: (() => void) | undefined;
     void listener
       .then((l) => {
-        if (typeof l !== 'function') throw new ServiceError(desc.name, `app() must return a request listener (req, res) => ..., got ${typeof l}`);
+        if (typeof l !== 'function') throw new ServiceError(desc.name, notAListenerText(l));
         if (turnOwner !== pending) return new Promise<InjectResponse>((resolve, reject) => (deferred = () => void deliver(l as RequestListener).then(resolve, reject)));
         return deliver(l as RequestListener);
       })
@@ -298,6 +293,11 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           quiet = 0;
           continue;
         }
+        // Not waiting on anything: a listener that answered with a Response (Hono's app.fetch handed over as is) is the likelier story.
+        let answered: unknown;
+        void Promise.resolve(returned).then((x) => (answered = x), () => undefined);
+        await hostTurn();
+        if (isFetchResponse(answered)) throw new ServiceError(desc.name, FETCH_HANDLER_TEXT);
         throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
       }
     }
@@ -317,9 +317,24 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   const o = out!;
   if (!o.ok) {
     if (o.error instanceof ServiceError) throw o.error;
-    throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}`);
+    throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}${deliveryHint(o.error)}`);
   }
   return toServiceResponse(o.value);
+}
+
+/**
+ * One process's listener: `app({ redis })`, called on its first request. An
+ * exception from the factory is the factory's, said so: it read "delivering
+ * POST /orders failed", as if the request had broken the app.
+ */
+function buildProcess(name: string, desc: AppDescriptor): Promise<RequestListener> {
+  const built = Promise.resolve()
+    .then(() => desc.app({ redis: kvClient() }))
+    .catch((e: unknown) => {
+      throw e instanceof ServiceError ? e : new ServiceError(name, `app({ redis }) threw while building a process: ${describeThrow(e)}`);
+    });
+  built.catch(() => undefined);
+  return built;
 }
 
 /**
@@ -420,22 +435,48 @@ function finishOnce(res: ServerResponse): void {
 }
 
 /**
- * The listener, with each response's 'finish' emitted once ({@link finishOnce}).
+ * The listener, with each response's 'finish' emitted once ({@link finishOnce})
+ * and what it returned handed to `onReturn`.
  * light-my-request recognises an Express app by `app.request.app === app`
  * and puts its own Request and Response prototypes under Express's (so
  * Express's `res.end` is light-my-request's); it cannot see the app through
  * this wrapper, so the wrapper does the same, from the objects it made.
  */
-function finishingOnce(l: RequestListener): RequestListener {
+function finishingOnce(l: RequestListener, onReturn: (value: unknown) => void): RequestListener {
   const express = (l as { request?: { app?: unknown } }).request?.app === l ? (l as unknown as { request: object; response: object }) : undefined;
   return (q, r) => {
+    pinMethods(q);
+    pinMethods(r);
     if (express !== undefined) {
       Object.setPrototypeOf(Object.getPrototypeOf(express.request), Object.getPrototypeOf(q));
       Object.setPrototypeOf(Object.getPrototypeOf(express.response), Object.getPrototypeOf(r));
     }
     finishOnce(r);
-    return l(q, r);
+    const value = l(q, r);
+    onReturn(value);
+    return value;
   };
+}
+
+/**
+ * Copies the methods light-my-request's Request and Response define (the
+ * response's `write`, `end`, `writeHead`, …, which capture the answer) onto
+ * the objects themselves. Express moves each request and response under its
+ * own prototypes (`Object.setPrototypeOf(res, app.response)`, whose chain
+ * ends at Node's ServerResponse); light-my-request links those to its own
+ * only when the listener is the Express app itself, so behind any wrapper
+ * (`(req, res) => app(req, res)`, a logger, a tenant mapping) the answer was
+ * written to nowhere: `answer 201 {"body":""}`, or a request kept working
+ * 20,000 turns. Own properties survive the swap; Express defines none of
+ * these names, and an app that replaces one (`res.end = …`) still can.
+ */
+function pinMethods(o: object): void {
+  const proto = Object.getPrototypeOf(o) as object;
+  for (const k of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, k)!;
+    if (k === 'constructor' || typeof d.value !== 'function' || Object.prototype.hasOwnProperty.call(o, k)) continue;
+    Object.defineProperty(o, k, { value: d.value, writable: true, configurable: true, enumerable: false });
+  }
 }
 
 function toServiceResponse(r: InjectResponse): ServiceResponse {

@@ -1,6 +1,6 @@
 import type { FaultKind } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { SPANS, type Reached } from '../service/reached.js';
+import { ordinal, REACH, REACH_MAX, SPANS, type Reached } from '../service/reached.js';
 import { isStableKeySource, type KeySource } from '../harness/keys.js';
 import { textTable } from '../report/table.js';
 
@@ -106,6 +106,32 @@ export function situationsOf(f: FaultSpace): Situation[] {
   return out;
 }
 
+/**
+ * The faults at a later reach of their step, for every step some run's
+ * request reached more than once (`step:kv.set#2`): a row each, right
+ * after the fault's first-reach row. A hosted app sends one command
+ * several times per request (the claim's `SET`, the effect's, the stored
+ * answer's), and a fault at the second does what one at the first cannot
+ * (the answer lost after the effect). Counted together in one row, a
+ * campaign that struck only first reaches said "every situation of its
+ * fault space was reached" — and held on an app that caches its answer
+ * before writing the order, whose one failing fault is the second `SET`'s
+ * answer lost.
+ */
+export function withLaterReaches(situations: readonly Situation[], counts: CoverageCounts): Situation[] {
+  const out: Situation[] = [];
+  for (const s of situations) {
+    out.push(s);
+    // Not kills: a kill's `nth` counts the step's reaches on its instance, not in one request.
+    const at = /^(?:crash|pause|slow)@(.+)$/.exec(s.id)?.[1];
+    if (at === undefined) continue;
+    for (let n = 2; n <= REACH_MAX; n++) {
+      if ((counts[`${STEP_REACHED}${at}${REACH}${n}`] ?? 0) > 0) out.push({ id: `${s.id}${REACH}${n}`, what: `${s.what}, at its ${ordinal(n)} reach in a request` });
+    }
+  }
+  return out;
+}
+
 /** Counts one run's situations. */
 export function countRun(counts: CoverageCounts, r: Reached): void {
   for (const id of r.ids) counts[id] = (counts[id] ?? 0) + 1;
@@ -163,6 +189,8 @@ function wordingOf(id: string): string {
   // Not a fault retrysim injects: the service's own code ended its process (Node's crash on an unhandled rejection or an uncaught exception).
   if (id === 'process-crash') return 'a process crashed by the code it runs (an unhandled rejection or an uncaught exception)';
   const [kind, at] = id.split('@');
+  const reach = at === undefined ? undefined : /^(.*)#(\d+)$/.exec(at);
+  if (reach) return `${kind} at ${reach[1]}, at its ${ordinal(Number(reach[2]))} reach in a request`;
   if (at !== undefined) return `${kind} at ${at}`;
   return id;
 }

@@ -202,7 +202,7 @@ export async function run(argv: string[]): Promise<number> {
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
       // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
       const points = isHostedApp(def)
-        ? `steps: each store command it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request; crash points: the answer of each, lost after the store ran it`
+        ? `steps: whichever of the store's commands it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request (a kill's, on its instance); crash points: the answer of each, lost after the store ran it`
         : `steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`;
       log(`faults: ${faults.join(', ')}${probeOff}; ${points}`);
       reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };

@@ -25,7 +25,7 @@ import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
 import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
-import { countRun, coverageOf, situationsOf, STEP_REACHED, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
+import { countRun, coverageOf, situationsOf, STEP_REACHED, withLaterReaches, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /**
@@ -268,7 +268,7 @@ function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], k
     const at = /^(?:crash|slow|pause|kill|preempt)@(.+?)(?:: answer lost)?$/.exec(x.id)?.[1];
     return at === undefined || !def.steps.includes(at) || (counts[`${STEP_REACHED}${at}`] ?? 0) > 0;
   }) : all;
-  return coverageOf(situations, counts, runs);
+  return coverageOf(withLaterReaches(situations, counts), counts, runs);
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */

@@ -7,7 +7,7 @@ import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
 import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
-import { overlapKey, type Reached } from './reached.js';
+import { ordinal, overlapKey, REACH, REACH_MAX, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
 import type { Kernel, Task } from '../sim/kernel.js';
@@ -442,6 +442,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   private crashReaches = 0;
   /** How often this request reached the slow fault's step while it was armed (for `slowAtStepNth`). */
   private slowReaches = 0;
+  /** How often this request reached each step and crash point (counted only when the run's coverage is: see {@link countReach}). */
+  private readonly reaches = new Map<string, number>();
   /** The slow fault already delayed this request: processing is slow once per request (SPEC §4), however often its code reaches the step. */
   private slowed = false;
   /** The current phase's footprint, for the sleeps inside it. */
@@ -631,6 +633,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
     this.host.reached?.add(`step:${label}`);
     this.refuseLateWait(`sim.step('${label}')`);
+    this.countReach(label);
     this.lastStep = label;
     this.markPending(`sim.step('${label}')`);
     this.suspend();
@@ -649,7 +652,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (p && p.count > 0 && p.atStep === label && (p.nth === undefined || ++this.pauseReaches === p.nth)) {
       p.count -= 1;
       this.host.reached?.add(`pause@${label}`);
-      if (p.nth !== undefined && p.nth > 1) this.host.reached?.add('fault:later-reach');
+      if (p.nth !== undefined && p.nth > 1) this.host.reached?.add('fault:later-reach').add(`pause@${label}${REACH}${p.nth}`);
       if (p.thenCrash) this.crashAfterPause = true;
       // The whole process stalls, as in a GC pause: its timers (a heartbeat renewing this request's lease) do not fire meanwhile.
       if (this.host.clock !== undefined) this.host.pausedUntil = Math.max(this.host.pausedUntil, this.host.clock.kernel.now + p.ms);
@@ -662,7 +665,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       this.slowed = true;
       this.host.reached?.add(`slow@${label}`);
       const later = f.slowAtStepNth !== undefined && f.slowAtStepNth > 1;
-      if (later) this.host.reached?.add('fault:later-reach');
+      if (later) this.host.reached?.add('fault:later-reach').add(`slow@${label}${REACH}${f.slowAtStepNth}`);
       this.env.note?.(`slow ${f.slowMs} ms after '${label}'${later ? ` (its ${ordinal(f.slowAtStepNth!)} reach in this request)` : ''}`);
       await this.env.sleep(f.slowMs, this.phase);
     }
@@ -787,12 +790,13 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
       this.env.note?.(`crash at '${label}' (after the pause)`);
       throw new CrashFault(`${label} (after a pause)`);
     }
+    this.countReach(label);
     const f = this.host.faults;
     // `crashAtNth`: this request's n-th reach of crashAt (the reaches are counted only while a crash is armed).
     const nth = f.crashAt === label ? f.crashAtNth : undefined;
     if ((f.crashAt === undefined || f.crashAt === label) && f.crashMidRequest > 0 && (nth === undefined || ++this.crashReaches === nth) && fire(f, 'crashMidRequest')) {
       this.host.reached?.add(`crash@${label}`);
-      if (nth !== undefined && nth > 1) this.host.reached?.add('fault:later-reach');
+      if (nth !== undefined && nth > 1) this.host.reached?.add('fault:later-reach').add(`crash@${label}${REACH}${nth}`);
       // On the trace where it strikes, also at a first reach: a handler that
       // catches the exception (its own retry helper, a cleanup that answers
       // 200) would otherwise hide the counterexample's one fault. A hosted
@@ -803,16 +807,23 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     }
   }
 
+  /**
+   * Counts this request's reach of a step or crash point: a 2nd to 4th reach
+   * (`step:kv.set#2`) puts the faults at that reach into the campaign's
+   * coverage table, so a campaign that never lost the answer of an app's
+   * second `SET` says so instead of "every situation reached".
+   */
+  private countReach(label: string): void {
+    const reached = this.host.reached;
+    if (reached === undefined) return;
+    const n = (this.reaches.get(label) ?? 0) + 1;
+    this.reaches.set(label, n);
+    if (n >= 2 && n <= REACH_MAX) reached.add(`step:${label}${REACH}${n}`);
+  }
+
   reached(label: string): void {
     const def = this.host.def;
     if (!(def.situations ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.reached('${label}'), which is not declared in situations [${(def.situations ?? []).join(', ')}]`);
     this.host.reached?.add(`service:${label}`);
   }
-}
-
-/** 2 → '2nd', 3 → '3rd', 11 → '11th'. */
-export function ordinal(n: number): string {
-  const t = n % 100;
-  const suffix = t >= 11 && t <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
-  return `${n}${suffix}`;
 }

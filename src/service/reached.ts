@@ -21,8 +21,9 @@ export class Reached {
   /** The first 2xx answer (status and body) each tenant and key got in this run. */
   private readonly firstOk = new Map<string, string>();
 
-  add(id: string): void {
+  add(id: string): this {
     this.ids.add(id);
+    return this;
   }
 
   /** A request carrying `key` entered a handler: two or three at once are situations of their own. */
@@ -58,6 +59,18 @@ export class Reached {
 export function overlapKey(headers: Readonly<Record<string, string | undefined>>): string | undefined {
   const k = headers['idempotency-key'];
   return k === undefined ? undefined : `${headers['x-tenant'] ?? 'default'}\u0000${k}`;
+}
+
+/** Joins a step or crash point to the reach a fault struck (`crash@kv.set: answer lost#2`, `step:kv.set#2`). */
+export const REACH = '#';
+/** The latest reach of a step in one request that a fault strikes (`faults.crashAtNth`, `pause.nth`, `kill.nth`, `slowAtStepNth`). */
+export const REACH_MAX = 4;
+
+/** 2 → '2nd', 3 → '3rd', 11 → '11th'. */
+export function ordinal(n: number): string {
+  const t = n % 100;
+  const suffix = t >= 11 && t <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
 }
 
 /** Virtual time spans a run may last (main run, from 0 to its last event). */

@@ -185,6 +185,16 @@ describe('the summary is written from the run', () => {
     expect(data.summary[1]).toMatch(/^The client retried as #2: .* added a second order, so exactly-one breaks/);
   });
 
+  it("a command a pause held is told once, not again as its answer's whole line", async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'app-plain-http', 'app.ts'));
+    const file = join('examples', 'app-plain-http', 'counterexamples', 'orders-check-then-insert-exactly-one-53b9175c.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    // Until 2026-12: `then kv.set order:1 "{"id":1,"order":"run-1","tenant":"defaul…" → OK added a second order`.
+    expect(data.summary[1]).toMatch(/^#2, from another worker, went on: it had run kv\.get, kv\.incr and kv\.set \(paused 10000 ms at step 'kv\.set'\) before that, then kv\.set \(after the wait\) added a second order, so exactly-one breaks/);
+    expect(data.summary.join(' ')).not.toContain(' → ');
+  });
+
   it("an app's store is shown as the redis its code talks to, not retrysim's table for it", async () => {
     const { loadService } = await import('../../service/load.js');
     const def = await loadService(join(root, 'examples', 'app-express-idempotency', 'app.ts'));

@@ -92,6 +92,13 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
     // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
     else if (s.kind === 'note') {
       if (announcesNext(steps, i, to)) continue;
+      // A command a pause or slow fault held says its answer on a line of its own, when it ran: the same
+      // command, not another one. Printed whole it read "then kv.set order:1 "{…" → OK added a second order".
+      const held = heldAnswer(steps, i);
+      if (held !== undefined) {
+        if (parts.length === 0) parts.push(`${held} (after the wait)`);
+        continue;
+      }
       const prev = parts.pop();
       parts.push(prev === undefined ? s.event : `${prev} (${about(prev, s.event)})`);
     }
@@ -115,6 +122,22 @@ function announcesNext(steps: readonly Step[], i: number, to: number): boolean {
     return n.kind === 'note' && n.event.startsWith(m[1]!);
   }
   return false;
+}
+
+/**
+ * The step whose answer note `steps[i]` is (`kv.set order:1 "…" → OK`,
+ * logged when a held command ran), or undefined: the note starts with the
+ * name of its actor's last step before it and says an answer.
+ */
+function heldAnswer(steps: readonly Step[], i: number): string | undefined {
+  const note = steps[i]!;
+  if (!note.event.includes(' → ')) return undefined;
+  for (let j = i - 1; j >= 0; j--) {
+    const s = steps[j]!;
+    if (s.actor !== note.actor || s.kind !== 'phase') continue;
+    return note.event.startsWith(`${s.event} `) ? s.event : undefined;
+  }
+  return undefined;
 }
 
 /** A note about step `prev`, without repeating its name: "kv.set: answer lost (the store ran it; …)" is "answer lost: the store ran it; …". */
