@@ -126,7 +126,10 @@ describe('memory() runs as its process, on the kernel clock', () => {
     // The main run ended before its first sweep; the recovery phase's clock fires it, in the same memory.
     expect(r.trace.some((l) => /memory\(\)\s+setInterval callback/.test(l))).toBe(false);
     expect(r.recoveryTrace.some((l) => /s0\/memory\(\)\s+setInterval callback/.test(l)), r.recoveryTrace.join('\n')).toBe(true);
-    expect(procs[0]!.sweeps).toEqual([EPOCH + SWEEP_MS]);
+    // In the same memory: its first tick while the resubmission is live, and one more once the phase's last task has
+    // ended (an interval's last tick after a run, src/service/interval-last-tick.test.ts).
+    expect(procs[0]!.sweeps).toEqual([EPOCH + SWEEP_MS, EPOCH + 2 * SWEEP_MS]);
+    expect(r.recoveryTrace.filter((l) => /s0\/memory\(\)\s+setInterval callback/.test(l))).toHaveLength(2);
   });
 
   it('a memory() that throws is one line naming it, and the next run starts on a clean clock', async () => {
