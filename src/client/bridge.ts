@@ -7,6 +7,7 @@ import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
+import { routeFetchDispatcher } from './global-fetch.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout,
@@ -206,7 +207,7 @@ export async function runClientsOnVirtualTime<T>(
   // The global fetch, called by the code of computation i for the simulated service, is that computation's
   // simulated fetch (the caller says which URLs); anything else would reach the real network.
   if (typeof globalThis.fetch === 'function') {
-    swap(globalThis, 'fetch', ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const runFetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       const i = tracked ? computation.getStore() : 0;
       const routed = i === undefined ? undefined : hooks.routeGlobalFetch?.(i, url);
@@ -214,7 +215,11 @@ export async function runClientsOnVirtualTime<T>(
       const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
       hooks.onGlobalFetch?.(`${method} ${url}`);
       return Promise.reject(new TypeError('fetch failed', { cause: new Error('retrysim: the global fetch does not reach the simulated network; use the fetch run(fetch, op) is handed') }));
-    }) as typeof fetch);
+    }) as typeof fetch;
+    swap(globalThis, 'fetch', runFetch);
+    // The same for a reference to the global taken when the client's module loaded (src/client/global-fetch.ts).
+    routeFetchDispatcher(runFetch);
+    restore.push(() => routeFetchDispatcher(undefined));
   }
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {

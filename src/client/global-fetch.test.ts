@@ -30,6 +30,16 @@ describe('check --client on a client that calls the global fetch', () => {
     expect(replay.code, replay.err).toBe(0);
   }, 120_000);
 
+  it('a client that took the global fetch when its module loaded (fetch-retry\'s `require(\'fetch-retry\')(fetch)`) holds: its requests reach the simulation too', async () => {
+    // Until 2026-12 that reference was the real fetch: requests to http://service.sim went to the real
+    // resolver and failed in real time, so this correct client failed `progress` or was refused as stuck.
+    const r = await runMain(['check', '--client', 'src/client/fixtures/fetch-taken-at-load.cjs', '--runs', '60', '--expect', 'holds', '--json', '--found', tmp('rs-gfetch-')]);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: Array<{ id: string; runs: number }> } };
+    expect(j.verdict).toBe('holds');
+    expect(j.coverage.rows.find((x) => x.id === 'client:succeeded')?.runs).toBeGreaterThan(0);
+  }, 120_000);
+
   it('a request to another host still leaves the simulation: one line, exit 2', async () => {
     const dir = tmp('rs-gfetch-');
     const { writeFileSync } = await import('node:fs');

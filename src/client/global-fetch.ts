@@ -1,0 +1,40 @@
+/**
+ * The global `fetch`, made once per process (when this module is first
+ * imported, before any user module loads: the CLI, the client loader and the
+ * vitest helper import it first) a dispatcher that calls the fetch a bridged
+ * client run routes it to, and the real one outside every run.
+ *
+ * The bridge also replaces `globalThis.fetch` while a run is active, but
+ * production code often takes the global once, when its module loads:
+ * fetch-retry's documented use is `require('fetch-retry')(fetch)` at the top
+ * of the file, and `const f = globalThis.fetch` is common in wrappers. That
+ * reference was the real undici fetch: its requests to `http://service.sim`
+ * went to the real resolver, failed in real time as "fetch failed", and a
+ * correct client came out as failing `progress` ("rejected without sending a
+ * request") or refused as waiting on nothing, depending on how fast DNS
+ * answered. Holding the dispatcher instead, it reaches the simulation as the
+ * global does. Only a module loaded before retrysim itself keeps the real one.
+ */
+type Fetch = typeof globalThis.fetch;
+
+let routed: Fetch | undefined;
+let installed = false;
+
+/** Installs the dispatcher in place of the global fetch (once; a no-op where the runtime has no fetch). */
+export function installFetchDispatcher(): void {
+  if (installed) return;
+  installed = true;
+  const real = globalThis.fetch as Fetch | undefined;
+  if (typeof real !== 'function') return;
+  const dispatcher = function fetch(this: unknown, ...a: Parameters<Fetch>): ReturnType<Fetch> {
+    return routed !== undefined ? routed(...a) : Reflect.apply(real, globalThis, a);
+  };
+  Object.defineProperty(globalThis, 'fetch', { value: dispatcher as Fetch, configurable: true, writable: true, enumerable: true });
+}
+
+/** What the dispatcher calls from now on: a bridged run's fetch, or undefined for the real one (the run ended). */
+export function routeFetchDispatcher(f: Fetch | undefined): void {
+  routed = f;
+}
+
+installFetchDispatcher();
