@@ -251,7 +251,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs)];
+    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -262,10 +262,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
  * The checks that judge a client's own behaviour from what it sent and when
  * (`progress`, `deadline`, `retry-after`, `non-retryable`) — the same for a
  * simulated run and a wall-clock one (the flakiness lab's), given each
- * call's requests with their send and answer times.
+ * call's requests with their send and answer times. `epochMs`: the
+ * wall-clock instant of time 0 on the client's clock (a scenario's
+ * `client.epochMs`, 0 when absent; a wall-clock run's start), which places a
+ * `Retry-After` given as an HTTP-date on the run's time line; without it
+ * only the delay-seconds form is judged.
  */
-export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
-  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
+export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number, epochMs?: number): Violation[] {
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers, epochMs), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
 }
 
 /**
@@ -337,18 +341,38 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
 /**
  * `retry-after`: after an answer that carried `Retry-After: N` (seconds, as
  * the throttle fault sends it), the same call of the client sends nothing
- * for N s. An HTTP-date value is not judged (nothing here sends one).
+ * for N s; after one that carried an HTTP-date (RFC 9110 allows both; a
+ * user's service may send `new Date(now + 3000).toUTCString()`), nothing
+ * before that instant on the client's clock (given `epochMs`). The date form
+ * was not judged before 2026-12: a client that reads only the number
+ * (`Number(h)` is NaN for a date, so it falls back to its backoff) held
+ * against a service that sends dates.
  */
-function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
+function retryAfterViolations(workers: ClientRun['workers'], epochMs: number | undefined): Violation[] {
   const out: Violation[] = [];
   for (const w of workers) {
     for (const r of w.sent) {
-      if (r.retryAfter === undefined || r.answeredAtMs === undefined || !/^\d+$/.test(r.retryAfter.trim())) continue;
-      const waitMs = Number(r.retryAfter.trim()) * 1000;
+      if (r.retryAfter === undefined || r.answeredAtMs === undefined) continue;
+      const value = r.retryAfter.trim();
+      let untilMs: number;
+      let asked: string;
+      if (/^\d+$/.test(value)) {
+        const waitMs = Number(value) * 1000;
+        untilMs = r.answeredAtMs + waitMs;
+        asked = `at least ${waitMs} ms`;
+      } else {
+        // An HTTP-date (IMF-fixdate or RFC 850, both in GMT; not V8's lenient guesses at '1.5' or 'Mar 5') has
+        // whole seconds: the instant it names, on the client's clock, is what a client waits for.
+        const at = epochMs === undefined || !/\d\d:\d\d:\d\d GMT$/.test(value) ? NaN : Date.parse(value);
+        if (!Number.isFinite(at)) continue;
+        untilMs = at - epochMs!;
+        if (untilMs <= r.answeredAtMs) continue;
+        asked = `not before t=${untilMs} ms, the date it names`;
+      }
       const next = w.sent.find((q) => q.atMs >= r.answeredAtMs! && q !== r);
       // 1 ms of slack: a client's clock (Date.now, timers) has whole milliseconds, the network's time does not.
-      if (next !== undefined && next.atMs < r.answeredAtMs + waitMs - 1) {
-        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: at least ${waitMs} ms)` });
+      if (next !== undefined && next.atMs < untilMs - 1) {
+        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: ${asked})` });
         break;
       }
     }

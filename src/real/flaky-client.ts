@@ -223,7 +223,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       // And the work the service deferred past its answers (a 202 whose effect a timer writes), as the
       // simulation runs such a timer before judging: read at once, a correct one failed exactly-one here.
       const settled = await settle(server, SETTLE_LIMIT_MS, before);
-      const checks = new Set(clientCheckViolations([w], o.client.deadlineMs).map((v) => v.invariant));
+      const checks = new Set(clientCheckViolations([w], o.client.deadlineMs, start).map((v) => v.invariant));
       const keys = new Set(sent.filter((q) => q.method === endpoint.method && q.path === endpoint.path).map((q) => q.key));
       if (keys.size > 1) checks.add('stable-key');
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
