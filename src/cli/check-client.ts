@@ -277,6 +277,8 @@ export async function run(argv: string[]): Promise<number> {
         // State kept at module level carried over from one run to the next: with one load per client process,
         // as real processes load it, the same first runs give the verdict separate processes would.
         let fixed = false;
+        /** Runs that held with one load per client process: the verdict separate processes give, as far as it went. */
+        let heldPerProcess: number | undefined;
         if (!perProcessCx && shard === undefined && probe !== undefined) {
           log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
           try {
@@ -287,14 +289,21 @@ export async function run(argv: string[]): Promise<number> {
               fixed = true;
             } else {
               if (file !== undefined) rmSync(file, { force: true });
-              if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
+              if (p.verdict === 'holds') {
+                heldPerProcess = p.runs;
+                log(`module state: with one load per client process the first ${p.runs} runs hold`);
+              }
             }
           } catch (e) {
             if (!(e instanceof ClientError || e instanceof ServiceError)) throw e;
           }
         }
         if (!fixed) {
-          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
+          // A breaker or a retry budget is module-level by design: "keep it inside run()" is no advice for it. What
+          // judges it is the campaign run as separate processes would, which the variable does (the probe held).
+          const home = heldPerProcess === undefined ? CLIENT_STATE_HOME
+            : `with one load per simulated client process (each call its own, as separate processes load it) its first ${heldPerProcess} runs hold, so what failed it is state its calls share (a breaker or a retry budget meant to span calls is each real process's own); for the verdict of separate processes on every run: ${PER_PROCESS_ENV}=1 retrysim check ${argv.join(' ')}`;
+          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, home)}`);
           return 2;
         }
       }
