@@ -19,20 +19,31 @@ type Fetch = typeof globalThis.fetch;
 
 let routed: Fetch | undefined;
 let installed = false;
+let real: Fetch | undefined;
 
 /** Installs the dispatcher in place of the global fetch (once; a no-op where the runtime has no fetch). */
 export function installFetchDispatcher(): void {
   if (installed) return;
   installed = true;
-  const real = globalThis.fetch as Fetch | undefined;
-  if (typeof real !== 'function') return;
+  const node = globalThis.fetch as Fetch | undefined;
+  if (typeof node !== 'function') return;
+  real = node;
   const dispatcher = function fetch(this: unknown, ...a: Parameters<Fetch>): ReturnType<Fetch> {
-    return routed !== undefined ? routed(...a) : Reflect.apply(real, globalThis, a);
+    return routed !== undefined ? routed(...a) : Reflect.apply(node, globalThis, a);
   };
   Object.defineProperty(globalThis, 'fetch', { value: dispatcher as Fetch, configurable: true, writable: true, enumerable: true });
 }
 
-/** What the dispatcher calls from now on: a bridged run's fetch, or undefined for the real one (the run ended). */
+/**
+ * The runtime's own fetch, never routed: what a fetch that the dispatcher
+ * routes to must call for real requests (the flakiness lab's recording fetch),
+ * or it would call itself.
+ */
+export function unroutedFetch(): Fetch {
+  return real ?? globalThis.fetch;
+}
+
+/** What the dispatcher calls from now on: a bridged run's fetch (or the flakiness lab's recording one), or undefined for the real one (the run ended). */
 export function routeFetchDispatcher(f: Fetch | undefined): void {
   routed = f;
 }
