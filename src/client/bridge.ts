@@ -8,6 +8,7 @@ import '../sim/virtual-node-timers.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
 import { routeFetchDispatcher } from './global-fetch.js';
+import { guardNodeHttp } from './node-http-guard.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout,
@@ -102,6 +103,8 @@ export interface BridgeHooks {
   routeGlobalFetch?: (i: number, url: string) => typeof fetch | undefined;
   /** A global fetch call that was not routed: it would have left the simulation. */
   onGlobalFetch?: (call: string) => void;
+  /** A request through node:http or node:https (axios's default adapter, got): refused, the simulation carries fetch only. */
+  onNodeHttp?: (call: string) => void;
   /**
    * The wall-clock instant of kernel time 0 that the code's `Date` reads, in
    * ms since 1970 (a scenario's `client.epochMs`: 2026-01-01 for files found
@@ -221,6 +224,12 @@ export async function runClientsOnVirtualTime<T>(
     routeFetchDispatcher(runFetch);
     restore.push(() => routeFetchDispatcher(undefined));
   }
+  // node:http(s) would leave the simulation (real DNS, real sockets): such a request throws, and the caller names it.
+  guardNodeHttp((call) => {
+    hooks.onNodeHttp?.(call);
+    return new Error(`retrysim: a node:http request (${call}) does not reach the simulated network (it carries fetch only)`);
+  });
+  restore.push(() => guardNodeHttp(undefined));
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {
     for (const k of ['setTimeout', 'setInterval', 'setImmediate'] as const) { // real-time: allowed (wraps the fake clock's, installed above)

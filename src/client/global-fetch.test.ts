@@ -40,6 +40,18 @@ describe('check --client on a client that calls the global fetch', () => {
     expect(j.coverage.rows.find((x) => x.id === 'client:succeeded')?.runs).toBeGreaterThan(0);
   }, 120_000);
 
+  it('a client whose library sends through node:http (axios\'s default adapter) is refused in one line saying so, exit 2, and writes no counterexample', async () => {
+    // Until 2026-12 its requests went to the real resolver for service.sim, and it "failed progress" with a file about DNS.
+    const dir = tmp('rs-nodehttp-');
+    const r = await runMain(['check', '--client', 'src/client/fixtures/node-http-client.ts', '--runs', '20', '--found', dir]);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      "retrysim check: client module 'node-http-client': it sent POST http://service.sim/reports through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')",
+    ]);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
   it('a request to another host still leaves the simulation: one line, exit 2', async () => {
     const dir = tmp('rs-gfetch-');
     const { writeFileSync } = await import('node:fs');
