@@ -28,7 +28,8 @@ function describe(args: unknown[], protocol: string): string {
   const method = (o.method ?? 'GET').toUpperCase();
   if (typeof a === 'string' || a instanceof URL) return `${method} ${String(a)}`;
   const host = o.hostname ?? o.host ?? 'localhost';
-  return `${method} ${o.protocol ?? protocol}//${host}${o.port !== undefined && o.port !== null ? `:${o.port}` : ''}${o.path ?? '/'}`;
+  // axios's adapter passes `port: ''` for a URL without one.
+  return `${method} ${o.protocol ?? protocol}//${host}${o.port ? `:${o.port}` : ''}${o.path ?? '/'}`;
 }
 
 /** Puts the dispatchers on node:http and node:https (once). */
