@@ -1,4 +1,5 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
@@ -105,6 +106,12 @@ export interface BridgeHooks {
   onGlobalFetch?: (call: string) => void;
   /** A request through node:http or node:https (axios's default adapter, got): refused, the simulation carries fetch only. */
   onNodeHttp?: (call: string) => void;
+  /**
+   * A request of Node's own fetch (undici's `undici:request:create`): a
+   * reference to it taken before retrysim was imported, which no dispatcher
+   * reaches; the request leaves the simulation (real DNS, real sockets).
+   */
+  onRealFetch?: (call: string) => void;
   /**
    * The wall-clock instant of kernel time 0 that the code's `Date` reads, in
    * ms since 1970 (a scenario's `client.epochMs`: 2026-01-01 for files found
@@ -230,6 +237,16 @@ export async function runClientsOnVirtualTime<T>(
     return new Error(`retrysim: a node:http request (${call}) does not reach the simulated network (it carries fetch only)`);
   });
   restore.push(() => guardNodeHttp(undefined));
+  // Node's own fetch, taken before the dispatcher was in place: not stoppable, but seen as it starts (and named).
+  if (hooks.onRealFetch !== undefined) {
+    const onRealFetch = hooks.onRealFetch;
+    const seen = (m: unknown) => {
+      const r = (m as { request?: { method?: string; origin?: string; path?: string } }).request;
+      onRealFetch(`${r?.method ?? 'GET'} ${r?.origin ?? ''}${r?.path ?? ''}`);
+    };
+    diagnostics.subscribe('undici:request:create', seen);
+    restore.push(() => diagnostics.unsubscribe('undici:request:create', seen));
+  }
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {
     for (const k of ['setTimeout', 'setInterval', 'setImmediate'] as const) { // real-time: allowed (wraps the fake clock's, installed above)

@@ -52,6 +52,17 @@ describe('check --client on a client that calls the global fetch', () => {
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 
+  it('a client holding Node\'s own fetch (taken before retrysim loaded) is named in one line that says how to import, exit 2, and writes no counterexample', async () => {
+    const dir = tmp('rs-ownfetch-');
+    const r = await runMain(['check', '--client', 'src/client/fixtures/node-own-fetch.ts', '--runs', '10', '--found', dir]);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      "retrysim check: client module 'node-own-fetch': it called Node's own fetch (POST http://service.sim/reports), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)",
+    ]);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
   it('a request to another host still leaves the simulation: one line, exit 2', async () => {
     const dir = tmp('rs-gfetch-');
     const { writeFileSync } = await import('node:fs');

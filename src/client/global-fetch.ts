@@ -20,17 +20,23 @@ type Fetch = typeof globalThis.fetch;
 let routed: Fetch | undefined;
 let installed = false;
 let real: Fetch | undefined;
+/** Where a dispatcher keeps the runtime's fetch, shared by every copy of this module. */
+const REAL = Symbol.for('retrysim.realFetch');
 
 /** Installs the dispatcher in place of the global fetch (once; a no-op where the runtime has no fetch). */
 export function installFetchDispatcher(): void {
   if (installed) return;
   installed = true;
-  const node = globalThis.fetch as Fetch | undefined;
-  if (typeof node !== 'function') return;
+  const found = globalThis.fetch as (Fetch & { [REAL]?: Fetch }) | undefined;
+  if (typeof found !== 'function') return;
+  // A second copy of this module (the package and a checkout, or another loader) finds the first's dispatcher:
+  // the runtime's own fetch is under it, and is what unroutedFetch must give (or the recording fetch calls itself).
+  const node = found[REAL] ?? found;
   real = node;
   const dispatcher = function fetch(this: unknown, ...a: Parameters<Fetch>): ReturnType<Fetch> {
     return routed !== undefined ? routed(...a) : Reflect.apply(node, globalThis, a);
   };
+  Object.defineProperty(dispatcher, REAL, { value: node });
   Object.defineProperty(globalThis, 'fetch', { value: dispatcher as Fetch, configurable: true, writable: true, enumerable: true });
 }
 

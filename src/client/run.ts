@@ -204,15 +204,20 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const onGlobalFetch = (call: string) => (globalFetch ??= call);
     let nodeHttp: string | undefined;
     const onNodeHttp = (call: string) => (nodeHttp ??= call);
+    let realFetch: string | undefined;
+    const onRealFetch = (call: string) => (realFetch ??= call);
+    /** Not a verdict on the client: what it sent with Node's own fetch was never simulated (nor judged). */
+    const realFetchError = () => new ClientError(client.name, `it called Node's own fetch (${realFetch}), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)`);
     /** Not a verdict on the client: what it sent through node:http was never simulated (nor judged). */
     const nodeHttpError = () => new ClientError(client.name, `it sent ${nodeHttp} through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')`);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
       if (loadError !== undefined) throw loadError instanceof ClientError ? loadError : new ClientError(client.name, `cannot load afresh for a simulated client process: ${String(loadError)}`);
       if (nodeHttp !== undefined) throw nodeHttpError();
+      if (realFetch !== undefined) throw realFetchError();
       // Not a verdict on the client: what it sent that way was never simulated (nor judged).
       if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation: only requests under op.url's origin (${SIM_ORIGIN}) reach the simulated service`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
@@ -221,6 +226,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
       // The client's code, not retrysim, is what cannot finish: say so in one line (a refused node:http request first: it is why).
       if (nodeHttp !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw nodeHttpError();
+      if (realFetch !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw realFetchError();
       if (e instanceof ClientStuckError) throw new ClientError(client.name, e.message);
       if (e instanceof SimLimitError) throw new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
       throw e;
