@@ -17,27 +17,40 @@
  */
 type Fetch = typeof globalThis.fetch;
 
-let routed: Fetch | undefined;
+/** The one dispatcher's state: the runtime's fetch and where it routes now. */
+interface Dispatch {
+  real: Fetch;
+  routed: Fetch | undefined;
+}
+/** Where the dispatcher keeps its state, for every copy of this module to find. */
+const STATE = Symbol.for('retrysim.fetchDispatcher');
+let state: Dispatch | undefined;
 let installed = false;
-let real: Fetch | undefined;
-/** Where a dispatcher keeps the runtime's fetch, shared by every copy of this module. */
-const REAL = Symbol.for('retrysim.realFetch');
 
-/** Installs the dispatcher in place of the global fetch (once; a no-op where the runtime has no fetch). */
+/**
+ * Installs the dispatcher in place of the global fetch (once; a no-op where
+ * the runtime has no fetch). A second copy of this module — the package and a
+ * checkout, another loader, a client module loaded afresh per simulated
+ * process with what it imports — finds the first's dispatcher and shares its
+ * state: one dispatcher, never a stack of them, and the runtime's fetch under
+ * it is what unroutedFetch gives (or the recording fetch would call itself).
+ */
 export function installFetchDispatcher(): void {
   if (installed) return;
   installed = true;
-  const found = globalThis.fetch as (Fetch & { [REAL]?: Fetch }) | undefined;
+  const found = globalThis.fetch as (Fetch & { [STATE]?: Dispatch }) | undefined;
   if (typeof found !== 'function') return;
-  // A second copy of this module (the package and a checkout, or another loader) finds the first's dispatcher:
-  // the runtime's own fetch is under it, and is what unroutedFetch must give (or the recording fetch calls itself).
-  const node = found[REAL] ?? found;
-  real = node;
+  if (found[STATE] !== undefined) {
+    state = found[STATE];
+    return;
+  }
+  const s: Dispatch = { real: found, routed: undefined };
   const dispatcher = function fetch(this: unknown, ...a: Parameters<Fetch>): ReturnType<Fetch> {
-    return routed !== undefined ? routed(...a) : Reflect.apply(node, globalThis, a);
+    return s.routed !== undefined ? s.routed(...a) : Reflect.apply(s.real, globalThis, a);
   };
-  Object.defineProperty(dispatcher, REAL, { value: node });
+  Object.defineProperty(dispatcher, STATE, { value: s });
   Object.defineProperty(globalThis, 'fetch', { value: dispatcher as Fetch, configurable: true, writable: true, enumerable: true });
+  state = s;
 }
 
 /**
@@ -46,12 +59,12 @@ export function installFetchDispatcher(): void {
  * or it would call itself.
  */
 export function unroutedFetch(): Fetch {
-  return real ?? globalThis.fetch;
+  return state?.real ?? globalThis.fetch;
 }
 
 /** What the dispatcher calls from now on: a bridged run's fetch (or the flakiness lab's recording one), or undefined for the real one (the run ended). */
 export function routeFetchDispatcher(f: Fetch | undefined): void {
-  routed = f;
+  if (state !== undefined) state.routed = f;
 }
 
 installFetchDispatcher();
