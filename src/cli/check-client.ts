@@ -19,6 +19,7 @@ import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, stoppedLine } from './check-service.js';
+import { machinePerformanceNow } from '../sim/load-clock.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { clientModuleStateLine } from '../client/module-state.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
@@ -31,7 +32,8 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
  * time budget interrupted may still be in flight when the wall time is read
  * (it read as negative, and merge refused the shard file).
  */
-const wallNow = performance.now.bind(performance);
+// The machine's clock even if read while a run's fakes are installed (a bound copy now follows them: src/sim/load-clock.ts).
+const wallNow = machinePerformanceNow;
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
