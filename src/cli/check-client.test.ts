@@ -104,6 +104,8 @@ describe('retry client counterexamples are replayable files', () => {
     ]);
     // Its breaker opens after three calls gave up, which no client process of one run (one call each) reaches: per process it holds.
     expect(r.err).toContain('module state: with one load per client process the first 50 runs hold');
+    // And the line says so, with the command that judges it as separate processes (not "keep it inside run()": a breaker spans calls by design).
+    expect(r.err).toMatch(/its first 50 runs hold, so what failed it is state its calls share .*; for the verdict of separate processes on every run: RETRYSIM_APP_PER_PROCESS=1 retrysim check --client src\/client\/fixtures\/module-breaker\.ts --runs 300 --found \S+ --json$/m);
     expect(readdirSync(found)).toEqual([]);
   }, 120_000);
 

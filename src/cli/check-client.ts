@@ -19,6 +19,7 @@ import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, stoppedLine } from './check-service.js';
+import { machinePerformanceNow } from '../sim/load-clock.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { clientModuleStateLine } from '../client/module-state.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
@@ -31,7 +32,8 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
  * time budget interrupted may still be in flight when the wall time is read
  * (it read as negative, and merge refused the shard file).
  */
-const wallNow = performance.now.bind(performance);
+// The machine's clock even if read while a run's fakes are installed (a bound copy now follows them: src/sim/load-clock.ts).
+const wallNow = machinePerformanceNow;
 
 const DEFAULT_RUNS = 300;
 /** Schedules per small scenario before an exhaustive search stops (its verdict is then inconclusive). */
@@ -277,6 +279,8 @@ export async function run(argv: string[]): Promise<number> {
         // State kept at module level carried over from one run to the next: with one load per client process,
         // as real processes load it, the same first runs give the verdict separate processes would.
         let fixed = false;
+        /** Runs that held with one load per client process: the verdict separate processes give, as far as it went. */
+        let heldPerProcess: number | undefined;
         if (!perProcessCx && shard === undefined && probe !== undefined) {
           log(`module state: the counterexample did not reproduce in a fresh process (state kept at module level); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
           try {
@@ -287,14 +291,21 @@ export async function run(argv: string[]): Promise<number> {
               fixed = true;
             } else {
               if (file !== undefined) rmSync(file, { force: true });
-              if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
+              if (p.verdict === 'holds') {
+                heldPerProcess = p.runs;
+                log(`module state: with one load per client process the first ${p.runs} runs hold`);
+              }
             }
           } catch (e) {
             if (!(e instanceof ClientError || e instanceof ServiceError)) throw e;
           }
         }
         if (!fixed) {
-          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
+          // A breaker or a retry budget is module-level by design: "keep it inside run()" is no advice for it. What
+          // judges it is the campaign run as separate processes would, which the variable does (the probe held).
+          const home = heldPerProcess === undefined ? CLIENT_STATE_HOME
+            : `with one load per simulated client process (each call its own, as separate processes load it) its first ${heldPerProcess} runs hold, so what failed it is state its calls share (a breaker or a retry budget meant to span calls is each real process's own); for the verdict of separate processes on every run: ${PER_PROCESS_ENV}=1 retrysim check ${argv.join(' ')}`;
+          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, home)}`);
           return 2;
         }
       }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import diagnostics from 'node:diagnostics_channel';
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Kernel } from '../sim/kernel.js';
 import type { Future } from '../sim/future.js';
@@ -7,6 +8,8 @@ import { seedNodeCrypto, uuidFrom } from '../sim/seeded-node-crypto.js';
 import '../sim/virtual-node-timers.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
+import { routeFetchDispatcher } from './global-fetch.js';
+import { guardNodeHttp } from './node-http-guard.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout,
@@ -101,6 +104,14 @@ export interface BridgeHooks {
   routeGlobalFetch?: (i: number, url: string) => typeof fetch | undefined;
   /** A global fetch call that was not routed: it would have left the simulation. */
   onGlobalFetch?: (call: string) => void;
+  /** A request through node:http or node:https (axios's default adapter, got): refused, the simulation carries fetch only. */
+  onNodeHttp?: (call: string) => void;
+  /**
+   * A request of Node's own fetch (undici's `undici:request:create`): a
+   * reference to it taken before retrysim was imported, which no dispatcher
+   * reaches; the request leaves the simulation (real DNS, real sockets).
+   */
+  onRealFetch?: (call: string) => void;
   /**
    * The wall-clock instant of kernel time 0 that the code's `Date` reads, in
    * ms since 1970 (a scenario's `client.epochMs`: 2026-01-01 for files found
@@ -206,7 +217,7 @@ export async function runClientsOnVirtualTime<T>(
   // The global fetch, called by the code of computation i for the simulated service, is that computation's
   // simulated fetch (the caller says which URLs); anything else would reach the real network.
   if (typeof globalThis.fetch === 'function') {
-    swap(globalThis, 'fetch', ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const runFetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       const i = tracked ? computation.getStore() : 0;
       const routed = i === undefined ? undefined : hooks.routeGlobalFetch?.(i, url);
@@ -214,7 +225,27 @@ export async function runClientsOnVirtualTime<T>(
       const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
       hooks.onGlobalFetch?.(`${method} ${url}`);
       return Promise.reject(new TypeError('fetch failed', { cause: new Error('retrysim: the global fetch does not reach the simulated network; use the fetch run(fetch, op) is handed') }));
-    }) as typeof fetch);
+    }) as typeof fetch;
+    swap(globalThis, 'fetch', runFetch);
+    // The same for a reference to the global taken when the client's module loaded (src/client/global-fetch.ts).
+    routeFetchDispatcher(runFetch);
+    restore.push(() => routeFetchDispatcher(undefined));
+  }
+  // node:http(s) would leave the simulation (real DNS, real sockets): such a request throws, and the caller names it.
+  guardNodeHttp((call) => {
+    hooks.onNodeHttp?.(call);
+    return new Error(`retrysim: a node:http request (${call}) does not reach the simulated network (it carries fetch only)`);
+  });
+  restore.push(() => guardNodeHttp(undefined));
+  // Node's own fetch, taken before the dispatcher was in place: not stoppable, but seen as it starts (and named).
+  if (hooks.onRealFetch !== undefined) {
+    const onRealFetch = hooks.onRealFetch;
+    const seen = (m: unknown) => {
+      const r = (m as { request?: { method?: string; origin?: string; path?: string } }).request;
+      onRealFetch(`${r?.method ?? 'GET'} ${r?.origin ?? ''}${r?.path ?? ''}`);
+    };
+    diagnostics.subscribe('undici:request:create', seen);
+    restore.push(() => diagnostics.unsubscribe('undici:request:create', seen));
   }
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {

@@ -84,6 +84,22 @@ describe('retry-after: after Retry-After: N the call sends nothing for N s', () 
     expect(judge([worker([post(0, { outcome: 'aborted', retryAfter: '5' }), post(101)])])).toEqual([]);
   });
 
+  it('an HTTP-date is judged on the client\'s clock (its epoch given): nothing before the instant it names', () => {
+    const epoch = Date.UTC(2026, 0, 1); // the client's clock reads it at t=0
+    const at3s = 'Thu, 01 Jan 2026 00:00:03 GMT';
+    const judgeOn = (sent: SentRequest[]) => clientCheckViolations([worker(sent)], 10_000, epoch);
+    expect(judgeOn([throttled(100, at3s), post(2999)])).toEqual([]);
+    expect(judgeOn([throttled(100, at3s), post(400)])).toEqual([
+      { invariant: 'retry-after', op: 'op1', detail: `op1.w0 got 429 with Retry-After: ${at3s} at t=100 ms and sent again at t=400 ms, 300 ms later (asked: not before t=3000 ms, the date it names)` },
+    ]);
+    expect(judgeOn([throttled(100, at3s), post(2998.5)]).map((v) => v.invariant)).toEqual(['retry-after']);
+    // RFC 850's form names the same instant; a date already past when the answer came asks for no wait.
+    expect(judgeOn([throttled(100, 'Thursday, 01-Jan-26 00:00:03 GMT'), post(400)]).map((v) => v.invariant)).toEqual(['retry-after']);
+    expect(judgeOn([throttled(5000, at3s), post(5001)])).toEqual([]);
+    // What only V8's lenient parser takes for a date is not one.
+    for (const ra of ['1.5', 'Mar 5', '2s']) expect(judgeOn([throttled(100, ra), post(101)]), ra).toEqual([]);
+  });
+
   it('one sentence per call, every call judged', () => {
     const w = worker([throttled(100, '1'), post(200), throttled(300, '1'), post(400)]);
     const v = judge([w, { ...w, name: 'op1.w1' }]);
@@ -159,6 +175,8 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
       if (act === 'phantom') return { status: 201, body: '{"id":999}' };
       if (act === 'noid') return { status: 201, body: '{}' };
       if (act === '300') return { status: 300, body: '{"id":999}' };
+      // shed: come back in 3 s, said as an HTTP-date (a user's service may; the throttle fault says seconds).
+      if (act === 'shed') return { status: 503, headers: { 'retry-after': new Date(sim.now() + 3000).toUTCString() }, body: '{}' }; // real-time: allowed (the service's Date, on the kernel clock)
       let id = sim.db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().get(ref) as number | undefined;
       id ??= Number(sim.db.prepare('INSERT INTO orders (ref) VALUES (?)').run(ref).lastInsertRowid);
       // differ/slow: a 200 whose body changes with every request (a replay that is not the first answer).
@@ -197,6 +215,24 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
     const r = await run(acts(['300']));
     expect(r.workers[0]!.sent.map((x) => x.outcome)).toEqual([300]);
     expect(r.violations).toEqual([]);
+  });
+
+  it('a Retry-After given as an HTTP-date is judged: a client that reads only the number (NaN for a date) and retries at once fails retry-after; one that waits for the date holds', async () => {
+    const shedThenStore = (readsDates: boolean): RetryClient => ({
+      name: readsDates ? 'reads-dates' : 'reads-numbers', deadlineMs: 60_000,
+      async run(fetch, op) {
+        const k = crypto.randomUUID(); // real-time: allowed (client code; seeded by the bridge)
+        const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': k, 'x-act': 'shed' }, body: op.body });
+        const h = res.headers.get('retry-after') ?? '';
+        const waitMs = Number(h) > 0 ? Number(h) * 1000 : readsDates && !Number.isNaN(Date.parse(h)) ? Date.parse(h) - Date.now() : 100; // real-time: allowed (client code; the bridge's clock)
+        await new Promise((r) => setTimeout(r, waitMs)); // real-time: allowed (client code; the bridge's clock)
+        await (await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': k }, body: op.body })).text();
+      },
+    });
+    const bad = await run(shedThenStore(false));
+    expect(bad.violations.map((v) => v.invariant)).toEqual(['retry-after']);
+    expect(bad.violations[0]!.detail).toMatch(/^op1\.w0 got 503 with Retry-After: Thu, 01 Jan 1970 00:00:03 GMT at t=\d+ ms and sent again at t=\d+ ms, 100 ms later \(asked: not before t=3000 ms, the date it names\)$/);
+    expect((await run(shedThenStore(true))).violations).toEqual([]);
   });
 
   it('the trace is kept only when asked for', async () => {

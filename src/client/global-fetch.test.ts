@@ -30,6 +30,39 @@ describe('check --client on a client that calls the global fetch', () => {
     expect(replay.code, replay.err).toBe(0);
   }, 120_000);
 
+  it('a client that took the global fetch when its module loaded (fetch-retry\'s `require(\'fetch-retry\')(fetch)`) holds: its requests reach the simulation too', async () => {
+    // Until 2026-12 that reference was the real fetch: requests to http://service.sim went to the real
+    // resolver and failed in real time, so this correct client failed `progress` or was refused as stuck.
+    const r = await runMain(['check', '--client', 'src/client/fixtures/fetch-taken-at-load.cjs', '--runs', '60', '--expect', 'holds', '--json', '--found', tmp('rs-gfetch-')]);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: Array<{ id: string; runs: number }> } };
+    expect(j.verdict).toBe('holds');
+    expect(j.coverage.rows.find((x) => x.id === 'client:succeeded')?.runs).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a client whose library sends through node:http (axios\'s default adapter) is refused in one line saying so, exit 2, and writes no counterexample', async () => {
+    // Until 2026-12 its requests went to the real resolver for service.sim, and it "failed progress" with a file about DNS.
+    const dir = tmp('rs-nodehttp-');
+    const r = await runMain(['check', '--client', 'src/client/fixtures/node-http-client.ts', '--runs', '20', '--found', dir]);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      "retrysim check: client module 'node-http-client': it sent POST http://service.sim/reports through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')",
+    ]);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
+  it('a client holding Node\'s own fetch (taken before retrysim loaded) is named in one line that says how to import, exit 2, and writes no counterexample', async () => {
+    const dir = tmp('rs-ownfetch-');
+    const r = await runMain(['check', '--client', 'src/client/fixtures/node-own-fetch.ts', '--runs', '10', '--found', dir]);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+      "retrysim check: client module 'node-own-fetch': it called Node's own fetch (POST http://service.sim/reports), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)",
+    ]);
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
   it('a request to another host still leaves the simulation: one line, exit 2', async () => {
     const dir = tmp('rs-gfetch-');
     const { writeFileSync } = await import('node:fs');

@@ -202,19 +202,31 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     };
     let globalFetch: string | undefined;
     const onGlobalFetch = (call: string) => (globalFetch ??= call);
+    let nodeHttp: string | undefined;
+    const onNodeHttp = (call: string) => (nodeHttp ??= call);
+    let realFetch: string | undefined;
+    const onRealFetch = (call: string) => (realFetch ??= call);
+    /** Not a verdict on the client: what it sent with Node's own fetch was never simulated (nor judged). */
+    const realFetchError = () => new ClientError(client.name, `it called Node's own fetch (${realFetch}), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)`);
+    /** Not a verdict on the client: what it sent through node:http was never simulated (nor judged). */
+    const nodeHttpError = () => new ClientError(client.name, `it sent ${nodeHttp} through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')`);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
       if (loadError !== undefined) throw loadError instanceof ClientError ? loadError : new ClientError(client.name, `cannot load afresh for a simulated client process: ${String(loadError)}`);
+      if (nodeHttp !== undefined) throw nodeHttpError();
+      if (realFetch !== undefined) throw realFetchError();
       // Not a verdict on the client: what it sent that way was never simulated (nor judged).
       if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation: only requests under op.url's origin (${SIM_ORIGIN}) reach the simulated service`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
-      // The client's code, not retrysim, is what cannot finish: say so in one line.
+      // The client's code, not retrysim, is what cannot finish: say so in one line (a refused node:http request first: it is why).
+      if (nodeHttp !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw nodeHttpError();
+      if (realFetch !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw realFetchError();
       if (e instanceof ClientStuckError) throw new ClientError(client.name, e.message);
       if (e instanceof SimLimitError) throw new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
       throw e;
@@ -251,7 +263,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs)];
+    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -262,10 +274,14 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
  * The checks that judge a client's own behaviour from what it sent and when
  * (`progress`, `deadline`, `retry-after`, `non-retryable`) — the same for a
  * simulated run and a wall-clock one (the flakiness lab's), given each
- * call's requests with their send and answer times.
+ * call's requests with their send and answer times. `epochMs`: the
+ * wall-clock instant of time 0 on the client's clock (a scenario's
+ * `client.epochMs`, 0 when absent; a wall-clock run's start), which places a
+ * `Retry-After` given as an HTTP-date on the run's time line; without it
+ * only the delay-seconds form is judged.
  */
-export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number): Violation[] {
-  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
+export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number, epochMs?: number): Violation[] {
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers, epochMs), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
 }
 
 /**
@@ -337,18 +353,38 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
 /**
  * `retry-after`: after an answer that carried `Retry-After: N` (seconds, as
  * the throttle fault sends it), the same call of the client sends nothing
- * for N s. An HTTP-date value is not judged (nothing here sends one).
+ * for N s; after one that carried an HTTP-date (RFC 9110 allows both; a
+ * user's service may send `new Date(now + 3000).toUTCString()`), nothing
+ * before that instant on the client's clock (given `epochMs`). The date form
+ * was not judged before 2026-12: a client that reads only the number
+ * (`Number(h)` is NaN for a date, so it falls back to its backoff) held
+ * against a service that sends dates.
  */
-function retryAfterViolations(workers: ClientRun['workers']): Violation[] {
+function retryAfterViolations(workers: ClientRun['workers'], epochMs: number | undefined): Violation[] {
   const out: Violation[] = [];
   for (const w of workers) {
     for (const r of w.sent) {
-      if (r.retryAfter === undefined || r.answeredAtMs === undefined || !/^\d+$/.test(r.retryAfter.trim())) continue;
-      const waitMs = Number(r.retryAfter.trim()) * 1000;
+      if (r.retryAfter === undefined || r.answeredAtMs === undefined) continue;
+      const value = r.retryAfter.trim();
+      let untilMs: number;
+      let asked: string;
+      if (/^\d+$/.test(value)) {
+        const waitMs = Number(value) * 1000;
+        untilMs = r.answeredAtMs + waitMs;
+        asked = `at least ${waitMs} ms`;
+      } else {
+        // An HTTP-date (IMF-fixdate or RFC 850, both in GMT; not V8's lenient guesses at '1.5' or 'Mar 5') has
+        // whole seconds: the instant it names, on the client's clock, is what a client waits for.
+        const at = epochMs === undefined || !/\d\d:\d\d:\d\d GMT$/.test(value) ? NaN : Date.parse(value);
+        if (!Number.isFinite(at)) continue;
+        untilMs = at - epochMs!;
+        if (untilMs <= r.answeredAtMs) continue;
+        asked = `not before t=${untilMs} ms, the date it names`;
+      }
       const next = w.sent.find((q) => q.atMs >= r.answeredAtMs! && q !== r);
       // 1 ms of slack: a client's clock (Date.now, timers) has whole milliseconds, the network's time does not.
-      if (next !== undefined && next.atMs < r.answeredAtMs + waitMs - 1) {
-        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: at least ${waitMs} ms)` });
+      if (next !== undefined && next.atMs < untilMs - 1) {
+        out.push({ invariant: 'retry-after', op: w.operation, detail: `${w.name} got ${r.outcome} with Retry-After: ${r.retryAfter} at t=${r.answeredAtMs} ms and sent again at t=${next.atMs} ms, ${next.atMs - r.answeredAtMs} ms later (asked: ${asked})` });
         break;
       }
     }

@@ -42,6 +42,14 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     expect(r.wallClock.upperBound95).toBeCloseTo(1 - 0.05 ** (1 / 6), 12);
   }, 30_000);
 
+  it('a client that calls the global fetch (not the one it is handed) is recorded on the wall clock too: it passes there as on virtual time', async () => {
+    // Until 2026-12 its real requests reached the lab's server unrecorded, and every wall-clock run failed `progress`.
+    const { default: globalFetchClient } = await import('../client/fixtures/global-fetch-callbacks.js');
+    const r = await runClientFlakyLab({ clientModule: 'src/client/fixtures/global-fetch-callbacks.ts', client: globalFetchClient, runs: 3, slowMs: 20, spreadMs: 3, schedulesMax: 20, seed: 1 });
+    expect(r.wallClock.perRun.map((x) => x.checks)).toEqual([[], [], []]);
+    expect(r.virtualTime.failures).toBe(0);
+  }, 30_000);
+
   it('the CLI: --json is the report; text says "passed n of n" with the bound; client-only flags without --client, the two-worker knob with it, and a bad module exit 2', async () => {
     const j = await runCli(['flaky', '--client', FIXTURE, '--name', 'timeout-same-key', '--runs', '3', '--slow-ms', '20', '--spread-ms', '3', '--json']);
     expect(j.code, j.stderr).toBe(0);

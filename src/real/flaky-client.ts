@@ -15,6 +15,7 @@ import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
 import { clientCheckViolations, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
+import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
 import { ServerProcess } from './child.js';
 import { backgroundOf, runSeed } from './flaky.js';
 import { SETTLE_LIMIT_MS, settle } from './scenario-real.js';
@@ -135,6 +136,11 @@ function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
   return [...new Set(run.violations.map((v) => v.invariant))].sort();
 }
 
+/** The URL a fetch call names (a string, a URL or a Request). */
+function urlOf(input: Parameters<typeof fetch>[0]): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
+
 /**
  * A `fetch` that records every request as the client run does (send and
  * answer times relative to `t0`), so the same checks judge a wall-clock run.
@@ -212,10 +218,17 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       const start = Date.now();
       const w: ClientRun['workers'][number] = { name: 'op1.w0', operation: 'op1', startMs: 0, endMs: 0, sent, outcome: 'resolved' };
       try {
-        await o.client.run(recordingFetch(globalThis.fetch, `http://127.0.0.1:${port}`, sent, start), op);
+        const base = `http://127.0.0.1:${port}`;
+        const recording = recordingFetch(unroutedFetch(), base, sent, start);
+        // A client that calls the global fetch (a module-level ky instance, fetch-retry's wrapper taken at load)
+        // is recorded too, as in a simulated run: unrecorded, its real requests counted as none (`progress`).
+        routeFetchDispatcher((input, init) => (urlOf(input).startsWith(`${base}/`) ? recording(input, init) : unroutedFetch()(input, init)));
+        await o.client.run(recording, op);
       } catch (e) {
         w.outcome = 'rejected';
         w.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      } finally {
+        routeFetchDispatcher(undefined);
       }
       w.endMs = Date.now() - start;
       // Requests the client abandoned may still be running on the server: let them finish before counting.
@@ -223,7 +236,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       // And the work the service deferred past its answers (a 202 whose effect a timer writes), as the
       // simulation runs such a timer before judging: read at once, a correct one failed exactly-one here.
       const settled = await settle(server, SETTLE_LIMIT_MS, before);
-      const checks = new Set(clientCheckViolations([w], o.client.deadlineMs).map((v) => v.invariant));
+      const checks = new Set(clientCheckViolations([w], o.client.deadlineMs, start).map((v) => v.invariant));
       const keys = new Set(sent.filter((q) => q.method === endpoint.method && q.path === endpoint.path).map((q) => q.key));
       if (keys.size > 1) checks.add('stable-key');
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;

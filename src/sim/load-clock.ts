@@ -45,7 +45,11 @@ export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Pro
   }
   Object.setPrototypeOf(AtEpoch, Real); // Date.parse, Date.UTC
   AtEpoch.prototype = Real.prototype;
-  (AtEpoch as unknown as { now: () => number }).now = read;
+  // A `Date.now` taken while the module loads is this function: the epoch while it loads, the clock of the
+  // code running later (a run's virtual time) — not the load's instant forever, then a spin error.
+  (AtEpoch as unknown as { now: () => number }).now = function now(): number {
+    return globalThis.Date === (AtEpoch as unknown) ? read() : globalThis.Date.now(); // real-time: allowed (the clock of the code running now: a fake one in a run)
+  };
   globalThis.Date = AtEpoch as unknown as DateConstructor;
   try {
     return await load();
@@ -53,3 +57,46 @@ export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Pro
     globalThis.Date = Real;
   }
 }
+
+/**
+ * `Date.now` and `performance.now` taken when a module loads — `const now =
+ * performance.now.bind(performance)`, `const { now } = Date` — follow the
+ * clock of whatever simulated code runs now. Each clock replaces the
+ * globals (`Date`, `performance`) while its code runs, but such a copy held
+ * the machine's function: a retry client whose time budget reads it saw no
+ * time pass on virtual time, kept retrying, and failed `deadline` while
+ * correct on a real machine. Installed once per process, at import (before
+ * any user module loads), as own properties of the machine's `Date` and
+ * `performance` that answer from the globals when something replaced them,
+ * and from the machine otherwise. Host code that must read the machine's
+ * clock while a simulation runs calls {@link machinePerformanceNow}.
+ */
+const machinePerformance = globalThis.performance;
+const machinePerfNow = machinePerformance.now.bind(machinePerformance); // real-time: allowed (the machine's clock, for host code and outside every simulated scope)
+const machineDate = globalThis.Date;
+const machineDateNow = machineDate.now.bind(machineDate); // real-time: allowed (the machine's clock, outside every simulated scope)
+
+/** The machine's `performance.now()`, whatever clock the simulated code sees (a campaign's wall time, its time budget). */
+export function machinePerformanceNow(): number {
+  return machinePerfNow();
+}
+
+let capturedInstalled = false;
+
+/** Installs the dispatchers (once). */
+export function installCapturedClockDispatchers(): void {
+  if (capturedInstalled) return;
+  capturedInstalled = true;
+  const perfNow = function now(): number {
+    const p = globalThis.performance;
+    return p !== machinePerformance && typeof p?.now === 'function' && p.now !== perfNow ? p.now() : machinePerfNow();
+  };
+  Object.defineProperty(machinePerformance, 'now', { value: perfNow, configurable: true, writable: true, enumerable: true });
+  const dateNow = function now(): number {
+    const D = globalThis.Date;
+    return D !== machineDate && typeof D?.now === 'function' && D.now !== dateNow ? D.now() : machineDateNow();
+  };
+  Object.defineProperty(machineDate, 'now', { value: dateNow, configurable: true, writable: true, enumerable: false });
+}
+
+installCapturedClockDispatchers();

@@ -134,6 +134,36 @@ function installDispatchers(): void {
   for (const [k, f] of Object.entries(fakes)) if (typeof real[k] === 'function') target[k] = f;
   // ESM `import { randomUUID } from 'node:crypto'` bindings follow the module object only after a sync.
   syncBuiltinESMExports();
+  installWebCryptoDispatchers();
+}
+
+/**
+ * The global `crypto.randomUUID` and `crypto.getRandomValues` as dispatchers
+ * too. Each simulated clock replaces them while its code runs, but a module
+ * that binds one when it loads (`const uuid = crypto.randomUUID.bind(crypto)`,
+ * since calling an unbound copy throws) held Node's own: a retry client minting
+ * keys with it drew real randomness, and two replays of one counterexample
+ * file sent different keys and hashed to different traces, both exit 0.
+ * The clocks' replacements still come first; the dispatchers answer a copy
+ * taken before them, from the stream of the code running now.
+ */
+function installWebCryptoDispatchers(): void {
+  const web = globalThis.crypto as (typeof globalThis.crypto & Record<string, unknown>) | undefined;
+  if (web === undefined) return;
+  const realUUID = web.randomUUID; // real-time: allowed (the real function, outside every simulated scope)
+  const realValues = web.getRandomValues; // real-time: allowed (the real function, outside every simulated scope)
+  const define = (k: string, f: Fn) => Object.defineProperty(web, k, { value: f, configurable: true, writable: true, enumerable: true });
+  define('randomUUID', ((...a: unknown[]) => { // real-time: allowed (dispatcher; the real one outside every simulated scope)
+    const rng = current();
+    return rng === undefined ? Reflect.apply(realUUID, web, a) : uuidFrom(rng);
+  }) as Fn);
+  define('getRandomValues', ((a: unknown) => { // real-time: allowed (dispatcher; the real one outside every simulated scope)
+    const rng = current();
+    // Float arrays, DataView and non-views: Node's own answer (its refusal), as the clocks' replacements do.
+    if (rng === undefined || !ArrayBuffer.isView(a) || a instanceof Float32Array || a instanceof Float64Array || a instanceof DataView) return Reflect.apply(realValues, web, [a]);
+    fill(rng, bytesOf(a as NodeJS.ArrayBufferView));
+    return a;
+  }) as Fn);
 }
 
 // At import, not at the first run: a user's module loaded after this one

@@ -7,6 +7,7 @@ import { runClientScenario, type RetryClient } from '../../client/run.js';
 import { observeRun } from './stepper-data.js';
 import type { StepperData } from './stepper-types.js';
 import { runMain } from '../../testing/cli.js';
+import type { ServiceDefinition } from '../../service/definition.js';
 
 /**
  * Pages for a user's retry client: `check --client … --html DIR` and
@@ -101,5 +102,47 @@ describe('stepper pages for a user retry client', () => {
     expect(data.steps[v.step - 1]!.text).toMatch(/^op1\.w0 waits 2\d\d(\.\d)? ms on virtual time after its previous request ended in HTTP 422, then sends again$/);
     // Observing changes nothing: the same trace as an unobserved run.
     expect(data.traceHash).toBe((await runClientScenario(s, retryAll)).result.traceHash);
+  });
+
+  it('retry-after on an HTTP-date is pinned to the request sent too early, not to the end (its detail names the date\'s instant last)', async () => {
+    // A service that sheds the first request with `Retry-After: <HTTP-date>` 3 s ahead; a client that reads only numbers.
+    const shedding: ServiceDefinition = {
+      name: 'shedding', tables: ['orders'],
+      setup: (db) => db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT NOT NULL)'),
+      steps: ['work'],
+      operation: { path: '/orders', body: (op) => JSON.stringify({ ref: op.runId }) },
+      effects: { noun: 'order', of: (db, op) => db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().all(op.runId) as number[] },
+      async handle(req, sim) {
+        await sim.step('work');
+        if ((sim.db.prepare('SELECT count(*) FROM orders').pluck().get() as number) === 0 && req.headers['x-first'] === '1') {
+          return { status: 503, headers: { 'retry-after': new Date(sim.now() + 3000).toUTCString() }, body: '{}' }; // real-time: allowed (the service's Date, on the kernel clock)
+        }
+        const id = Number(sim.db.prepare('INSERT INTO orders (ref) VALUES (?)').run((JSON.parse(req.body) as { ref: string }).ref).lastInsertRowid);
+        return { status: 201, body: JSON.stringify({ id }) };
+      },
+    };
+    const numbersOnly: RetryClient = {
+      name: 'numbers-only', deadlineMs: 12_000,
+      async run(fetch, op) {
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': 'k-1', 'x-first': String(attempt) }, body: op.body });
+          if (res.ok) return res.status;
+          const ra = Number(res.headers.get('retry-after'));
+          await new Promise((r) => setTimeout(r, ra > 0 ? ra * 1000 : 100));
+        }
+        throw new Error('gave up');
+      },
+    };
+    const s = parseScenario(JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'shed with a date', seed: 1,
+      service: { module: 'shedding' }, client: { keySource: 'tool_call' },
+      operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1' }],
+      expect: {},
+    }));
+    const { data, run } = await observeRun(s, {}, shedding, (observe) => runClientScenario(s, numbersOnly, { observe, service: shedding }), { name: numbersOnly.name, workers: (r) => r.workers });
+    expect(run.violations.map((v) => v.invariant)).toEqual(['retry-after']);
+    const v = data.violations[0]!;
+    expect(data.steps[v.step]).toMatchObject({ kind: 'request', t: run.workers[0]!.sent[1]!.atMs });
+    expect(v.why).toBe('op1.w0 sends again here, before the wait Retry-After asked for is over');
   });
 });

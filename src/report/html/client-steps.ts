@@ -91,8 +91,11 @@ export function pinClientViolations(violations: readonly Violation[], steps: rea
         const late = /sent a request at t=([\d.]+) ms/.exec(v.detail);
         return late ? at(sentAt(Number(late[1])), `${worker.name} sends a request past its deadline here`) : at(end, `${worker.name} is still running here, past its deadline`);
       }
-      case 'retry-after':
-        return at(sentAt(lastT()), `${worker.name} sends again here, before the wait Retry-After asked for is over`);
+      case 'retry-after': {
+        // The request's own time: the detail of an HTTP-date names the date's instant (`not before t=3000 ms`) after it.
+        const again = /sent again at t=([\d.]+) ms/.exec(v.detail);
+        return at(sentAt(again ? Number(again[1]) : lastT()), `${worker.name} sends again here, before the wait Retry-After asked for is over`);
+      }
       case 'non-retryable':
         return at(sentAt(lastT()), `${worker.name} sends the operation again here, after an answer that says retrying cannot help`);
       case 'key-reuse': {
