@@ -10,6 +10,7 @@ import './virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
 import { answerThreadPoolWhile } from './sync-thread-pool.js';
 import { timeoutSignal } from './virtual-abort-timeout.js';
+import { FiringScope, rootScope } from './timer-firing.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -174,9 +175,11 @@ export interface ClockScope {
    * Node that is an uncaught exception and the process dies. True when the
    * scope's process crashed for it (a hosted service: killed, restarted,
    * the run judged); false or absent: the run stops with a
-   * {@link TimerCallbackError}.
+   * {@link TimerCallbackError}. `kind`: how Node names it, 'uncaught
+   * exception' (a throw, the default) or 'unhandled rejection' (the promise
+   * an async callback returned rejected).
    */
-  uncaught?(error: unknown): boolean;
+  uncaught?(error: unknown, kind?: UncaughtKind): boolean;
   /**
    * Kernel time until which the scope's process is stalled (a GC pause
    * stops its whole event loop), or undefined / not after now: not stalled.
@@ -185,6 +188,9 @@ export interface ClockScope {
    */
   frozenUntil?(): number | undefined;
 }
+
+/** How Node names an error nothing caught in a timer callback. */
+export type UncaughtKind = 'uncaught exception' | 'unhandled rejection';
 
 /** The code read the clock many times while virtual time stood still: it spins, waiting for time that never passes. */
 export class ClockSpinError extends Error {
@@ -202,6 +208,10 @@ export class TimerCallbackError extends Error {
   }
 }
 
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
 /** Clock reads in one synchronous stretch at one virtual instant before {@link ClockSpinError}. */
 const SPIN_READS_MAX = 1_000_000;
 /** Node's own bounds on a timer delay (outside them Node uses 1 ms). */
@@ -215,6 +225,7 @@ interface VirtualTimer {
   cb: (...args: unknown[]) => void;
   args: unknown[];
   repeatMs: number | undefined;
+  /** Whose scope it fires in; a firing's (src/sim/timer-firing.ts) when its async callback's first stretch armed it. */
   owner: ClockScope;
   /** Armed when every task of the run had ended (by a timer's callback), or unref'd by Node (AbortSignal.timeout's): it will not keep the run going. */
   late: boolean;
@@ -429,8 +440,15 @@ export class KernelClock {
 
   /** Drops every timer whose owner matches (a killed process's timers never fire). */
   dropTimers(of: (owner: ClockScope) => boolean): void {
-    for (const [id, t] of this.timers) if (of(t.owner)) this.timers.delete(id);
-    for (let i = this.stoppedWithRun.length - 1; i >= 0; i--) if (of(this.stoppedWithRun[i]!.owner)) this.stoppedWithRun.splice(i, 1);
+    for (const [id, t] of this.timers) if (of(rootScope(t.owner))) this.timers.delete(id);
+    for (let i = this.stoppedWithRun.length - 1; i >= 0; i--) if (of(rootScope(this.stoppedWithRun[i]!.owner))) this.stoppedWithRun.splice(i, 1);
+    // What an async callback of theirs still had to do dies with them.
+    for (const f of this.firings) {
+      if (!of(f.owner)) continue;
+      this.firings.delete(f);
+      this.idle.delete(f);
+      if (f.task !== undefined && f.task.state !== 'running') this.kernel.kill(f.task);
+    }
   }
 
   /**
@@ -517,28 +535,55 @@ export class KernelClock {
     // were), so what the callback writes is not shown as the work of the
     // step logged before it (the stepper reads the database per entry).
     this.kernel.note(t.owner.name, t.note ?? (t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback'));
+    let out: unknown;
+    const mark = this.nextId;
     this.enter(t.owner);
     try {
-      this.fire(t);
+      out = this.fire(t);
     } finally {
       this.leave();
     }
+    // An async callback: what follows its first await is queued in
+    // microtasks that run after this event, outside every scope (until
+    // 2026-12 it read the machine's clock and randomness). It runs on as a
+    // task of its own, in its owner's scope, before anything else runs.
+    if (isThenable(out)) this.runOn(t, out, mark);
   }
 
-  private fire(t: VirtualTimer): void {
+  /** Runs the callback; answers what it returned (a promise from an async one). */
+  private fire(t: VirtualTimer): unknown {
     if (t.repeatMs !== undefined) {
       t.gen++;
       t.callAt = this.kernel.now + t.repeatMs;
       this.kernel.at(t.callAt, this.event, t.id, t.gen);
     } else this.timers.delete(t.id);
     try {
-      t.cb(...t.args);
+      return t.cb(...t.args);
     } catch (e) {
-      if (e instanceof ClockSpinError) return this.fail(e);
-      // A user's service whose metrics flush throws from a setTimeout: its process crashes, as Node's does (until 2026-12 the run stopped with "internal error … a bug in retrysim").
-      if (t.owner.uncaught?.(e) === true) return;
-      this.fail(new TimerCallbackError(t.owner, e));
+      this.thrown(t.owner, e);
+      return undefined;
     }
+  }
+
+  /** A callback of `owner` threw (or its promise rejected): an uncaught error of its process. */
+  private thrown(owner: ClockScope, e: unknown, kind?: UncaughtKind): void {
+    if (e instanceof ClockSpinError) return this.fail(e);
+    // A user's service whose metrics flush throws from a setTimeout: its process crashes, as Node's does (until 2026-12 the run stopped with "internal error … a bug in retrysim").
+    if (owner.uncaught?.(e, kind) === true) return;
+    this.fail(new TimerCallbackError(owner, e));
+  }
+
+  /** Async firings whose tasks may still run: a kill of their process ends them ({@link dropTimers}). */
+  private readonly firings = new Set<FiringScope>();
+
+  /** The continuation of `t`'s async callback, `p`, as a task of its own (see src/sim/timer-firing.ts). */
+  private runOn(t: VirtualTimer, p: PromiseLike<unknown>, mark: number): void {
+    const f = new FiringScope(rootScope(t.owner), this);
+    this.firings.add(f);
+    // What its synchronous part armed (ids from `mark`: the sleep it awaits) is the firing's, for its task to wait on.
+    for (const x of this.timers.values()) if (x.id >= mark && x.owner === t.owner) x.owner = f;
+    // A daemon: like the timer it came from, it does not keep the run going (an async interval would otherwise never stop).
+    f.task = this.kernel.spawn(`${f.name} ${t.repeatMs === undefined ? 'setTimeout' : 'setInterval'} callback`, () => f.run(p, (e) => this.thrown(f, e, 'unhandled rejection')).finally(() => this.firings.delete(f)), { first: true, daemon: true });
   }
 
   private fail(e: Error): void {
