@@ -5,7 +5,10 @@
 // outside every scope. It read the machine's Date.now() and Math.random(),
 // its timers were real ones, and two replays of one file differed (DESIGN
 // invariant 1). Such a callback's continuation now runs as kernel work of
-// its own, in its owner's scope (src/sim/timer-firing.ts).
+// its own, in its owner's scope (src/sim/timer-firing.ts); a sleep it arms
+// after the run ended stops with the run like any late timer (an async
+// heartbeat loop must not run virtual time to the kernel's limit), and the
+// recovery phase resumes it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.js';
@@ -19,7 +22,7 @@ const EPOCH = SIM_EPOCH_MS;
 let seen: Array<{ at: string; now: number; random: number }> = [];
 const record = (at: string) => seen.push({ at, now: Date.now(), random: Math.random() }); // real-time: allowed (virtual: what is under test)
 
-type How = 'microtask' | 'sleep' | 'rejects' | 'paused' | 'concurrent';
+type How = 'microtask' | 'sleep' | 'late' | 'rejects' | 'paused' | 'concurrent';
 
 /** Writes one item, then arms a 100 ms timer whose async callback records what it reads before and after an await. */
 function service(how: How): ServiceDefinition {
@@ -35,13 +38,15 @@ function service(how: How): ServiceDefinition {
       const id = Number(sim.db.prepare('INSERT INTO items (run, tenant) VALUES (?, ?)').run(JSON.parse(req.body).run, req.headers['x-tenant'] ?? 'default').lastInsertRowid);
       setTimeout(async () => { // real-time: allowed (a virtual timer under test)
         record('before');
-        if (how === 'sleep' || how === 'paused') await sleep(50);
+        if (how === 'sleep' || how === 'late' || how === 'paused') await sleep(50);
         else await Promise.resolve();
         record('after');
         if (how === 'rejects') throw new Error('flush refused');
       }, 100);
       // Its own wait ends at the timer's instant: the kernel has the request to resume there too.
       if (how === 'concurrent') await sim.sleep(100);
+      // The request is still at work while the callback sleeps.
+      if (how === 'sleep') await sim.sleep(200);
       if (how === 'paused') {
         // At 121 ms, inside the callback's sleep (101 to 151 ms), the pause fault may stall the process here.
         await sim.sleep(120);
@@ -76,6 +81,21 @@ const memoryService: ServiceDefinition = {
   },
 };
 
+/** memory() starts a heartbeat loop from a timer: `for (;;) { await sleep(500); beat }`. */
+const loopService: ServiceDefinition = {
+  ...memoryService,
+  name: 'async-memory-loop',
+  memory: () => {
+    setTimeout(async () => { // real-time: allowed (a virtual timer under test)
+      for (;;) {
+        await sleep(500);
+        record('beat');
+      }
+    }, 0);
+    return {};
+  },
+};
+
 function scenario(def: ServiceDefinition, faults: Record<string, unknown> = {}) {
   return parseScenario(JSON.stringify({
     format: 'retrysim.scenario/2', name: 'async timer callbacks', seed: 7, service: { module: def.name, epochMs: EPOCH },
@@ -103,6 +123,49 @@ describe('an async timer callback runs on in its scope after an await', () => {
     const b = await run(service(how));
     expect(b.seen).toEqual(a.seen);
     expect(b.r.result.traceHash).toBe(a.r.result.traceHash);
+  });
+
+  it("a sleep it arms after the run ended (every request and client done) stops with the run, as a re-armed setTimeout does", async () => {
+    const a = await run(service('late'));
+    expect(a.r.violations).toEqual([]);
+    expect(a.seen.map((s) => [s.at, s.now])).toEqual([['before', EPOCH + 101]]);
+  });
+
+  it('the recovery phase resumes such a sleep (the process lives on): the callback runs on in its scope there', async () => {
+    const late = service('late');
+    const def: ServiceDefinition = {
+      ...late,
+      name: 'async-timer-recovery',
+      progress: { settleMs: 100, leased: false, query: (op) => ({ path: `/items/${op.runId}` }), found: (status) => status === 200 },
+      async handle(req, sim) {
+        if (req.method === 'GET') return { status: 404, body: '{}' };
+        const res = await late.handle(req, sim);
+        await sim.sleep(60); // past the client's 50 ms: the operation ends unknown, and recovery resubmits it
+        return res;
+      },
+    };
+    const s = JSON.parse(JSON.stringify(scenario(def)));
+    const impatient = parseScenario(JSON.stringify({ ...s, client: { ...s.client, timeoutMs: 50 } }));
+    const go = async () => {
+      seen = [];
+      const r = await runScenario(impatient, { service: def, keepTrace: true });
+      return { r, seen };
+    };
+    const a = await go();
+    expect(a.r.recovery.size).toBe(1);
+    // The main run stopped the sleep the callback armed at 101 ms (every task had ended); the recovery phase resumes it, and the callback runs on.
+    expect(a.seen.map((x) => x.at).slice(0, 2), a.r.recoveryTrace.join('\n')).toEqual(['before', 'after']);
+    expect(a.seen[0]!.now).toBe(EPOCH + 101);
+    expect(a.seen[1]!.now).toBeGreaterThanOrEqual(EPOCH + 151);
+    const b = await go();
+    expect(b.seen).toEqual(a.seen);
+  });
+
+  it('an async heartbeat loop started from a timer in memory() beats while the run lives, and does not run it to the kernel\'s limit', async () => {
+    const a = await run(loopService);
+    expect(a.r.violations).toEqual([]);
+    // The timer fires at 1 ms (Node's least delay); the client is done at 2502 ms: the sleep armed at 2501 ms still ends, the next stops with the run.
+    expect(a.seen.map((s) => s.now - EPOCH)).toEqual([501, 1001, 1501, 2001, 2501, 3001]);
   });
 
   it('a setInterval armed in memory() that awaits a sleep: each firing reads the kernel clock after it', async () => {

@@ -1,5 +1,5 @@
 import FakeTimers from '@sinonjs/fake-timers';
-import type { Kernel } from './kernel.js';
+import type { Kernel, Task } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurn, hostTurnPending } from './host-turns.js';
@@ -448,6 +448,8 @@ export class KernelClock {
       this.firings.delete(f);
       this.idle.delete(f);
       if (f.task !== undefined && f.task.state !== 'running') this.kernel.kill(f.task);
+      f.task = undefined;
+      f.settled = true; // nothing of it runs again
     }
   }
 
@@ -463,6 +465,8 @@ export class KernelClock {
     next.nextId = Math.max(next.nextId, this.nextId);
     this.successor = next;
     for (const t of this.stoppedWithRun) {
+      // A firing's code resumes on the phase's clock (src/sim/timer-firing.ts).
+      if (t.owner instanceof FiringScope) t.owner.clock = next;
       // Not "late" there: the phase's tasks are live, so it fires like any timer.
       const r: VirtualTimer = { ...t, gen: 0, late: false };
       next.timers.set(r.id, r);
@@ -548,6 +552,8 @@ export class KernelClock {
     // 2026-12 it read the machine's clock and randomness). It runs on as a
     // task of its own, in its owner's scope, before anything else runs.
     if (isThenable(out)) this.runOn(t, out, mark);
+    // A timer of a firing whose task let go (the sleep it awaited had stopped with the run, and the recovery phase resumed it): it resumes the firing.
+    else if (t.owner instanceof FiringScope && t.owner.task === undefined && !t.owner.settled) this.resume(t.owner);
   }
 
   /** Runs the callback; answers what it returned (a promise from an async one). */
@@ -578,12 +584,22 @@ export class KernelClock {
 
   /** The continuation of `t`'s async callback, `p`, as a task of its own (see src/sim/timer-firing.ts). */
   private runOn(t: VirtualTimer, p: PromiseLike<unknown>, mark: number): void {
-    const f = new FiringScope(rootScope(t.owner), this);
-    this.firings.add(f);
+    const f = new FiringScope(rootScope(t.owner), this, p);
     // What its synchronous part armed (ids from `mark`: the sleep it awaits) is the firing's, for its task to wait on.
     for (const x of this.timers.values()) if (x.id >= mark && x.owner === t.owner) x.owner = f;
+    this.resume(f, t.repeatMs === undefined ? 'setTimeout' : 'setInterval');
+  }
+
+  /** Runs firing `f`'s code in a task of its own, spawned `first`. */
+  private resume(f: FiringScope, kind = 'timer'): void {
+    this.firings.add(f);
     // A daemon: like the timer it came from, it does not keep the run going (an async interval would otherwise never stop).
-    f.task = this.kernel.spawn(`${f.name} ${t.repeatMs === undefined ? 'setTimeout' : 'setInterval'} callback`, () => f.run(p, (e) => this.thrown(f, e, 'unhandled rejection')).finally(() => this.firings.delete(f)), { first: true, daemon: true });
+    const task: Task<void> = this.kernel.spawn(`${f.name} ${kind} callback`, () => f.run((e) => this.thrown(f, e, 'unhandled rejection')).finally(() => {
+      if (f.task !== task) return;
+      f.task = undefined;
+      this.firings.delete(f);
+    }), { first: true, daemon: true });
+    f.task = task;
   }
 
   private fail(e: Error): void {
@@ -603,8 +619,10 @@ export class KernelClock {
    * something outside the simulation).
    */
   private wakeAtNextTimer(s: ClockScope): boolean {
+    // A firing's timer armed after the run ended stops with the run, as a re-armed setTimeout does (an async heartbeat loop would run to the kernel's limit).
+    const ending = s instanceof FiringScope && !this.kernel.hasLiveTasks();
     let next: number | undefined;
-    for (const t of this.timers.values()) if (t.owner === s && (next === undefined || t.callAt < next)) next = t.callAt;
+    for (const t of this.timers.values()) if (t.owner === s && !(ending && t.late) && (next === undefined || t.callAt < next)) next = t.callAt;
     if (next === undefined) return false;
     this.idle.add(s);
     s.park(Math.max(0, next - this.kernel.now)).then(() => {

@@ -12,18 +12,27 @@ import type { Task } from './kernel.js';
  * scope entered. The scope is its owner's in all it reads (clock skew,
  * stream, identity, pause, uncaught errors), so the callback's code sees
  * what its synchronous part saw; idle on one of its own timers, its task
- * parks on kernel time as a request's does. A sync callback never gets one.
+ * parks on kernel time as a request's does — but not on one armed after the
+ * run ended, which stops with the run as any late timer does (an async
+ * heartbeat loop would run to the kernel's limit); when such a timer fires
+ * after all (the recovery phase resumes it), it resumes the firing in a new
+ * task. A sync callback never gets one.
  */
 export class FiringScope implements ClockScope {
-  /** The kernel task running the continuation (set as it is spawned). */
+  /** The kernel task running the continuation now (set as it is spawned); undefined once it let go or ended. */
   task: Task<unknown> | undefined;
+  /** The callback's promise has settled: nothing of it is left to run. */
+  settled = false;
   /** Set when the code awaits nothing the firing can wait on: its task lets go of it. */
   private letGo: (() => void) | undefined;
 
   constructor(
     /** The scope that armed the timer (a request's, a process's): never a firing. */
     readonly owner: ClockScope,
-    private readonly clock: KernelClock,
+    /** The run's clock; the next phase's once its timers are carried there ({@link KernelClock.carryTo}). */
+    public clock: KernelClock,
+    /** The callback's promise. */
+    readonly done: PromiseLike<unknown>,
   ) {}
 
   /** The owner's: the trace's timer lines and the messages name the request or process. */
@@ -58,9 +67,12 @@ export class FiringScope implements ClockScope {
   }
 
   /**
-   * The code awaits neither the kernel nor a timer of its own (a promise
-   * some request settles): the firing's task ends, and the code runs on
-   * wherever that promise settles, as it would in Node (a request's turn).
+   * The code awaits neither the kernel nor a timer it may wait for (a
+   * promise some request settles; a timer armed after the run ended, which
+   * stops with the run as a re-armed setTimeout does): the firing's task
+   * ends. The code runs on wherever that promise settles, as in Node (a
+   * request's turn); a timer of its own that fires later resumes the
+   * firing in a task again.
    */
   parkOnOthers(): boolean {
     const go = this.letGo;
@@ -79,16 +91,24 @@ export class FiringScope implements ClockScope {
     return this.owner.uncaught?.(error, kind) === true;
   }
 
+  /** Whether the callback's promise is watched already (its rejection is reported once). */
+  private watched: Promise<void> | undefined;
+
   /**
-   * The task's body: runs the continuation of `done` (the callback's
-   * promise) in this scope until it settles or lets go; `rejected` gets what
-   * it rejects with.
+   * The task's body: runs the continuation of {@link done} in this scope
+   * until it settles or lets go; `rejected` gets what it rejects with.
    */
-  async run(done: PromiseLike<unknown>, rejected: (e: unknown) => void): Promise<void> {
+  async run(rejected: (e: unknown) => void): Promise<void> {
     this.clock.enter(this);
-    const settled = Promise.resolve(done).then(() => undefined, rejected);
+    this.watched ??= Promise.resolve(this.done).then(
+      () => void (this.settled = true),
+      (e: unknown) => {
+        this.settled = true;
+        rejected(e);
+      },
+    );
     const released = new Promise<void>((resolve) => (this.letGo = resolve));
-    await Promise.race([settled, released]);
+    await Promise.race([this.watched, released]);
     if (this.letGo !== undefined) {
       this.letGo = undefined;
       this.clock.leave();
