@@ -472,6 +472,8 @@ export class Kernel {
     while (this.firsts.length > 0) {
       const task = this.firsts.shift()!;
       if (task.state !== 'runnable') continue; // killed meanwhile
+      // Nobody chose it, but a reducing source counts every step (as pick() does for a lone candidate).
+      if (this.footprints) this.choices.freeStep!(task.choiceLabel, task.footprint, this.now);
       await this.step(task);
       this.current = undefined;
       if (this.failure) throw this.failure.error;
