@@ -529,8 +529,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   }
 
   /** A timer callback of this request threw (an uncaught exception): its process crashes, as after an unhandled rejection ({@link ServiceHost.crash}). */
-  uncaught(error: unknown): boolean {
-    return this.host.clock !== undefined && this.host.crash(error, 'uncaught exception');
+  uncaught(error: unknown, kind: CrashKind = 'uncaught exception'): boolean {
+    return this.host.clock !== undefined && this.host.crash(error, kind);
   }
 
   parkOnOthers(): boolean {

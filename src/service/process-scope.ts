@@ -3,6 +3,7 @@ import type { Prng } from '../random/prng.js';
 import type { Kernel } from '../sim/kernel.js';
 import type { ProcessIdentity } from '../sim/process-identity.js';
 import { ServiceError } from './errors.js';
+import type { CrashKind } from './definition.js';
 import type { ServiceHost } from './host.js';
 
 /**
@@ -56,8 +57,8 @@ export class ProcessScope implements ClockScope {
     return this.host.pausedUntil;
   }
 
-  /** A timer callback armed in memory() threw: an uncaught exception, of which the process dies. */
-  uncaught(error: unknown): boolean {
-    return this.host.clock !== undefined && this.host.crash(error, 'uncaught exception');
+  /** A timer callback armed in memory() threw (or its promise rejected): of which the process dies. */
+  uncaught(error: unknown, kind: CrashKind = 'uncaught exception'): boolean {
+    return this.host.clock !== undefined && this.host.crash(error, kind);
   }
 }

@@ -1,5 +1,5 @@
 import FakeTimers from '@sinonjs/fake-timers';
-import type { Kernel } from './kernel.js';
+import type { Kernel, Task } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurn, hostTurnPending } from './host-turns.js';
@@ -10,6 +10,7 @@ import './virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
 import { answerThreadPoolWhile } from './sync-thread-pool.js';
 import { timeoutSignal } from './virtual-abort-timeout.js';
+import { FiringScope, rootScope } from './timer-firing.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -174,9 +175,11 @@ export interface ClockScope {
    * Node that is an uncaught exception and the process dies. True when the
    * scope's process crashed for it (a hosted service: killed, restarted,
    * the run judged); false or absent: the run stops with a
-   * {@link TimerCallbackError}.
+   * {@link TimerCallbackError}. `kind`: how Node names it, 'uncaught
+   * exception' (a throw, the default) or 'unhandled rejection' (the promise
+   * an async callback returned rejected).
    */
-  uncaught?(error: unknown): boolean;
+  uncaught?(error: unknown, kind?: UncaughtKind): boolean;
   /**
    * Kernel time until which the scope's process is stalled (a GC pause
    * stops its whole event loop), or undefined / not after now: not stalled.
@@ -185,6 +188,9 @@ export interface ClockScope {
    */
   frozenUntil?(): number | undefined;
 }
+
+/** How Node names an error nothing caught in a timer callback. */
+export type UncaughtKind = 'uncaught exception' | 'unhandled rejection';
 
 /** The code read the clock many times while virtual time stood still: it spins, waiting for time that never passes. */
 export class ClockSpinError extends Error {
@@ -202,6 +208,10 @@ export class TimerCallbackError extends Error {
   }
 }
 
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
 /** Clock reads in one synchronous stretch at one virtual instant before {@link ClockSpinError}. */
 const SPIN_READS_MAX = 1_000_000;
 /** Node's own bounds on a timer delay (outside them Node uses 1 ms). */
@@ -215,6 +225,7 @@ interface VirtualTimer {
   cb: (...args: unknown[]) => void;
   args: unknown[];
   repeatMs: number | undefined;
+  /** Whose scope it fires in; a firing's (src/sim/timer-firing.ts) when its async callback's first stretch armed it. */
   owner: ClockScope;
   /** Armed when every task of the run had ended (by a timer's callback), or unref'd by Node (AbortSignal.timeout's): it will not keep the run going. */
   late: boolean;
@@ -431,8 +442,17 @@ export class KernelClock {
 
   /** Drops every timer whose owner matches (a killed process's timers never fire). */
   dropTimers(of: (owner: ClockScope) => boolean): void {
-    for (const [id, t] of this.timers) if (of(t.owner)) this.timers.delete(id);
-    for (let i = this.stoppedWithRun.length - 1; i >= 0; i--) if (of(this.stoppedWithRun[i]!.owner)) this.stoppedWithRun.splice(i, 1);
+    for (const [id, t] of this.timers) if (of(rootScope(t.owner))) this.timers.delete(id);
+    for (let i = this.stoppedWithRun.length - 1; i >= 0; i--) if (of(rootScope(this.stoppedWithRun[i]!.owner))) this.stoppedWithRun.splice(i, 1);
+    // What an async callback of theirs still had to do dies with them.
+    for (const f of this.firings) {
+      if (!of(f.owner)) continue;
+      this.firings.delete(f);
+      this.idle.delete(f);
+      if (f.task !== undefined && f.task.state !== 'running') this.kernel.kill(f.task);
+      f.task = undefined;
+      f.settled = true; // nothing of it runs again
+    }
   }
 
   /**
@@ -447,6 +467,8 @@ export class KernelClock {
     next.nextId = Math.max(next.nextId, this.nextId);
     this.successor = next;
     for (const t of this.stoppedWithRun) {
+      // A firing's code resumes on the phase's clock (src/sim/timer-firing.ts).
+      if (t.owner instanceof FiringScope) t.owner.clock = next;
       // Not "late" there: the phase's tasks are live, so it fires like any timer.
       const r: VirtualTimer = { ...t, gen: 0, late: false, ticked: false };
       next.timers.set(r.id, r);
@@ -524,9 +546,11 @@ export class KernelClock {
     // were), so what the callback writes is not shown as the work of the
     // step logged before it (the stepper reads the database per entry).
     this.kernel.note(t.owner.name, t.note ?? (t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback'));
+    let out: unknown;
+    const mark = this.nextId;
     this.enter(t.owner);
     try {
-      this.fire(t, !ended);
+      out = this.fire(t, !ended);
     } finally {
       this.leave();
     }
@@ -538,26 +562,32 @@ export class KernelClock {
       this.timers.delete(t.id);
       this.stoppedWithRun.push(t);
     }
+    // An async callback: what follows its first await is queued in
+    // microtasks that run after this event, outside every scope (until
+    // 2026-12 it read the machine's clock and randomness). It runs on as a
+    // task of its own, in its owner's scope, before anything else runs.
+    if (isThenable(out)) this.runOn(t, out, mark);
+    // A timer of a firing whose task let go (the sleep it awaited had stopped with the run, and the recovery phase resumed it): it resumes the firing.
+    else if (t.owner instanceof FiringScope && t.owner.task === undefined && !t.owner.settled) this.resume(t.owner);
   }
 
-  private fire(t: VirtualTimer, rearm = true): void {
+  /** Runs the callback; answers what it returned (a promise from an async one). `rearm` false: an interval's last tick after the run. */
+  private fire(t: VirtualTimer, rearm = true): unknown {
     if (t.repeatMs !== undefined) {
       if (!rearm) return this.call(t);
       t.gen++;
       t.callAt = this.kernel.now + t.repeatMs;
       this.kernel.at(t.callAt, this.event, t.id, t.gen);
     } else this.timers.delete(t.id);
-    this.call(t);
+    return this.call(t);
   }
 
-  private call(t: VirtualTimer): void {
+  private call(t: VirtualTimer): unknown {
     try {
-      t.cb(...t.args);
+      return t.cb(...t.args);
     } catch (e) {
-      if (e instanceof ClockSpinError) return this.fail(e);
-      // A user's service whose metrics flush throws from a setTimeout: its process crashes, as Node's does (until 2026-12 the run stopped with "internal error … a bug in retrysim").
-      if (t.owner.uncaught?.(e) === true) return;
-      this.fail(new TimerCallbackError(t.owner, e));
+      this.thrown(t.owner, e);
+      return undefined;
     }
   }
 
@@ -568,6 +598,37 @@ export class KernelClock {
    */
   abort(e: Error): void {
     this.fail(e);
+  }
+
+  /** A callback of `owner` threw (or its promise rejected): an uncaught error of its process. */
+  private thrown(owner: ClockScope, e: unknown, kind?: UncaughtKind): void {
+    if (e instanceof ClockSpinError) return this.fail(e);
+    // A user's service whose metrics flush throws from a setTimeout: its process crashes, as Node's does (until 2026-12 the run stopped with "internal error … a bug in retrysim").
+    if (owner.uncaught?.(e, kind) === true) return;
+    this.fail(new TimerCallbackError(owner, e));
+  }
+
+  /** Async firings whose tasks may still run: a kill of their process ends them ({@link dropTimers}). */
+  private readonly firings = new Set<FiringScope>();
+
+  /** The continuation of `t`'s async callback, `p`, as a task of its own (see src/sim/timer-firing.ts). */
+  private runOn(t: VirtualTimer, p: PromiseLike<unknown>, mark: number): void {
+    const f = new FiringScope(rootScope(t.owner), this, p);
+    // What its synchronous part armed (ids from `mark`: the sleep it awaits) is the firing's, for its task to wait on.
+    for (const x of this.timers.values()) if (x.id >= mark && x.owner === t.owner) x.owner = f;
+    this.resume(f, t.repeatMs === undefined ? 'setTimeout' : 'setInterval');
+  }
+
+  /** Runs firing `f`'s code in a task of its own, spawned `first`. */
+  private resume(f: FiringScope, kind = 'timer'): void {
+    this.firings.add(f);
+    // A daemon: like the timer it came from, it does not keep the run going (an async interval would otherwise never stop).
+    const task: Task<void> = this.kernel.spawn(`${f.name} ${kind} callback`, () => f.run((e) => this.thrown(f, e, 'unhandled rejection')).finally(() => {
+      if (f.task !== task) return;
+      f.task = undefined;
+      this.firings.delete(f);
+    }), { first: true, daemon: true });
+    f.task = task;
   }
 
   private fail(e: Error): void {
@@ -587,8 +648,10 @@ export class KernelClock {
    * something outside the simulation).
    */
   private wakeAtNextTimer(s: ClockScope): boolean {
+    // A firing's timer armed after the run ended stops with the run, as a re-armed setTimeout does (an async heartbeat loop would run to the kernel's limit).
+    const ending = s instanceof FiringScope && !this.kernel.hasLiveTasks();
     let next: number | undefined;
-    for (const t of this.timers.values()) if (t.owner === s && (next === undefined || t.callAt < next)) next = t.callAt;
+    for (const t of this.timers.values()) if (t.owner === s && !(ending && t.late) && (next === undefined || t.callAt < next)) next = t.callAt;
     if (next === undefined) return false;
     this.idle.add(s);
     s.park(Math.max(0, next - this.kernel.now)).then(() => {

@@ -118,6 +118,24 @@ describe('Kernel semantics', () => {
     await expect(k.run()).rejects.toThrow('model bug');
   });
 
+  it('a task spawned `first` from an event runs before the next event and any other task, with no choice', async () => {
+    const k = new Kernel({ seed: 1 });
+    const order: string[] = [];
+    k.spawn('a', async () => { await k.sleep(5); order.push('a'); });
+    k.spawn('b', async () => { await k.sleep(5); order.push('b'); });
+    k.schedule(5, () => {
+      order.push('event 1');
+      // Microtasks queued now run in its first step, not in another task's.
+      void Promise.resolve().then(() => order.push(`microtask in ${k.currentTask().name}`));
+      k.spawn('urgent', async () => { order.push('urgent'); }, { first: true });
+    });
+    k.schedule(5, () => order.push('event 2'));
+    const r = await k.run();
+    expect(order.slice(0, 4)).toEqual(['event 1', 'urgent', 'microtask in urgent', 'event 2']);
+    // The choices are between a and b alone, as without it.
+    expect(r.choices.map((c) => c.of)).toEqual([['a:start', 'b:start'], ['a:sleep', 'b:sleep']]);
+  });
+
   it('refuses sleep outside a task', () => {
     const k = new Kernel({ seed: 1 });
     expect(() => k.sleep(1)).toThrow(/outside a running task/);

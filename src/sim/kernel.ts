@@ -54,6 +54,13 @@ export interface SpawnOptions {
   daemon?: boolean;
   /** What the task's first step may touch (see {@link Footprint}); default: everything. */
   footprint?: Footprint;
+  /**
+   * Its first step runs right after the event being handled, before any
+   * other event or task, and is no choice: for work that microtasks already
+   * queued must find running (an async timer callback's continuation: see
+   * src/sim/timer-firing.ts). Spawn it from an event handler.
+   */
+  first?: boolean;
 }
 
 /** A kernel task: an async function that only waits on the kernel. */
@@ -166,6 +173,8 @@ export class Kernel {
   private readonly handlers: Array<(a: number, b: number) => void> = [];
   private readonly tasks: Task<any>[] = [];
   private runnable: Task<any>[] = [];
+  /** Tasks spawned `first` (see {@link SpawnOptions.first}), stepped before the next event. */
+  private firsts: Task<any>[] = [];
   private current: Task<any> | undefined;
   /** The task that took the last step: a choice that passes it over while it can run is a preemption. */
   private last: Task<any> | undefined;
@@ -264,9 +273,14 @@ export class Kernel {
     const task = new Task<T>(this.tasks.length, name, body, opts.daemon ?? false, this);
     task.footprint = opts.footprint;
     this.tasks.push(task);
+    this.log(name, 'spawn');
+    if (opts.first === true) {
+      task.state = 'runnable';
+      this.firsts.push(task);
+      return task;
+    }
     task.state = 'blocked';
     this.queue.push(this.now, WAKE, task.id, task.token);
-    this.log(name, 'spawn');
     return task;
   }
 
@@ -387,6 +401,8 @@ export class Kernel {
     // below as soon as a task exists (a handler may spawn one).
     if (this.tasks.length === 0) this.runCallbacks();
     for (;;) {
+      // (the fast path above hands over right after an event that spawned one)
+      if (this.firsts.length > 0) await this.stepFirsts();
       // Everything due now happens before a task is chosen, so that all tasks
       // woken at this instant are candidates of the same choice.
       while (q.size > 0 && q.peekTime() <= this.now && !this.stopped) {
@@ -395,6 +411,7 @@ export class Kernel {
         const kind = q.popKind;
         if (kind >= 0) handlers[kind]!(q.popA, q.popB);
         else this.onWake(q.popA, q.popB);
+        if (this.firsts.length > 0) await this.stepFirsts();
       }
       if (this.stopped) break;
       if (this.runnable.length > 0) {
@@ -443,6 +460,25 @@ export class Kernel {
       handlers[q.popKind]!(q.popA, q.popB);
       if (this.stopped || tasks.length !== 0) return;
     }
+  }
+
+  /**
+   * Steps the tasks spawned `first`, in order, with no choice; `last` stays
+   * as it was, so the next choice sees the same candidates first and counts
+   * the same preemptions as if they had not run.
+   */
+  private async stepFirsts(): Promise<void> {
+    const last = this.last;
+    while (this.firsts.length > 0) {
+      const task = this.firsts.shift()!;
+      if (task.state !== 'runnable') continue; // killed meanwhile
+      // Nobody chose it, but a reducing source counts every step (as pick() does for a lone candidate).
+      if (this.footprints) this.choices.freeStep!(task.choiceLabel, task.footprint, this.now);
+      await this.step(task);
+      this.current = undefined;
+      if (this.failure) throw this.failure.error;
+    }
+    this.last = last;
   }
 
   private onWake(id: number, token: number): void {
