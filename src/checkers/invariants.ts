@@ -5,10 +5,10 @@ import type { KeySource } from '../harness/keys.js';
  * The invariants of SPEC §5, by name (`progress`, invariant 5, is judged by
  * checkers/progress.ts; `replay-equals-first`, invariant 6, by
  * checkers/replay.ts; `key-reuse` by the key-reuse probe of a user service;
- * `deadline`, `retry-after` and `non-retryable` by a user's retry client's
+ * `deadline`, `retry-after`, `non-retryable` and `backoff` by a user's retry client's
  * run, src/client).
  */
-export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'progress' | 'key-reuse' | 'deadline' | 'retry-after' | 'replay-equals-first' | 'non-retryable';
+export type Invariant = 'exactly-one' | 'id-exists' | 'stable-key' | 'tenant-isolation' | 'progress' | 'key-reuse' | 'deadline' | 'retry-after' | 'replay-equals-first' | 'non-retryable' | 'backoff';
 
 /** The key-reuse probe: the same key sent again with a different body after a success, and what came back. */
 export interface KeyReuseProbe {

@@ -117,7 +117,8 @@ export interface ClientRunOptions {
  * throttle fault, `network.throttle`, sends 429s with it); `non-retryable` —
  * after an answer that says retrying cannot help (400, 401, 403, 404, 422;
  * the `network.answer` fault sends them) it does not send the operation
- * again; and the service's
+ * again; `backoff` — it does not retry (3 times or more) only ever at the
+ * instant a retryable answer, a failed connection or a timeout reached it; and the service's
  * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
  */
 export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
@@ -272,7 +273,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
 
 /**
  * The checks that judge a client's own behaviour from what it sent and when
- * (`progress`, `deadline`, `retry-after`, `non-retryable`) — the same for a
+ * (`progress`, `deadline`, `retry-after`, `non-retryable`, `backoff`) — the same for a
  * simulated run and a wall-clock one (the flakiness lab's), given each
  * call's requests with their send and answer times. `epochMs`: the
  * wall-clock instant of time 0 on the client's clock (a scenario's
@@ -281,7 +282,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
  * only the delay-seconds form is judged.
  */
 export function clientCheckViolations(workers: ClientRun['workers'], deadlineMs: number, epochMs?: number): Violation[] {
-  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers, epochMs), ...nonRetryableViolations(workers), ...sharedKeyViolations(workers)];
+  return [...silentViolations(workers), ...deadlineViolations(workers, deadlineMs), ...retryAfterViolations(workers, epochMs), ...nonRetryableViolations(workers), ...backoffViolations(workers), ...sharedKeyViolations(workers)];
 }
 
 /**
@@ -412,6 +413,53 @@ function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
         break;
       }
     }
+  }
+  return out;
+}
+
+/** SPEC §5's client checks: answers a client retries, only with backoff (with the transport failures and timeouts). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504]);
+
+/** Retries after retryable outcomes, all without a wait, from which a call breaks `backoff`. */
+export const BACKOFF_MIN_RETRIES = 3;
+
+/**
+ * `backoff`: a call that retried its operation (same method and path, the
+ * query aside) at least {@link BACKOFF_MIN_RETRIES} times after retryable
+ * outcomes — 408, 409, 429, 500, 502, 503, 504, a reset or refused
+ * connection, a timeout, its own abort — and never waited before any of them
+ * (each sent at the very instant the outcome reached it: 0 ms of virtual
+ * time, it never slept) hammers the service it should give room to
+ * recover (a refused connection during a restart is met with a burst).
+ * Every retry must be immediate, not most: one immediate retry (a stale
+ * keep-alive's reset) before backed-off ones is fine, and Full Jitter
+ * drawing a 0 ms sleep is rare enough never to do it three times in a row
+ * with nothing else. A retry after an answer with `Retry-After` is not
+ * counted: the server named the wait (0 included), and `retry-after`
+ * judges it. A request sent before the outcome arrived (a hedge) is not a
+ * retry after it.
+ */
+function backoffViolations(workers: ClientRun['workers']): Violation[] {
+  const out: Violation[] = [];
+  const request = (q: SentRequest) => `${q.method} ${q.path.split('?')[0]}`;
+  const endOf = (q: SentRequest) => q.answeredAtMs ?? q.abortedAtMs;
+  const retryable = (q: SentRequest) => typeof q.outcome === 'number' ? RETRYABLE_STATUSES.has(q.outcome) : q.outcome !== undefined;
+  for (const w of workers) {
+    const retries: Array<{ atMs: number; gapMs: number; after: string }> = [];
+    w.sent.forEach((q, i) => {
+      // The outcome it follows: the last one of the same request that had reached the call when it sent this one.
+      let prev: SentRequest | undefined;
+      for (const r of w.sent.slice(0, i)) {
+        const end = endOf(r);
+        if (request(r) === request(q) && end !== undefined && end <= q.atMs && (prev === undefined || end >= endOf(prev)!)) prev = r;
+      }
+      if (prev === undefined || !retryable(prev) || prev.retryAfter !== undefined) return;
+      retries.push({ atMs: q.atMs, gapMs: q.atMs - endOf(prev)!, after: String(prev.outcome) });
+    });
+    if (retries.length < BACKOFF_MIN_RETRIES || retries.some((x) => x.gapMs !== 0)) continue;
+    const after = [...new Set(retries.map((x) => x.after))];
+    const what = after.every((x) => /^\d+$/.test(x)) ? `${after.join('/')} answers` : `${after.join('/')} outcomes`;
+    out.push({ invariant: 'backoff', op: w.operation, detail: `${w.name} retried ${retries.length} times after ${what} without waiting: attempts at t=${retries.map((x) => x.atMs).join(', ')} ms` });
   }
   return out;
 }

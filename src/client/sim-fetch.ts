@@ -23,6 +23,8 @@ export interface SentRequest {
   answeredAtMs?: number;
   /** The answer's `Retry-After` header, when it had one. */
   retryAfter?: string;
+  /** Virtual time the client gave up on it (outcome `aborted`): when its own timeout, say, fired (`backoff` measures the wait from there). */
+  abortedAtMs?: number;
 }
 
 /** How long the wire waits for an answer; the client's own AbortSignal is what gives up earlier. */
@@ -70,6 +72,7 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
       if (settled) return;
       settled = true;
       rec.outcome = 'aborted';
+      rec.abortedAtMs = kernel.now;
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -169,8 +169,10 @@ export function recordingFetch(inner: typeof globalThis.fetch, base: string, sen
       if (ra !== null) rec.retryAfter = ra;
       return res;
     } catch (e) {
-      if (signal?.aborted) rec.outcome = 'aborted';
-      else {
+      if (signal?.aborted) {
+        rec.outcome = 'aborted';
+        rec.abortedAtMs = Date.now() - t0;
+      } else {
         rec.answeredAtMs = Date.now() - t0;
         rec.outcome = (e as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_closed';
       }

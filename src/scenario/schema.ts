@@ -232,7 +232,7 @@ export const scenarioSchema = z.strictObject({
     /** Reports the server holds per operation id at the end. */
     reports: z.record(z.string(), count).optional(),
     /** Invariants expected to be violated (empty: all hold). */
-    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable'])).default([]),
+    violations: z.array(z.enum(['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable', 'backoff'])).default([]),
   }),
 });
 
@@ -243,4 +243,4 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 /** The names of SPEC §5's invariants as scenario files spell them. */
 export type InvariantName = Scenario['expect']['violations'][number];
 /** Every invariant name, in SPEC order. */
-export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable'];
+export const INVARIANTS: readonly InvariantName[] = ['exactly-one', 'id-exists', 'stable-key', 'tenant-isolation', 'progress', 'key-reuse', 'deadline', 'retry-after', 'replay-equals-first', 'non-retryable', 'backoff'];

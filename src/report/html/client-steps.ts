@@ -65,7 +65,7 @@ export function withClientSteps(steps: readonly Step[], workers: readonly Client
 
 /**
  * Pins a client run's violations to their steps: the client checks
- * (`deadline`, `retry-after`, `non-retryable`, `progress`) at the request
+ * (`deadline`, `retry-after`, `non-retryable`, `backoff`, `progress`) at the request
  * that breaks them or at the call's end; every other invariant as for any
  * run (`others`). The checks' details name the call first and the time of
  * the offending request last, as `run.ts` words them.
@@ -98,6 +98,11 @@ export function pinClientViolations(violations: readonly Violation[], steps: rea
       }
       case 'non-retryable':
         return at(sentAt(lastT()), `${worker.name} sends the operation again here, after an answer that says retrying cannot help`);
+      case 'backoff': {
+        // The last of the immediate retries the detail lists (`attempts at t=2, 4, 6 ms`): the one that settles it.
+        const times = /attempts at t=([\d., ]+) ms$/.exec(v.detail)?.[1]?.split(', ').map(Number) ?? [];
+        return at(times.length === 0 ? -1 : sentAt(times[times.length - 1]!), `${worker.name} retries here at the instant its previous attempt failed, again without waiting: ${times.length} retries, none backed off`);
+      }
       case 'key-reuse': {
         const t = /at t=([\d.]+) ms, the key/.exec(v.detail);
         if (t) return at(sentAt(Number(t[1])), `${worker.name} sends here the key another operation already used: the service cannot tell the two operations apart`);
