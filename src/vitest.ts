@@ -420,7 +420,8 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
  * `stable-key` (two keys for one operation), `deadline`
  * (settled or sent past its deadline), `retry-after` (sent again before a
  * Retry-After had passed), `non-retryable` (sent again after a 400, 401,
- * 403, 404 or 422), `exactly-one`, `id-exists` and `replay-equals-first`.
+ * 403, 404 or 422), `backoff` (retried 3 times or more, each at the instant
+ * the failure came back), `exactly-one`, `id-exists` and `replay-equals-first`.
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   const service = clientServices.get(c);

@@ -62,6 +62,24 @@ describe('retry client counterexamples are replayable files', () => {
     expect(dt.out.split('\n')[0]).toBe(`retrysim replay --client ${CLIENT} ${diverged}`);
   }, 120_000);
 
+  it('a client that retries without waiting fails on backoff: exit 1, --json and the table name it, the file replays it (exit 0); its Full-Jitter twin holds', async () => {
+    const HAMMER = 'src/client/fixtures/hammer-client.ts';
+    const found = tmp('rs-client-backoff-');
+    const r = await cli('check', '--client', HAMMER, '--found', found, '--json');
+    expect(r.code, r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; violations: string[]; firstFailureRun: number; counterexample: string };
+    expect(j).toMatchObject({ verdict: 'fails', violations: ['backoff'] });
+    expect(j.firstFailureRun).toBeLessThanOrEqual(10);
+    const replayed = await cli('replay', j.counterexample);
+    expect(replayed.code, replayed.err).toBe(0);
+    expect(replayed.out).toMatch(/\n {2}backoff \(op1\): op1\.w0 retried \d+ times after \S+ (answers|outcomes) without waiting: attempts at t=[\d., ]+ ms\n/);
+    const table = await cli('check', '--client', HAMMER, '--found', found);
+    expect(table.code).toBe(1);
+    expect(table.out).toMatch(/^ {2}backoff \(op1\): op1\.w0 retried /m);
+    const jitter = await cli('check', '--client', HAMMER, '--name', 'full-jitter', '--found', found, '--json');
+    expect(jitter.code, jitter.out).toBe(0);
+  }, 120_000);
+
   it('--name picks the fixed client from the same module: it holds; a wrong name, a missing module or a built-in file with --client exit 2', async () => {
     const held = await cli('check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '100', '--found', tmp('rs-client-ok-'));
     expect(held.code, held.out + held.err).toBe(0);

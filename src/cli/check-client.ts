@@ -55,7 +55,8 @@ progress (every call sends at least one request), stable-key (one key per
 operation), key-reuse (two operations of one tenant never send one key,
 one key never carries two bodies), deadline (settled and silent within
 deadlineMs), retry-after (waits what a Retry-After asks), non-retryable
-(never sends again after 400/401/403/404/422), exactly-one, id-exists and
+(never sends again after 400/401/403/404/422), backoff (no call retries
+3+ times, each at the instant the failure came back), exactly-one, id-exists and
 replay-equals-first on the service's effects and answers. A failure is shrunk,
 minimised and written as a scenario file that \`retrysim replay FILE\`
 reproduces; what the minimiser could not show minimal is said.

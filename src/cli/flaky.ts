@@ -50,7 +50,7 @@ operation against the service (default the built-in key_atomic, a correct
 endpoint, so what fails is the client) while the server takes
 slow-ms + U[0, spread-ms) ms to answer — whether the client's own timeout
 fires first depends on the run — judged by the client's checks
-(stable-key, deadline, retry-after, non-retryable, progress) and
+(stable-key, deadline, retry-after, non-retryable, backoff, progress) and
 exactly-one on the effects: wall clock (the client's code, real timers,
 Node's fetch, a real server), the same code on virtual time, and every
 interleaving at every processing time on a 1 ms grid.

@@ -27,7 +27,7 @@ import { upperBound } from './stats.js';
  * operation against a server that takes `slowMs + U[0, spreadMs)` ms to
  * process it, so whether the client's own timeout fires first depends on
  * the run — judged by the client's own checks (stable-key, deadline,
- * retry-after, non-retryable, progress) and exactly-one on the service's
+ * retry-after, non-retryable, backoff, progress) and exactly-one on the service's
  * effects, run three ways:
  *
  * 1. wall clock: the client's code with real timers and Node's fetch

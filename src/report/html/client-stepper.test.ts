@@ -8,6 +8,7 @@ import { observeRun } from './stepper-data.js';
 import type { StepperData } from './stepper-types.js';
 import { runMain } from '../../testing/cli.js';
 import type { ServiceDefinition } from '../../service/definition.js';
+import { hammerClient } from '../../client/fixtures/hammer-client.js';
 
 /**
  * Pages for a user's retry client: `check --client … --html DIR` and
@@ -102,6 +103,23 @@ describe('stepper pages for a user retry client', () => {
     expect(data.steps[v.step - 1]!.text).toMatch(/^op1\.w0 waits 2\d\d(\.\d)? ms on virtual time after its previous request ended in HTTP 422, then sends again$/);
     // Observing changes nothing: the same trace as an unobserved run.
     expect(data.traceHash).toBe((await runClientScenario(s, retryAll)).result.traceHash);
+  });
+
+  it('backoff is pinned to the last retry sent without waiting, after a step that says it waited 0 ms', async () => {
+    const s = parseScenario(JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'front end answers 503 three times', seed: 1,
+      service: { variant: 'key_atomic' }, client: { keySource: 'tool_call' },
+      network: { answer: { status: 503, count: 3 } },
+      operations: [{ id: 'op1', runId: 'order-1', module: 'shop', title: 'Pay order 1' }],
+      expect: {},
+    }));
+    const { data, run } = await observeRun(s, {}, undefined, (observe) => runClientScenario(s, hammerClient, { observe }), { name: hammerClient.name, workers: (r) => r.workers });
+    expect(run.violations.map((v) => v.detail)).toEqual(['op1.w0 retried 3 times after 503 answers without waiting: attempts at t=2, 4, 6 ms']);
+    const v = data.violations[0]!;
+    expect(data.steps[v.step]).toMatchObject({ kind: 'request', t: run.workers[0]!.sent[3]!.atMs });
+    expect(data.steps[v.step]!.text).toMatch(/^#4 POST /);
+    expect(v.why).toBe('op1.w0 retries here at the instant its previous attempt failed, again without waiting: 3 retries, none backed off');
+    expect(data.steps[v.step - 1]!.text).toBe('op1.w0 waits 0 ms on virtual time after its previous request ended in HTTP 503, then sends again');
   });
 
   it('retry-after on an HTTP-date is pinned to the request sent too early, not to the end (its detail names the date\'s instant last)', async () => {
