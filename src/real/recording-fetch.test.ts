@@ -31,4 +31,18 @@ describe('the wall-clock lane\'s recording fetch', () => {
     expect(res.status).toBe(201);
     expect(sent.map((q) => [q.method, q.path, q.key, q.outcome, q.answer])).toEqual([['POST', '/orders', 'k1', 201, '{"ok":true}']]);
   });
+
+  it('a request the client gives up on in flight: recorded aborted, with when it gave up (backoff measures the wait from there)', async () => {
+    const sent: SentRequest[] = [];
+    const inner = ((_: string, init: RequestInit) => new Promise((_r, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason)))) as unknown as typeof fetch;
+    const c = new AbortController();
+    const t0 = Date.now() - 1000; // real-time: allowed (the wall-clock lane's own clock)
+    const pending = recordingFetch(inner, 'http://127.0.0.1:1', sent, t0)('http://service.sim/orders', { ...op, signal: c.signal });
+    while (sent.length === 0) await new Promise((r) => setImmediate(r)); // real-time: allowed (until the request is on its way)
+    c.abort(new DOMException('timed out', 'TimeoutError'));
+    await expect(pending).rejects.toThrow('timed out');
+    expect(sent.map((q) => [q.outcome, q.answeredAtMs])).toEqual([['aborted', undefined]]);
+    expect(sent[0]!.abortedAtMs).toBeGreaterThanOrEqual(sent[0]!.atMs);
+    expect(sent[0]!.abortedAtMs).toBeGreaterThanOrEqual(1000);
+  });
 });
