@@ -432,9 +432,10 @@ export const BACKOFF_MIN_RETRIES = 3;
  * time, it never slept) hammers the service it should give room to
  * recover (a refused connection during a restart is met with a burst).
  * Every retry must be immediate, not most: one immediate retry (a stale
- * keep-alive's reset) before backed-off ones is fine, and Full Jitter
- * drawing a 0 ms sleep is rare enough never to do it three times in a row
- * with nothing else. A retry after an answer with `Retry-After` is not
+ * keep-alive's reset) before backed-off ones is fine, and a Full-Jitter
+ * client draws a 0 ms sleep rarely, so every one of three or more is as
+ * good as never (the fixed example client and a Full-Jitter fixture hold
+ * 300 runs). A retry after an answer with `Retry-After` is not
  * counted: the server named the wait (0 included), and `retry-after`
  * judges it. A request sent before the outcome arrived (a hedge) is not a
  * retry after it.
