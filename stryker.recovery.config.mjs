@@ -8,13 +8,14 @@ import { shard } from './stryker.shard.mjs';
 
 export default shard({
   name: 'recovery',
-  // run.ts: only its client checks (clientCheckViolations, lines 203-205,
-  // and the four checks, 232-296; keep these ranges on them when the file moves); the rest of the file is plumbing
+  // run.ts: only its client checks (clientCheckViolations and the shared-key
+  // check, lines 284-332, and the per-call checks, retry-after to deadline,
+  // 364-492; keep these ranges on them when the file moves); the rest of the file is plumbing
   // (kernel, network, bridge) and the attempt records handed to the
   // service's invariants, whose unread fields (title, transport reason)
   // would only add equivalent mutants. replay.ts (replay divergence) stays
   // in stryker.config.mjs, whose scenario and canary suites kill its mutants.
-  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:203-205', 'src/client/run.ts:232-296'],
+  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:284-332', 'src/client/run.ts:364-492'],
   vitestConfig: 'vitest.stryker.recovery.config.ts',
   concurrency: 1,
 });
