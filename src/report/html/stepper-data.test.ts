@@ -250,6 +250,18 @@ describe('the summary is written from the run', () => {
     expect(v.why).toMatch(/^op1's client is answered 201 .*"served_at":1767225605863\} here, where the first success was 201 .*"served_at":1767225603026\} \(#10\)$/);
   });
 
+  it('id-exists is pinned on the answer the client received: the same id in answers lost on the way back handed it nothing', async () => {
+    const { default: def } = await import('./wrong-id-replay.fixture.js');
+    // #1 makes subscription 1; #2, #3 and #4 are replays answering id 2; the answers of #1 to #3 are lost, #4's is received.
+    const file = join('src', 'report', 'html', 'wrong-id-replay.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    const v = data.violations.find((x) => x.invariant === 'id-exists')!;
+    const st = data.steps[v.step]!;
+    expect(st.kind).toBe('answer');
+    expect(st.text).toMatch(/^#4 answers 201 /);
+    expect(v.why).toBe("op1's client is handed subscription 2 here");
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

@@ -501,7 +501,10 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       const carries = (text: string) => id !== undefined && (id.startsWith("'")
         ? text.replace(/^#\d+ answers \d+/, '').includes(id.slice(1, -1))
         : new RegExp(`(^|[^\\d])${id}([^\\d]|$)`).test(text.replace(/^#\d+ answers \d+/, '')));
-      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && carries(st.text));
+      // Only an answer the client received hands it anything: the same id in an answer lost on the way back (or one its
+      // server died with) came before, and pinning that one shows a hand-over that never happened.
+      const received = receivedAnswers(steps);
+      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && received.has(st.actor) && carries(st.text));
       return at(i, id === undefined ? `${v.op}'s client is handed another's ${noun} here` : `${v.op}'s client is handed ${noun} ${id} here`);
     }
     if (v.invariant === 'replay-equals-first') {
