@@ -270,6 +270,10 @@ describe('the summary is written from the run', () => {
     // The steps are the main run: without this the page never showed the resubmissions the violation counts.
     expect(data.steps.some((st) => st.text.includes('recover.'))).toBe(false);
     expect(data.recovery?.some((l) => /recover\.op1#2 +answer 409/.test(l))).toBe(true);
+    // Pinned at the main run's last step, and said to be judged on the recovery phase, not on the run's end state.
+    const v = data.violations.find((x) => x.invariant === 'progress')!;
+    expect(v.step).toBe(data.steps.length - 1);
+    expect(v.why).toMatch(/judged on the resubmissions after the faults stopped \(the recovery phase/);
     const race = await observeScenario(loadScenario(join(root, 'src', 'report', 'html', 'racy-claim.fixture.json')), {}, { strictReplay: true });
     expect(race.data.recovery).toBeUndefined();
   });

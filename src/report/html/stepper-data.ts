@@ -519,6 +519,9 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       if (first !== undefined && other !== undefined) return at(other.i, `${v.op}'s client is answered ${said(other.st)} here, where the first success was ${said(first.st)} (${/#\d+$/.exec(first.st.actor)?.[0] ?? first.st.actor})`);
       return at(-1, '');
     }
+    // progress is judged after the main run, on the resubmissions once the faults stopped: "the end state breaks it"
+    // blamed this run's end, where the operation may hold nothing wrong yet (the second effect came in recovery).
+    if (v.invariant === 'progress') return { ...v, step: steps.length - 1, why: 'the main run ends here; progress is judged on the resubmissions after the faults stopped (the recovery phase, folded below)' };
     if (v.invariant !== 'stable-key') return at(-1, '');
     // stable-key: the first request of the operation whose key differs from an earlier one of its worker.
     const firstKey = new Map<string, string | undefined>();
