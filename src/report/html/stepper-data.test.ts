@@ -262,6 +262,16 @@ describe('the summary is written from the run', () => {
     expect(v.why).toBe("op1's client is handed subscription 2 here");
   });
 
+  it('the second effect from the request the client gave up on is told as that earlier request going on, not as a retry', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'payments-check-then-insert', 'service.ts'));
+    // #1 is paused inside charge; the client times out and sends #2, which charges and answers 201; then #1 charges again.
+    const file = join('src', 'report', 'html', 'payments-paused.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    expect(data.summary[0]).toBe('#2 ran check and charge, adding an effect, and answered 201.');
+    expect(data.summary[1]).toMatch(/^#1, sent before it, went on \(the client had given up waiting for it and sent #2\): it had run check and charge \(paused 116 ms at step 'charge'\) before that, then it added a second effect, so exactly-one breaks/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

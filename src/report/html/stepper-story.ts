@@ -31,6 +31,10 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
       const rekeyed = ka !== undefined && kb !== undefined && ka !== kb ? ` under another key (${kb}, where ${name(a)} had ${ka})` : '';
       const intro = preemptedIn(steps, a, b, first, second)
         ? `${name(b)} ran in its place`
+        : sameWorker(a, b) && sentAt(steps, b) < sentAt(steps, a)
+          // The second effect came from the worker's earlier request (held by a pause or a slow step), not from a
+          // retry: "The client retried as #1" told the order backwards.
+          ? `${name(b)}, sent before it, went on${gaveUpOn(steps, b, a) ? ` (the client had given up waiting for it and sent ${name(a)})` : ''}${rekeyed}`
         : sameWorker(a, b)
           ? rekeyed !== '' ? `The client sent it again as ${name(b)}${rekeyed}` : `The client retried as ${name(b)}`
           : `${name(b)}, from another worker, went on${rekeyed}`;
@@ -189,6 +193,17 @@ function stepsAfter(steps: readonly Step[], a: string, from: number, to: number)
     if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.event);
   }
   return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
+}
+
+/** The step at which request `actor` was sent (-1: none). */
+function sentAt(steps: readonly Step[], actor: string): number {
+  return steps.findIndex((s) => s.actor === actor && s.kind === 'request');
+}
+
+/** Whether the client timed out between sending `earlier` and sending `later` (its worker's timeout step). */
+function gaveUpOn(steps: readonly Step[], earlier: string, later: string): boolean {
+  const worker = REQUEST.exec(earlier)?.[1];
+  return steps.some((s, i) => s.kind === 'timeout' && s.actor === worker && i > sentAt(steps, earlier) && i < sentAt(steps, later));
 }
 
 function preemptedIn(steps: readonly Step[], a: string, b: string, from: number, to: number): boolean {
