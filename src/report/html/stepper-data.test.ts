@@ -272,6 +272,17 @@ describe('the summary is written from the run', () => {
     expect(data.summary[1]).toMatch(/^#1, sent before it, went on \(the client had given up waiting for it and sent #2\): it had run check and charge \(paused 116 ms at step 'charge'\) before that, then it added a second effect, so exactly-one breaks/);
   });
 
+  it("a lease is read on the reading server's clock: a take-over by a server whose clock runs ahead says so", async () => {
+    // Found by `retrysim check --variant key_atomic_unfenced_release` (seed 1): s1's clock is 1022 ms ahead; at t=801.75 ms
+    // it reads 1823.75 ms, past the lease (until 1823 ms by the claimer's clock), and takes the key over.
+    const file = join('src', 'report', 'html', 'skewed-takeover.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    const checks = data.steps.filter((st) => st.check !== undefined).map((st) => st.text);
+    expect(checks).toContain('#4 claim: key run-1:call-1 is in progress, fence 1, lease over since 1823 ms by s1\'s clock (1823.75 ms) → goes on');
+    expect(checks).toContain('#3 claim: key run-1:call-1 is in progress, fence 1, lease until 1823 ms by s0\'s clock (495.085 ms) → answers without writing');
+    expect(data.summary[0]).toMatch(/^#4 ran claim \(the key was in progress, fence 1, lease over since 1823 ms by s1's clock \(1823\.75 ms\)\)/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

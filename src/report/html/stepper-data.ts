@@ -422,7 +422,10 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
-        const found = describeRow(row, e.t);
+        // A lease is judged on the reading server's clock (the run's time plus its instance's offset): with clocks apart,
+        // "lease until 1823 ms → goes on" at t=802 ms read as a take-over before its time.
+        const off = s.service.clockOffsetMs?.[req.server] ?? 0;
+        const found = `${describeRow(row, e.t + off)}${off !== 0 && row?.status === 'in_progress' ? ` by s${req.server}'s clock (${Math.round((e.t + off) * 1000) / 1000} ms)` : ''}`;
         const outcome = nextPhase(entries, i) ? 'pass' : 'stop';
         step.check = { key: req.key, found, outcome };
         step.text = `${name} ${e.event}: key ${req.key} is ${found} → ${outcome === 'pass' ? (e.event === 'check' ? 'passes the check' : 'goes on') : 'answers without writing'}`;
