@@ -283,6 +283,14 @@ describe('the summary is written from the run', () => {
     expect(data.summary[0]).toMatch(/^#4 ran claim \(the key was in progress, fence 1, lease over since 1823 ms by s1's clock \(1823\.75 ms\)\)/);
   });
 
+  it('the second sentence names a third request whose write freed the key between the two effects', async () => {
+    // Same file: #1, paused since 27 ms, crashes at 2423 ms and its unfenced release deletes the key #4 had finished;
+    // #5 then finds it not registered. Without #1's release the sentence blamed nothing.
+    const file = join('src', 'report', 'html', 'skewed-takeover.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    expect(data.summary[1]).toMatch(/^#5, from another worker, went on \(after #1's crash at 'after-process' \(after the pause\) \[− key run-1:call-1 \(placeholder released\)\]\): claim \(the key was not registered\)/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

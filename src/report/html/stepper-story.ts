@@ -38,10 +38,13 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
         : sameWorker(a, b)
           ? rekeyed !== '' ? `The client sent it again as ${name(b)}${rekeyed}` : `The client retried as ${name(b)}`
           : `${name(b)}, from another worker, went on${rekeyed}`;
+      // What a third request wrote between the two (a crash that released the key): the reason b found the key free.
+      const third = othersWrites(steps, a, b, first, second);
+      const sbIntro = third.length > 0 ? `${intro} (after ${list(third)})` : intro;
       const earlier = doings(steps, b, 0, first);
       const later = doings(steps, b, first + 1, second);
       const then = later.length > 0 ? `${list(later)} added a second ${noun}` : `it added a second ${noun}`;
-      const sb = `${intro}: ${earlier.length > 0 ? `it had run ${list(earlier)} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
+      const sb = `${sbIntro}: ${earlier.length > 0 ? `it had run ${list(earlier)} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
       return [sa, sb];
     }
   }
@@ -193,6 +196,22 @@ function stepsAfter(steps: readonly Step[], a: string, from: number, to: number)
     if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.event);
   }
   return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
+}
+
+/**
+ * The writes of requests other than `a` and `b` after step `from` and before
+ * `b`'s next step (`#1's crash at 'after-process' [− key k (placeholder released)]`):
+ * effects excepted, they are told by the sentences themselves.
+ */
+function othersWrites(steps: readonly Step[], a: string, b: string, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let i = from + 1; i < to; i++) {
+    const s = steps[i]!;
+    if (s.actor === b && s.kind !== 'request') break;
+    if (s.actor === a || s.actor === b || !REQUEST.test(s.actor) || s.kind === 'db' || (s.dbChange?.length ?? 0) === 0) continue;
+    out.push(`${name(s.actor)}'s ${s.event} [${s.dbChange!.join('; ')}]`);
+  }
+  return out;
 }
 
 /** The step at which request `actor` was sent (-1: none). */
