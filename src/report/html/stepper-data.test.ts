@@ -291,6 +291,14 @@ describe('the summary is written from the run', () => {
     expect(data.summary[1]).toMatch(/^#5, from another worker, went on \(after #1's crash at 'after-process' \(after the pause\) \[− key run-1:call-1 \(placeholder released\)\]\): claim \(the key was not registered\)/);
   });
 
+  it('an answer that came after the client timed out is told as such', async () => {
+    // Found by `retrysim check --variant key_atomic_early_takeover` (seed 1): the client gives up at 23 ms; #1, slowed
+    // 632 ms inside process, crashes and answers 500 at 633 ms, to no one.
+    const file = join('src', 'report', 'html', 'late-answer-progress.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    expect(data.summary[0]).toMatch(/, and answered 500 after its client had given up waiting\.$/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');

@@ -242,7 +242,9 @@ function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): st
     let end = upTo;
     for (let i = upTo; i >= 0; i--) if (steps[i]!.actor === a) { end = i; break; }
     const ending = steps.slice(0, end + 1).filter((s) => s.actor === a && ['lost', 'killed', 'answer', 'refused'].includes(s.kind)).pop();
-    const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}`;
+    // An answer that came after the client's timeout reached no one waiting: "answered 500" alone read as the client's outcome.
+    const late = steps.some((s) => s.actor === a && s.kind === 'delivered' && s.text.endsWith('(the client had already timed out)'));
+    const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}${late ? ' after its client had given up waiting' : ''}`;
     const did = doings(steps, a, 0, end);
     const effect = steps.slice(0, end + 1).some((s) => s.actor === a && added(s)) ? ` (adding ${an(noun)})` : '';
     return `${name(a)} ${ending?.kind === 'refused' ? 'was refused (its server was down)' : did.length > 0 ? `ran ${list(did)}${effect}` : 'was sent'}${how}`;
