@@ -250,6 +250,55 @@ describe('the summary is written from the run', () => {
     expect(v.why).toMatch(/^op1's client is answered 201 .*"served_at":1767225605863\} here, where the first success was 201 .*"served_at":1767225603026\} \(#10\)$/);
   });
 
+  it('id-exists is pinned on the answer the client received: the same id in answers lost on the way back handed it nothing', async () => {
+    const { default: def } = await import('./wrong-id-replay.fixture.js');
+    // #1 makes subscription 1; #2, #3 and #4 are replays answering id 2; the answers of #1 to #3 are lost, #4's is received.
+    const file = join('src', 'report', 'html', 'wrong-id-replay.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    const v = data.violations.find((x) => x.invariant === 'id-exists')!;
+    const st = data.steps[v.step]!;
+    expect(st.kind).toBe('answer');
+    expect(st.text).toMatch(/^#4 answers 201 /);
+    expect(v.why).toBe("op1's client is handed subscription 2 here");
+  });
+
+  it('the second effect from the request the client gave up on is told as that earlier request going on, not as a retry', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'examples', 'payments-check-then-insert', 'service.ts'));
+    // #1 is paused inside charge; the client times out and sends #2, which charges and answers 201; then #1 charges again.
+    const file = join('src', 'report', 'html', 'payments-paused.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    expect(data.summary[0]).toBe('#2 ran check and charge, adding an effect, and answered 201.');
+    expect(data.summary[1]).toMatch(/^#1, sent before it, went on \(the client had given up waiting for it and sent #2\): it had run check and charge \(paused 116 ms at step 'charge'\) before that, then it added a second effect, so exactly-one breaks/);
+  });
+
+  it("a lease is read on the reading server's clock: a take-over by a server whose clock runs ahead says so", async () => {
+    // Found by `retrysim check --variant key_atomic_unfenced_release` (seed 1): s1's clock is 1022 ms ahead; at t=801.75 ms
+    // it reads 1823.75 ms, past the lease (until 1823 ms by the claimer's clock), and takes the key over.
+    const file = join('src', 'report', 'html', 'skewed-takeover.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    const checks = data.steps.filter((st) => st.check !== undefined).map((st) => st.text);
+    expect(checks).toContain('#4 claim: key run-1:call-1 is in progress, fence 1, lease over since 1823 ms by s1\'s clock (1823.75 ms) → goes on');
+    expect(checks).toContain('#3 claim: key run-1:call-1 is in progress, fence 1, lease until 1823 ms by s0\'s clock (495.085 ms) → answers without writing');
+    expect(data.summary[0]).toMatch(/^#4 ran claim \(the key was in progress, fence 1, lease over since 1823 ms by s1's clock \(1823\.75 ms\)\)/);
+  });
+
+  it('the second sentence names a third request whose write freed the key between the two effects', async () => {
+    // Same file: #1, paused since 27 ms, crashes at 2423 ms and its unfenced release deletes the key #4 had finished;
+    // #5 then finds it not registered. Without #1's release the sentence blamed nothing.
+    const file = join('src', 'report', 'html', 'skewed-takeover.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    expect(data.summary[1]).toMatch(/^#5, from another worker, went on \(after #1's crash at 'after-process' \(after the pause\) \[− key run-1:call-1 \(placeholder released\)\]\): claim \(the key was not registered\)/);
+  });
+
+  it('an answer that came after the client timed out is told as such', async () => {
+    // Found by `retrysim check --variant key_atomic_early_takeover` (seed 1): the client gives up at 23 ms; #1, slowed
+    // 632 ms inside process, crashes and answers 500 at 633 ms, to no one.
+    const file = join('src', 'report', 'html', 'late-answer-progress.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { strictReplay: true });
+    expect(data.summary[0]).toMatch(/, and answered 500 after its client had given up waiting\.$/);
+  });
+
   it('a progress counterexample carries the recovery phase it is judged on; a run without one carries none', async () => {
     // Found by `retrysim check --variant key_atomic_no_expiry` (seed 1): killed after its claim, the key stays in progress for ever.
     const file = join('src', 'report', 'html', 'no-expiry-progress.fixture.json');
@@ -258,6 +307,10 @@ describe('the summary is written from the run', () => {
     // The steps are the main run: without this the page never showed the resubmissions the violation counts.
     expect(data.steps.some((st) => st.text.includes('recover.'))).toBe(false);
     expect(data.recovery?.some((l) => /recover\.op1#2 +answer 409/.test(l))).toBe(true);
+    // Pinned at the main run's last step, and said to be judged on the recovery phase, not on the run's end state.
+    const v = data.violations.find((x) => x.invariant === 'progress')!;
+    expect(v.step).toBe(data.steps.length - 1);
+    expect(v.why).toMatch(/judged on the resubmissions after the faults stopped \(the recovery phase/);
     const race = await observeScenario(loadScenario(join(root, 'src', 'report', 'html', 'racy-claim.fixture.json')), {}, { strictReplay: true });
     expect(race.data.recovery).toBeUndefined();
   });

@@ -422,7 +422,10 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
-        const found = describeRow(row, e.t);
+        // A lease is judged on the reading server's clock (the run's time plus its instance's offset): with clocks apart,
+        // "lease until 1823 ms → goes on" at t=802 ms read as a take-over before its time.
+        const off = s.service.clockOffsetMs?.[req.server] ?? 0;
+        const found = `${describeRow(row, e.t + off)}${off !== 0 && row?.status === 'in_progress' ? ` by s${req.server}'s clock (${Math.round((e.t + off) * 1000) / 1000} ms)` : ''}`;
         const outcome = nextPhase(entries, i) ? 'pass' : 'stop';
         step.check = { key: req.key, found, outcome };
         step.text = `${name} ${e.event}: key ${req.key} is ${found} → ${outcome === 'pass' ? (e.event === 'check' ? 'passes the check' : 'goes on') : 'answers without writing'}`;
@@ -501,7 +504,10 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       const carries = (text: string) => id !== undefined && (id.startsWith("'")
         ? text.replace(/^#\d+ answers \d+/, '').includes(id.slice(1, -1))
         : new RegExp(`(^|[^\\d])${id}([^\\d]|$)`).test(text.replace(/^#\d+ answers \d+/, '')));
-      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && carries(st.text));
+      // Only an answer the client received hands it anything: the same id in an answer lost on the way back (or one its
+      // server died with) came before, and pinning that one shows a hand-over that never happened.
+      const received = receivedAnswers(steps);
+      const i = steps.findIndex((st) => st.kind === 'answer' && isOpActor(st.actor) && received.has(st.actor) && carries(st.text));
       return at(i, id === undefined ? `${v.op}'s client is handed another's ${noun} here` : `${v.op}'s client is handed ${noun} ${id} here`);
     }
     if (v.invariant === 'replay-equals-first') {
@@ -516,6 +522,9 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       if (first !== undefined && other !== undefined) return at(other.i, `${v.op}'s client is answered ${said(other.st)} here, where the first success was ${said(first.st)} (${/#\d+$/.exec(first.st.actor)?.[0] ?? first.st.actor})`);
       return at(-1, '');
     }
+    // progress is judged after the main run, on the resubmissions once the faults stopped: "the end state breaks it"
+    // blamed this run's end, where the operation may hold nothing wrong yet (the second effect came in recovery).
+    if (v.invariant === 'progress') return { ...v, step: steps.length - 1, why: 'the main run ends here; progress is judged on the resubmissions after the faults stopped (the recovery phase, folded below)' };
     if (v.invariant !== 'stable-key') return at(-1, '');
     // stable-key: the first request of the operation whose key differs from an earlier one of its worker.
     const firstKey = new Map<string, string | undefined>();

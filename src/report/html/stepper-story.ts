@@ -31,13 +31,20 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
       const rekeyed = ka !== undefined && kb !== undefined && ka !== kb ? ` under another key (${kb}, where ${name(a)} had ${ka})` : '';
       const intro = preemptedIn(steps, a, b, first, second)
         ? `${name(b)} ran in its place`
+        : sameWorker(a, b) && sentAt(steps, b) < sentAt(steps, a)
+          // The second effect came from the worker's earlier request (held by a pause or a slow step), not from a
+          // retry: "The client retried as #1" told the order backwards.
+          ? `${name(b)}, sent before it, went on${gaveUpOn(steps, b, a) ? ` (the client had given up waiting for it and sent ${name(a)})` : ''}${rekeyed}`
         : sameWorker(a, b)
           ? rekeyed !== '' ? `The client sent it again as ${name(b)}${rekeyed}` : `The client retried as ${name(b)}`
           : `${name(b)}, from another worker, went on${rekeyed}`;
+      // What a third request wrote between the two (a crash that released the key): the reason b found the key free.
+      const third = othersWrites(steps, a, b, first, second);
+      const sbIntro = third.length > 0 ? `${intro} (after ${list(third)})` : intro;
       const earlier = doings(steps, b, 0, first);
       const later = doings(steps, b, first + 1, second);
       const then = later.length > 0 ? `${list(later)} added a second ${noun}` : `it added a second ${noun}`;
-      const sb = `${intro}: ${earlier.length > 0 ? `it had run ${list(earlier)} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
+      const sb = `${sbIntro}: ${earlier.length > 0 ? `it had run ${list(earlier)} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
       return [sa, sb];
     }
   }
@@ -191,6 +198,33 @@ function stepsAfter(steps: readonly Step[], a: string, from: number, to: number)
   return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
 }
 
+/**
+ * The writes of requests other than `a` and `b` after step `from` and before
+ * `b`'s next step (`#1's crash at 'after-process' [− key k (placeholder released)]`):
+ * effects excepted, they are told by the sentences themselves.
+ */
+function othersWrites(steps: readonly Step[], a: string, b: string, from: number, to: number): string[] {
+  const out: string[] = [];
+  for (let i = from + 1; i < to; i++) {
+    const s = steps[i]!;
+    if (s.actor === b && s.kind !== 'request') break;
+    if (s.actor === a || s.actor === b || !REQUEST.test(s.actor) || s.kind === 'db' || (s.dbChange?.length ?? 0) === 0) continue;
+    out.push(`${name(s.actor)}'s ${s.event} [${s.dbChange!.join('; ')}]`);
+  }
+  return out;
+}
+
+/** The step at which request `actor` was sent (-1: none). */
+function sentAt(steps: readonly Step[], actor: string): number {
+  return steps.findIndex((s) => s.actor === actor && s.kind === 'request');
+}
+
+/** Whether the client timed out between sending `earlier` and sending `later` (its worker's timeout step). */
+function gaveUpOn(steps: readonly Step[], earlier: string, later: string): boolean {
+  const worker = REQUEST.exec(earlier)?.[1];
+  return steps.some((s, i) => s.kind === 'timeout' && s.actor === worker && i > sentAt(steps, earlier) && i < sentAt(steps, later));
+}
+
 function preemptedIn(steps: readonly Step[], a: string, b: string, from: number, to: number): boolean {
   return steps.some((s, i) => i > from && i <= to && s.decision?.preempted === true && s.decision.of[0]!.startsWith(`${a}:`) && s.decision.of[s.decision.chosen]!.startsWith(`${b}:`));
 }
@@ -208,7 +242,9 @@ function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): st
     let end = upTo;
     for (let i = upTo; i >= 0; i--) if (steps[i]!.actor === a) { end = i; break; }
     const ending = steps.slice(0, end + 1).filter((s) => s.actor === a && ['lost', 'killed', 'answer', 'refused'].includes(s.kind)).pop();
-    const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}`;
+    // An answer that came after the client's timeout reached no one waiting: "answered 500" alone read as the client's outcome.
+    const late = steps.some((s) => s.actor === a && s.kind === 'delivered' && s.text.endsWith('(the client had already timed out)'));
+    const how = ending === undefined ? '' : ending.kind === 'lost' ? ', but its answer was lost' : ending.kind === 'killed' ? ', but it died with its server' : ending.kind === 'refused' ? '' : `, and answered ${ending.event.replace(/^answer /, '')}${late ? ' after its client had given up waiting' : ''}`;
     const did = doings(steps, a, 0, end);
     const effect = steps.slice(0, end + 1).some((s) => s.actor === a && added(s)) ? ` (adding ${an(noun)})` : '';
     return `${name(a)} ${ending?.kind === 'refused' ? 'was refused (its server was down)' : did.length > 0 ? `ran ${list(did)}${effect}` : 'was sent'}${how}`;
