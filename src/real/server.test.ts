@@ -203,6 +203,22 @@ describe('retrysim serve: bad input writes nothing', () => {
     expect(server.output).not.toMatch(/^\s+at .*:\d+:\d+/m);
   });
 
+  it('a request the HTTP parser refuses (a bad chunk size) gets a 400 that says why, and nothing is written', async () => {
+    const { connect } = await import('node:net');
+    const before = counts();
+    const answer = await new Promise<string>((resolve) => {
+      let got = '';
+      const s = connect(port, '127.0.0.1', () => {
+        s.write('POST /reports HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nabc\r\n0\r\n\r\n');
+      });
+      s.on('data', (d) => (got += d.toString()));
+      s.on('close', () => resolve(got));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/\{"error":"malformed HTTP request \(HPE_[A-Z_]+\): [^"]+"\}$/);
+    expect(counts()).toEqual(before);
+  });
+
   it('a good request after all that writes exactly one report and one key', async () => {
     const before = counts();
     const r = await send('POST', '/reports', JSON.stringify({ ...GOOD, run_id: 'final' }), { 'idempotency-key': 'final' });

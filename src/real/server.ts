@@ -422,6 +422,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
+  // A request Node's parser refuses (a body shorter than its content-length, a bad chunk size, a line that is
+  // not HTTP) never reaches the handler; Node's default answers a bare 400 with no body, which says nothing of why.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // A client that reset the connection hears nothing any more.
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({ error: `malformed HTTP request (${err.code ?? 'parse error'}): ${err.message}` });
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   server.keepAliveTimeout = 2000;
 
   const port = await new Promise<number>((resolve, reject) => {
