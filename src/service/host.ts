@@ -632,10 +632,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
     this.host.reached?.add(`step:${label}`);
-    this.refuseLateWait(`sim.step('${label}')`);
+    // What a late wait's message names (built once per step, the hot path).
+    const what = `sim.step('${label}')`;
+    this.refuseLateWait(what);
     this.countReach(label);
     this.lastStep = label;
-    this.markPending(`sim.step('${label}')`);
+    this.markPending(what);
     this.suspend();
     // What the request's code left unhandled so far ends its process before the step.
     if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
@@ -730,8 +732,9 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
 
   private async wait(ms: number): Promise<void> {
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
-    this.refuseLateWait(`a wait of ${ms} ms`);
-    this.markPending(`a wait of ${ms} ms`);
+    const what = `a wait of ${ms} ms`;
+    this.refuseLateWait(what);
+    this.markPending(what);
     this.suspend();
     await this.env.sleep(ms, this.phase);
     this.pendingWait = undefined;
