@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
+import { LATE_CHAIN_MAX } from '../sim/fake-timers.js';
 import type { ServiceDefinition } from './definition.js';
 
 const EPOCH = SIM_EPOCH_MS;
@@ -22,7 +23,7 @@ const EPOCH = SIM_EPOCH_MS;
 let seen: Array<{ at: string; now: number; random: number }> = [];
 const record = (at: string) => seen.push({ at, now: Date.now(), random: Math.random() }); // real-time: allowed (virtual: what is under test)
 
-type How = 'microtask' | 'sleep' | 'late' | 'rejects' | 'paused' | 'concurrent';
+type How = 'microtask' | 'sleep' | 'late' | 'long' | 'rejects' | 'paused' | 'concurrent';
 
 /** Writes one item, then arms a 100 ms timer whose async callback records what it reads before and after an await. */
 function service(how: How): ServiceDefinition {
@@ -39,6 +40,7 @@ function service(how: How): ServiceDefinition {
       setTimeout(async () => { // real-time: allowed (a virtual timer under test)
         record('before');
         if (how === 'sleep' || how === 'late' || how === 'paused') await sleep(50);
+        else if (how === 'long') for (let i = 0; i <= LATE_CHAIN_MAX; i++) await sleep(50); // one link more than a run's end lets through
         else await Promise.resolve();
         record('after');
         if (how === 'rejects') throw new Error('flush refused');
@@ -125,14 +127,14 @@ describe('an async timer callback runs on in its scope after an await', () => {
     expect(b.r.result.traceHash).toBe(a.r.result.traceHash);
   });
 
-  it("a sleep it arms after the run ended (every request and client done) stops with the run, as a re-armed setTimeout does", async () => {
+  it("a sleep it arms after the run ended (every request and client done) still ends: finite work runs to its end, as in the process (it stopped with the run until 2026-12)", async () => {
     const a = await run(service('late'));
     expect(a.r.violations).toEqual([]);
-    expect(a.seen.map((s) => [s.at, s.now])).toEqual([['before', EPOCH + 101]]);
+    expect(a.seen.map((s) => [s.at, s.now])).toEqual([['before', EPOCH + 101], ['after', EPOCH + 151]]);
   });
 
-  it('the recovery phase resumes such a sleep (the process lives on): the callback runs on in its scope there', async () => {
-    const late = service('late');
+  it('the recovery phase resumes a chain of sleeps the run\'s end stopped (the process lives on): the callback runs on in its scope there', async () => {
+    const late = service('long');
     const def: ServiceDefinition = {
       ...late,
       name: 'async-timer-recovery',
@@ -153,10 +155,12 @@ describe('an async timer callback runs on in its scope after an await', () => {
     };
     const a = await go();
     expect(a.r.recovery.size).toBe(1);
-    // The main run stopped the sleep the callback armed at 101 ms (every task had ended); the recovery phase resumes it, and the callback runs on.
+    // The main run stopped the chain of sleeps the callback armed from 101 ms on (every task had ended) after LATE_CHAIN_MAX
+    // links; the recovery phase resumes it, and the callback runs on to its end there.
     expect(a.seen.map((x) => x.at).slice(0, 2), a.r.recoveryTrace.join('\n')).toEqual(['before', 'after']);
     expect(a.seen[0]!.now).toBe(EPOCH + 101);
-    expect(a.seen[1]!.now).toBeGreaterThanOrEqual(EPOCH + 151);
+    expect(a.seen[1]!.now).toBeGreaterThanOrEqual(EPOCH + 101 + 50 * (LATE_CHAIN_MAX + 1));
+    expect(a.r.recoveryTrace.some((l) => /setTimeout callback/.test(l)), a.r.recoveryTrace.join('\n')).toBe(true);
     const b = await go();
     expect(b.seen).toEqual(a.seen);
   });
@@ -164,8 +168,10 @@ describe('an async timer callback runs on in its scope after an await', () => {
   it('an async heartbeat loop started from a timer in memory() beats while the run lives, and does not run it to the kernel\'s limit', async () => {
     const a = await run(loopService);
     expect(a.r.violations).toEqual([]);
-    // The timer fires at 1 ms (Node's least delay); the client is done at 2502 ms: the sleep armed at 2501 ms still ends, the next stops with the run.
-    expect(a.seen.map((s) => s.now - EPOCH)).toEqual([501, 1001, 1501, 2001, 2501, 3001]);
+    // The timer fires at 1 ms (Node's least delay); the client is done at 2502 ms: the sleep armed at 2501 ms still ends,
+    // and the loop beats LATE_CHAIN_MAX times more (it cannot be told from finite work), then stops with the run.
+    expect(a.seen.map((s) => s.now - EPOCH)).toEqual(Array.from({ length: 6 + LATE_CHAIN_MAX }, (_, i) => 501 + 500 * i));
+    expect(a.r.result.timeMs).toBeLessThan(60_000);
   });
 
   it('a setInterval armed in memory() that awaits a sleep: each firing reads the kernel clock after it', async () => {

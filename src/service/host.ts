@@ -528,6 +528,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.host.pausedUntil;
   }
 
+  /** Its handler has not answered: code its timers resolve is the handler's, running on in its task's turns (see {@link ClockScope.busy}). */
+  busy(): boolean {
+    return !this.answered;
+  }
+
   /** A timer callback of this request threw (an uncaught exception): its process crashes, as after an unhandled rejection ({@link ServiceHost.crash}). */
   uncaught(error: unknown, kind: CrashKind = 'uncaught exception'): boolean {
     return this.host.clock !== undefined && this.host.crash(error, kind);

@@ -3,7 +3,7 @@ import type { Kernel, Task } from './kernel.js';
 import type { Prng } from '../random/prng.js';
 import { watchdog, type Watchdog } from './watchdog.js';
 import { hostTurn, hostTurnPending } from './host-turns.js';
-import { armRejections, disarmRejections, dropRejections } from './rejections.js';
+import { armRejections, disarmRejections, dropRejections, takeRejection } from './rejections.js';
 import { seedNodeCrypto, uuidFrom } from './seeded-node-crypto.js';
 import { identifyProcessesBy, type ProcessIdentity } from './process-identity.js';
 import './virtual-node-timers.js';
@@ -11,6 +11,7 @@ import { PROMPT_SUBTLE, promptSubtle } from './sync-subtle.js';
 import { answerThreadPoolWhile } from './sync-thread-pool.js';
 import { timeoutSignal } from './virtual-abort-timeout.js';
 import { FiringScope, rootScope } from './timer-firing.js';
+import { MachineDate, machineDateNowMs } from './load-clock.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -187,6 +188,15 @@ export interface ClockScope {
    * stalled code has run on, as Node's timers phase does. Optional.
    */
   frozenUntil?(): number | undefined;
+  /**
+   * Whether the scope's own kernel task is still running its code (a
+   * request whose handler has not answered yet): what one of its timers
+   * resolves runs on in that task's turns, as the handler's own work (a
+   * gateway call raced against a timeout). False or absent: nothing of the
+   * scope runs in a task (a process's `memory()`, a request that answered),
+   * and what a firing resolved runs right after the firing, in the scope.
+   */
+  busy?(): boolean;
 }
 
 /** How Node names an error nothing caught in a timer callback. */
@@ -216,6 +226,18 @@ function isThenable(x: unknown): x is PromiseLike<unknown> {
 const SPIN_READS_MAX = 1_000_000;
 /** Node's own bounds on a timer delay (outside them Node uses 1 ms). */
 const TIMEOUT_MAX = 2 ** 31 - 1;
+/**
+ * How many one-shot timers, each armed by the code the one before it
+ * resumed, still fire once every task of the run has ended: finite
+ * background work a handler fired and forgot (`void render(job)` that
+ * awaits a queue slot, then the rendering, then writes) finishes, as it
+ * would in the process — until 2026-12 its second timer stopped with the
+ * run and a correct 202 service failed `exactly-one` — while a loop that
+ * never ends (an async heartbeat, a poller) stops after this many turns
+ * rather than running to the kernel's limits. Intervals keep their own
+ * rule (one tick after the end).
+ */
+export const LATE_CHAIN_MAX = 32;
 
 interface VirtualTimer {
   id: number;
@@ -229,6 +251,13 @@ interface VirtualTimer {
   owner: ClockScope;
   /** Armed when every task of the run had ended (by a timer's callback), or unref'd by Node (AbortSignal.timeout's): it will not keep the run going. */
   late: boolean;
+  /**
+   * 0: armed while the run was live. n > 0: the n-th link of a chain of
+   * timers armed after the run's end, each by the code the one before it
+   * resumed (`await sleep(20); …; await sleep(30); write()`). Infinity:
+   * unref'd. See {@link LATE_CHAIN_MAX}.
+   */
+  depth: number;
   /** The trace line its firing writes, when it is not a `setTimeout`/`setInterval` of the code's own. */
   note?: string;
   /** An interval that had its one tick after the run's end (see `due`). */
@@ -418,7 +447,11 @@ export class KernelClock {
     if (typeof cb !== 'function') throw new TypeError(`The "callback" argument must be of type function. Received ${typeof cb}`);
     let delay = Number(ms);
     if (!(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1; // what Node does
-    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: unrefNote !== undefined || !this.kernel.hasLiveTasks(), note: unrefNote };
+    // Past the run's end, a link further down the chain of the firing whose code runs now — unless the
+    // callback re-arms itself (`const beat = () => { …; setTimeout(beat, 100) }`): that loop never ends, so it stops with the run.
+    // Before the run's first step (a process's memory() at boot) no task is live either: such a timer stops with the run, as it always did.
+    const depth = unrefNote !== undefined ? Infinity : this.kernel.hasLiveTasks() ? 0 : this.kernel.steps === 0 || cb === this.firingCb ? Infinity : 1 + (owner instanceof FiringScope ? owner.depth : this.firingDepth);
+    const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: depth > 0, depth, note: unrefNote };
     this.timers.set(t.id, t);
     this.seq++;
     this.kernel.at(t.callAt, this.event, t.id, t.gen);
@@ -470,7 +503,7 @@ export class KernelClock {
       // A firing's code resumes on the phase's clock (src/sim/timer-firing.ts).
       if (t.owner instanceof FiringScope) t.owner.clock = next;
       // Not "late" there: the phase's tasks are live, so it fires like any timer.
-      const r: VirtualTimer = { ...t, gen: 0, late: false, ticked: false };
+      const r: VirtualTimer = { ...t, gen: 0, late: false, depth: 0, ticked: false };
       next.timers.set(r.id, r);
       next.kernel.at(r.callAt, next.event, r.id, r.gen);
     }
@@ -520,14 +553,16 @@ export class KernelClock {
     // cleared, or a setTimeout its own callback re-arms) is not a reason to
     // run virtual time on to the kernel's limit, so it dies. A one-shot timer
     // armed while the run was live still fires (work a handler deferred
-    // past its answer is part of the run's effects). What dies here is kept
+    // past its answer is part of the run's effects), and so does one armed
+    // after the end by the code an earlier one resumed, up to LATE_CHAIN_MAX
+    // links (background work that awaits twice). What dies here is kept
     // for the recovery phase, which resumes it (carryTo).
     // An interval armed while the run was live ticks once more, though: the
     // work it does is the process's, as a one-shot timer's is — an outbox
     // relay publishing what the last request committed. Until 2026-12 it
     // stopped before that tick, and a correct relay's order had no shipment.
     const ended = !this.kernel.hasLiveTasks();
-    if (ended && (t.late || (t.repeatMs !== undefined && t.ticked === true))) {
+    if (ended && (this.stopsWithRun(t) || (t.repeatMs !== undefined && t.ticked === true))) {
       this.timers.delete(t.id);
       this.stoppedWithRun.push(t);
       return;
@@ -549,9 +584,13 @@ export class KernelClock {
     let out: unknown;
     const mark = this.nextId;
     this.enter(t.owner);
+    this.firingDepth = t.depth;
+    this.firingCb = t.cb;
     try {
       out = this.fire(t, !ended);
     } finally {
+      this.firingDepth = 0;
+      this.firingCb = undefined;
       this.leave();
     }
     // Its last tick: stopped with the run (not re-armed: a long period must not carry the run on), kept for the recovery phase, due a period on.
@@ -568,7 +607,42 @@ export class KernelClock {
     // task of its own, in its owner's scope, before anything else runs.
     if (isThenable(out)) this.runOn(t, out, mark);
     // A timer of a firing whose task let go (the sleep it awaited had stopped with the run, and the recovery phase resumed it): it resumes the firing.
-    else if (t.owner instanceof FiringScope && t.owner.task === undefined && !t.owner.settled) this.resume(t.owner);
+    else if (t.owner instanceof FiringScope) {
+      if (t.owner.task === undefined && !t.owner.settled) this.resume(t.owner);
+    }
+    // A plain callback may have resolved a promise some code awaits — the
+    // resolver of `await setTimeout(200)` from node:timers/promises or of
+    // `new Promise((r) => setTimeout(r, 200))` in work a handler fired and
+    // forgot (`void notify(id)`): that code runs on in microtasks after this
+    // event. It runs now, in the owner's scope, before anything else: until
+    // 2026-12 it ran during the next task's step, outside every scope (its
+    // Date.now() overflowed the stack, the rejection was dropped, and a 202
+    // service's deferred write was never made).
+    else if (t.owner.busy?.() !== true) this.kernel.afterEvent(() => this.drain(t.owner, t.depth));
+  }
+
+  /** The chain depth of the firing whose code runs now (a callback, or the microtasks it queued): what it arms after the run's end is one link further. */
+  private firingDepth = 0;
+  /** The callback running now, if a timer's: one that arms itself again is a loop, not a chain. */
+  private firingCb: VirtualTimer['cb'] | undefined;
+
+  /** Whether a timer armed after the run's end stops with the run (kept for the next phase) instead of firing: unref'd, an interval, or past the chain's bound or the kernel's time limit. */
+  private stopsWithRun(t: VirtualTimer): boolean {
+    return t.late && (t.repeatMs !== undefined || t.depth > LATE_CHAIN_MAX || t.callAt > this.kernel.timeMsMax);
+  }
+
+  /** Lets the microtasks a timer's firing queued run in `owner`'s scope (one host turn); what they leave unhandled is an uncaught error of its process. */
+  private async drain(owner: ClockScope, depth: number): Promise<void> {
+    this.enter(owner);
+    this.firingDepth = depth;
+    try {
+      await hostTurn();
+    } finally {
+      this.firingDepth = 0;
+      if (current === this && currentScope === owner) this.leave();
+    }
+    const r = this.rejections ? takeRejection() : undefined;
+    if (r !== undefined) this.thrown(owner, r.reason, 'unhandled rejection');
   }
 
   /** Runs the callback; answers what it returned (a promise from an async one). `rearm` false: an interval's last tick after the run. */
@@ -614,6 +688,7 @@ export class KernelClock {
   /** The continuation of `t`'s async callback, `p`, as a task of its own (see src/sim/timer-firing.ts). */
   private runOn(t: VirtualTimer, p: PromiseLike<unknown>, mark: number): void {
     const f = new FiringScope(rootScope(t.owner), this, p);
+    f.depth = t.depth;
     // What its synchronous part armed (ids from `mark`: the sleep it awaits) is the firing's, for its task to wait on.
     for (const x of this.timers.values()) if (x.id >= mark && x.owner === t.owner) x.owner = f;
     this.resume(f, t.repeatMs === undefined ? 'setTimeout' : 'setInterval');
@@ -648,17 +723,22 @@ export class KernelClock {
    * something outside the simulation).
    */
   private wakeAtNextTimer(s: ClockScope): boolean {
-    // A firing's timer armed after the run ended stops with the run, as a re-armed setTimeout does (an async heartbeat loop would run to the kernel's limit).
+    // A firing's timer armed after the run ended stops with the run past its chain's bound, as a re-armed setTimeout does (an async heartbeat loop would run to the kernel's limit).
     const ending = s instanceof FiringScope && !this.kernel.hasLiveTasks();
     let next: number | undefined;
-    for (const t of this.timers.values()) if (t.owner === s && !(ending && t.late) && (next === undefined || t.callAt < next)) next = t.callAt;
+    for (const t of this.timers.values()) if (t.owner === s && !(ending && this.stopsWithRun(t)) && (next === undefined || t.callAt < next)) next = t.callAt;
     if (next === undefined) return false;
     this.idle.add(s);
     s.park(Math.max(0, next - this.kernel.now)).then(() => {
       this.idle.delete(s);
       const now = this.kernel.now + 1e-9; // (callAt - now) + now may round a hair below callAt
       const due = [...this.timers.values()].filter((t) => t.owner === s && t.callAt <= now).sort((a, b) => a.callAt - b.callAt || a.id - b.id);
-      for (const t of due) if (this.timers.get(t.id) === t) this.fire(t);
+      for (const t of due) {
+        if (this.timers.get(t.id) !== t) continue;
+        // The firing's code runs on from this timer: what it arms after the end is a link further down its chain.
+        if (s instanceof FiringScope) s.depth = t.depth;
+        this.fire(t);
+      }
     }, (e) => this.fail(e instanceof Error ? e : new Error(String(e))));
     return true;
   }
@@ -807,7 +887,10 @@ function dispatchSlots(): Slot[] {
   VDate.prototype = Date.prototype;
   (VDate as unknown as { now: () => number }).now = () => {
     const s = scopeNow();
-    return s === undefined ? PrevDate().now() : installed!.wallNow(s);
+    if (s !== undefined) return installed!.wallNow(s);
+    // The machine's Date.now is load-clock.ts's dispatcher, which asks the global Date — this one: until 2026-12 they called each other until the stack overflowed.
+    const D = PrevDate();
+    return D === MachineDate ? machineDateNowMs() : D.now();
   };
   const timerId = (x: unknown): number | undefined => (x instanceof VirtualTimeout ? x.id : typeof x === 'number' && installed?.has(x) ? x : undefined);
   const clearer = (name: string) => (x: unknown) => {

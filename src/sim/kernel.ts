@@ -175,6 +175,8 @@ export class Kernel {
   private runnable: Task<any>[] = [];
   /** Tasks spawned `first` (see {@link SpawnOptions.first}), stepped before the next event. */
   private firsts: Task<any>[] = [];
+  /** Work {@link Kernel.afterEvent} asked for, awaited before the next event or task. */
+  private drains: Array<() => Promise<void>> = [];
   private current: Task<any> | undefined;
   /** The task that took the last step: a choice that passes it over while it can run is a preemption. */
   private last: Task<any> | undefined;
@@ -248,6 +250,17 @@ export class Kernel {
   /** Schedules a one-off closure (convenient; slower than a registered handler). */
   schedule(delayMs: number, fn: () => void): void {
     this.after(delayMs, this.on(fn));
+  }
+
+  /**
+   * Awaits `work` right after the event being handled, before any other
+   * event or task runs, and logs nothing: for host work that must finish
+   * what an event started in microtasks (a timer whose callback resolved a
+   * promise: the code awaiting it runs on in its owner's clock scope, not
+   * interleaved with the next task's step). Call it from an event handler.
+   */
+  afterEvent(work: () => Promise<void>): void {
+    this.drains.push(work);
   }
 
   /** Whether some task other than a daemon has not ended yet (the run still has work of its own). */
@@ -401,7 +414,8 @@ export class Kernel {
     // below as soon as a task exists (a handler may spawn one).
     if (this.tasks.length === 0) this.runCallbacks();
     for (;;) {
-      // (the fast path above hands over right after an event that spawned one)
+      // (the fast path above hands over right after an event that spawned one, or asked for a drain)
+      if (this.drains.length > 0) await this.runDrains();
       if (this.firsts.length > 0) await this.stepFirsts();
       // Everything due now happens before a task is chosen, so that all tasks
       // woken at this instant are candidates of the same choice.
@@ -411,6 +425,7 @@ export class Kernel {
         const kind = q.popKind;
         if (kind >= 0) handlers[kind]!(q.popA, q.popB);
         else this.onWake(q.popA, q.popB);
+        if (this.drains.length > 0) await this.runDrains();
         if (this.firsts.length > 0) await this.stepFirsts();
       }
       if (this.stopped) break;
@@ -458,7 +473,7 @@ export class Kernel {
       }
       if (++this.events > eventsMax) this.limit('eventsMax', eventsMax);
       handlers[q.popKind]!(q.popA, q.popB);
-      if (this.stopped || tasks.length !== 0) return;
+      if (this.stopped || tasks.length !== 0 || this.drains.length !== 0) return;
     }
   }
 
@@ -479,6 +494,14 @@ export class Kernel {
       if (this.failure) throw this.failure.error;
     }
     this.last = last;
+  }
+
+  /** Awaits what {@link afterEvent} queued, in order (a drain may queue another). */
+  private async runDrains(): Promise<void> {
+    while (this.drains.length > 0) {
+      await this.drains.shift()!();
+      if (this.failure) throw this.failure.error;
+    }
   }
 
   private onWake(id: number, token: number): void {

@@ -76,6 +76,14 @@ const machinePerfNow = machinePerformance.now.bind(machinePerformance); // real-
 const machineDate = globalThis.Date;
 const machineDateNow = machineDate.now.bind(machineDate); // real-time: allowed (the machine's clock, outside every simulated scope)
 
+/** The machine's `Date` constructor (whose `now` is the dispatcher below once installed). */
+export const MachineDate = machineDate;
+
+/** The machine's `Date.now()`, whatever clock the simulated code sees. */
+export function machineDateNowMs(): number {
+  return machineDateNow();
+}
+
 /** The machine's `performance.now()`, whatever clock the simulated code sees (a campaign's wall time, its time budget). */
 export function machinePerformanceNow(): number {
   return machinePerfNow();

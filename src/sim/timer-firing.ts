@@ -23,6 +23,8 @@ export class FiringScope implements ClockScope {
   task: Task<unknown> | undefined;
   /** The callback's promise has settled: nothing of it is left to run. */
   settled = false;
+  /** The chain depth of the timer its code last ran on from (see `LATE_CHAIN_MAX` in fake-timers.ts). */
+  depth = 0;
   /** Set when the code awaits nothing the firing can wait on: its task lets go of it. */
   private letGo: (() => void) | undefined;
 
