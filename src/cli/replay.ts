@@ -88,6 +88,12 @@ export async function run(argv: string[]): Promise<number> {
   const a = flags('replay', argv, { trace: { type: 'boolean' }, json: { type: 'boolean' }, html: { type: 'string' }, service: { type: 'string' }, client: { type: 'string' } }, HELP, true);
   if (typeof a === 'number') return a;
   const { values, positionals } = a;
+  // Several files are most often a shell pattern (`NAME-*.json`, as the docs write a hash the reader does not
+  // know) that matched a second campaign's file too: name them, in one line, rather than print the usage.
+  if (positionals.length > 1) {
+    console.error(`retrysim replay: expected one scenario file, got ${positionals.length} (${positionals.join(', ')}): a pattern like NAME-*.json matched more than one; name one of them (the 'replay:' line check printed names its file)`);
+    return 2;
+  }
   if (positionals.length !== 1) {
     console.error(`retrysim replay: expected exactly one scenario file, got ${positionals.length}\n\n${HELP}`);
     return 2;
