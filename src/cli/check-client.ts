@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
@@ -330,7 +331,7 @@ export async function run(argv: string[]): Promise<number> {
       const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) },
         (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}), ...(perProcessCx ? { perProcess: freshClientLoader(v.client!, client.name) } : {}) }));
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
-      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${html}/index.html`);
+      console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(html, 'index.html')}`);
     }
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
     const target = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
@@ -386,7 +387,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
     const pages = await writeServiceCheckPages(o.html, { subject: o.subject, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) }, { ...(o.def ? { service: o.def } : {}) });
     if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
-    console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${o.html}/index.html`);
+    console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(o.html, 'index.html')}`);
   }
   if (o.json) {
     console.log(JSON.stringify({

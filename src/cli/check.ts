@@ -304,7 +304,7 @@ async function check(p: Parsed): Promise<number> {
   if (process.env.RETRYSIM_DEBUG === '1') console.error(`memory: rss ${rssStartMb} MB at start, ${Math.round(process.memoryUsage().rss / 1e6)} MB at end, peak ${Math.round(process.resourceUsage().maxRSS / 1e3)} MB`);
   if (p.html !== undefined) {
     const pages = await (await import('../report/html/check-pages.js')).writeCheckPages(p.html, results);
-    console.error(`wrote ${pages.length - 1} counterexample page(s) and ${p.html}/index.html`);
+    console.error(`wrote ${pages.length - 1} counterexample page(s) and ${join(p.html, 'index.html')}`);
   }
   if (p.out !== undefined) {
     const f = shardFile({

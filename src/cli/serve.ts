@@ -165,7 +165,13 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const what = opts.variant !== undefined ? `variant ${opts.variant}, lease ${server.leaseMs} ms` : `${isHostedApp(server.def) ? 'app' : 'service'} ${server.def.name} (${values.service})`;
-  console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (${what}, db ${opts.dbPath}, pid ${process.pid})`);
+  // The handlers go in before the listening line: a script that stops the server as soon as it reads the line
+  // (a CI job, a test's teardown) sent SIGTERM while the watchdog thread was starting, and the process died of
+  // Node's default action (exit 143) instead of draining and exiting 0.
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   // A handler that never returns the thread (a busy loop) would leave this
   // process deaf to SIGTERM forever: the watchdog thread ends it after
   // RETRYSIM_WATCHDOG_MS (default 10 s) without a heartbeat, in one line.
@@ -175,10 +181,8 @@ export async function run(argv: string[]): Promise<number> {
     dog.enter(`the server (${what}; a request handler that never returns?)`);
     setInterval(() => dog.beat(), Math.min(200, limitMs / 4)).unref();
   }
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  console.log(`retrysim serve: listening on http://127.0.0.1:${server.port} (${what}, db ${opts.dbPath}, pid ${process.pid})`);
+  const signal = await stopped;
   console.error(`retrysim serve: ${signal}: stopping; draining ${server.inflight()} in-flight request(s)`);
   await server.close();
   console.error('retrysim serve: stopped');

@@ -51,8 +51,8 @@ export function commandOf(line: string): { command: string; exit: number } | und
 
 /**
  * Lowers every --runs above RUNS_MAX, and gives a random-search `check`
- * that names no run count or time budget (100,000 runs per claim by
- * default) RUNS_MAX; returns the line and what it changed. Exhaustive
+ * that names no run count or time budget (by default 3,000 runs per claim,
+ * 10,000 with --service) RUNS_MAX; returns the line and what it changed. Exhaustive
  * searches keep their count: there --runs bounds the schedules of one
  * scenario, and cutting it would change the verdict.
  */

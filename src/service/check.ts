@@ -21,7 +21,11 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
   // whose id column was never set) is what the user has to find.
   const bad = ids.findIndex((x) => !isEffectId(x));
   if (bad >= 0) {
-    throw new ServiceError(def.name, `effects.of must return an array of ids (numbers or non-empty strings), got ${valueText(ids[bad])} at index ${bad} of ${valueText(ids)} for operation ${op.runId} of tenant '${op.tenant}'`);
+    // A first effects.of is often `SELECT id … .all()`: rows of one id each, where the ids were meant.
+    const row = ids[bad] as unknown;
+    const oneId = typeof row === 'object' && row !== null && !Array.isArray(row) && Object.keys(row).length === 1 && isEffectId(Object.values(row)[0]);
+    const hint = oneId ? " (a row, not its id: return the id itself, e.g. with better-sqlite3's .pluck())" : '';
+    throw new ServiceError(def.name, `effects.of must return an array of ids (numbers or non-empty strings), got ${valueText(row)}${hint} at index ${bad} of ${valueText(ids)} for operation ${op.runId} of tenant '${op.tenant}'`);
   }
   return ids as EffectId[];
 }

@@ -189,6 +189,12 @@ describe('what a definition returns for ids is checked, one line naming the func
     expect(m).toBe(`service 'tiny-text': effects.of must return an array of ids (numbers or non-empty strings), got null at index 1 of ["thing_run-1",null] for operation run-1 of tenant 'default'`);
   });
 
+  it('effects.of with rows instead of ids (a SELECT id … .all() without .pluck()) says so', async () => {
+    // A newcomer's first effects.of: the rows, {id: …} each. The line named the value and stopped there.
+    const m = await serviceError(once(tiny((d) => ({ ...d, effects: { ...d.effects, of: () => [{ id: 'thing_run-1' }] as unknown as string[] } }))));
+    expect(m).toBe(`service 'tiny-text': effects.of must return an array of ids (numbers or non-empty strings), got {"id":"thing_run-1"} (a row, not its id: return the id itself, e.g. with better-sqlite3's .pluck()) at index 0 of [{"id":"thing_run-1"}] for operation run-1 of tenant 'default'`);
+  });
+
   it('effects.of with a bigint (better-sqlite3 safeIntegers) says what to return instead', async () => {
     const m = await serviceError(once(tiny((d) => ({ ...d, effects: { ...d.effects, of: () => [1n] as unknown as number[] } }))));
     expect(m).toMatch(/^service 'tiny-text': effects\.of must return an array of ids \(numbers or non-empty strings\), got the bigint 1n \(a better-sqlite3 safeIntegers read: return Number\(id\) or String\(id\)\) at index 0/);
