@@ -17,6 +17,7 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { runCli } from '../real/child.js';
 import type { ServiceDb, ServiceDefinition } from './definition.js';
 import { jobs } from './fixtures/fire-and-forget-jobs.js';
+import { setTimeout as sleep } from 'node:timers/promises'; // real-time: allowed (virtual time in the simulation)
 
 const EPOCH = SIM_EPOCH_MS;
 
@@ -34,7 +35,39 @@ async function run(def: ServiceDefinition) {
   return { r, rows };
 }
 
+/** Emits an audit event whose listener awaits 5 ms and writes a row, then keeps working (a 50 ms sleep) before it answers. */
+const busy: ServiceDefinition = {
+  name: 'busy-audit',
+  tables: ['orders', 'audit'],
+  setup: (db) => db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, ref TEXT); CREATE TABLE audit (id INTEGER, at INTEGER, nonce REAL)'),
+  steps: ['write'],
+  operation: { path: '/orders', body: (op) => JSON.stringify({ ref: op.runId }) },
+  effects: { of: (db, op) => db.prepare('SELECT id FROM orders WHERE ref = ?').pluck().all(op.runId) as number[] },
+  async handle(req, sim) {
+    await sim.step('write');
+    const id = Number(sim.db.prepare('INSERT INTO orders (ref) VALUES (?)').run((JSON.parse(req.body) as { ref: string }).ref).lastInsertRowid);
+    void (async () => {
+      await sleep(5);
+      sim.db.prepare('INSERT INTO audit VALUES (?, ?, ?)').run(id, Date.now(), Math.random()); // real-time: allowed (virtual: what is under test)
+    })();
+    await sim.sleep(50);
+    return { status: 201, body: JSON.stringify({ id }) };
+  },
+};
+
 describe('work a handler fires and forgets runs on after the answer, on the kernel clock', () => {
+  it('while the handler is still at work (blocked in sim.sleep), it reads the request\'s clock and stream, the same in two runs (it read the machine\'s)', async () => {
+    const rows: Array<Array<{ id: number; at: number; nonce: number }>> = [];
+    for (let i = 0; i < 2; i++) {
+      await runScenario(scenario(busy), { service: busy, inspect: (db: ServiceDb) => void rows.push(db.prepare('SELECT id, at, nonce FROM audit').all() as Array<{ id: number; at: number; nonce: number }>) });
+    }
+    expect(rows[0]).toHaveLength(1);
+    // Its timer fires at 6 ms, while the handler sleeps to 51 ms: the code it resumes runs at the next task's turn, which is
+    // the handler's own wake-up (nothing else runs meanwhile), before the handler's code does.
+    expect(rows[0]![0]!.at).toBe(EPOCH + 51);
+    expect(rows[1]).toEqual(rows[0]);
+  });
+
   it('finishes after two sleeps, reading virtual time and the seeded stream: a correct 202 service holds, and two runs agree', async () => {
     const a = await run(jobs());
     expect(a.r.violations).toEqual([]);

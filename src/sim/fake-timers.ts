@@ -321,6 +321,16 @@ function restore(saved: Saved[]): void {
 /** The scope whose code runs now; undefined: host code (real globals). */
 let current: KernelClock | undefined;
 let currentScope: ClockScope | undefined;
+/**
+ * A busy request's timer just fired (see {@link ClockScope.busy}): until a
+ * scope is next entered or left, the dispatchers answer for it. What the
+ * firing resolved runs first in the next task's turn, before that task
+ * enters its own scope — work the handler fired and forgot (`void
+ * audit()`: a sleep, then `Date.now()`), which until 2026-12 read the
+ * machine's clock and randomness there, so two runs of one file wrote
+ * different rows.
+ */
+let lingering: ClockScope | undefined;
 /** The clock whose dispatchers are installed (one simulated run at a time per process). */
 let installed: KernelClock | undefined;
 
@@ -416,6 +426,7 @@ export class KernelClock {
   enter(scope: ClockScope): void {
     current = this;
     currentScope = scope;
+    lingering = undefined;
     this.reads = 0;
     this.dog?.enter(`${scope.name}${scope.where === undefined ? '' : ` (${scope.where()})`}`);
     // Someone installed their own fakes over ours (the client bridge does, for
@@ -430,6 +441,7 @@ export class KernelClock {
   leave(): void {
     current = undefined;
     currentScope = undefined;
+    lingering = undefined;
     this.dog?.leave();
     if (this.overlay !== undefined) {
       restore(this.overlay);
@@ -583,6 +595,8 @@ export class KernelClock {
     this.kernel.note(t.owner.name, t.note ?? (t.repeatMs === undefined ? 'setTimeout callback' : 'setInterval callback'));
     let out: unknown;
     const mark = this.nextId;
+    // A busy request's firing earlier at this turn still lingers once this one is done (its code has not run yet).
+    const l = lingering;
     this.enter(t.owner);
     this.firingDepth = t.depth;
     this.firingCb = t.cb;
@@ -592,6 +606,7 @@ export class KernelClock {
       this.firingDepth = 0;
       this.firingCb = undefined;
       this.leave();
+      lingering = l;
     }
     // Its last tick: stopped with the run (not re-armed: a long period must not carry the run on), kept for the recovery phase, due a period on.
     if (ended && t.repeatMs !== undefined && this.timers.get(t.id) === t) {
@@ -619,6 +634,9 @@ export class KernelClock {
     // Date.now() overflowed the stack, the rejection was dropped, and a 202
     // service's deferred write was never made).
     else if (t.owner.busy?.() !== true) this.kernel.afterEvent(() => this.drain(t.owner, t.depth));
+    // The handler still runs (blocked in a step or sleep): what the firing resolved may be the handler itself (a gateway call
+    // raced against a timeout), which answers in its request's task, so it is not drained here; it runs in the owner's scope.
+    else lingering = t.owner;
   }
 
   /** The chain depth of the firing whose code runs now (a callback, or the microtasks it queued): what it arms after the run's end is one link further. */
@@ -633,6 +651,7 @@ export class KernelClock {
 
   /** Lets the microtasks a timer's firing queued run in `owner`'s scope (one host turn); what they leave unhandled is an uncaught error of its process. */
   private async drain(owner: ClockScope, depth: number): Promise<void> {
+    const l = lingering;
     this.enter(owner);
     this.firingDepth = depth;
     try {
@@ -640,6 +659,7 @@ export class KernelClock {
     } finally {
       this.firingDepth = 0;
       if (current === this && currentScope === owner) this.leave();
+      lingering = l;
     }
     const r = this.rejections ? takeRejection() : undefined;
     if (r !== undefined) this.thrown(owner, r.reason, 'unhandled rejection');
@@ -803,6 +823,7 @@ export class KernelClock {
   /** Uninstalls the globals and drops every timer (idempotent; call in a `finally`). */
   release(): void {
     if (current === this) this.leave();
+    lingering = undefined;
     if (installed === this) {
       for (const x of this.saved.reverse()) (x.obj as Record<string, unknown>)[x.key] = x.own!.value;
       this.saved = [];
@@ -839,7 +860,8 @@ const prev: Record<string, unknown> = {};
 
 /** The entered scope of the installed clock, if any. */
 function scopeNow(): ClockScope | undefined {
-  return installed !== undefined && current === installed ? currentScope : undefined;
+  if (installed === undefined) return undefined;
+  return current === installed ? currentScope : lingering;
 }
 
 /** The last clock installed: after a run (when the checkers read the effects) its kernel's time, on its epoch, is "now" for SQL. */
