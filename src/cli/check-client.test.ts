@@ -135,7 +135,9 @@ describe('retry client counterexamples are replayable files', () => {
     expect(r.code, r.out + r.err).toBe(1);
     const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[]; replay: string };
     expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['retry-after'] });
-    expect(j.why[0]).toMatch(/^client 'shared-budget' keeps state at module level, which carried over from one simulated run to the next .* it fails retry-after \(run \d+ of 50\) — a retry budget, breaker or counter kept at module level .*inside run\(\)$/);
+    // Each call had its own module there: the failure is the client's own code, not where it keeps its budget.
+    expect(j.why[0]).toMatch(/^client 'shared-budget' fails retry-after with its module loaded once per simulated client process, as separate client processes load it \(run \d+ of 50\): a failure of its own code — the campaign's first counterexample, .* did not reproduce in a fresh process$/);
+    expect(j.why[0]).not.toContain('inside run()');
     // The file found on the per-process path says so (client.moduleLoads): its line, and the file alone, replay it.
     expect(j.replay).toMatch(/^retrysim replay --client src\/client\/fixtures\/shared-budget\.ts /);
     expect(readdirSync(found)).toHaveLength(1);
@@ -149,6 +151,18 @@ describe('retry client counterexamples are replayable files', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  }, 120_000);
+
+  it('a client with a module-level breaker timed by Date.now (cockatiel\'s) over a retry of every error: fails non-retryable per process, and the line names the failure, not where the breaker is kept', async () => {
+    // Until 2026-12 the line told it to "keep what one call needs inside run()": the breaker's place was not
+    // the bug (a per-process failure is the client's own code); retrying a 400 was.
+    const found = tmp('rs-client-clock-breaker-');
+    const r = await cli('check', '--client', 'src/client/fixtures/clock-breaker.ts', '--runs', '100', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[] };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['non-retryable'] });
+    expect(j.why[0]).toMatch(/^client 'clock-breaker' fails non-retryable with its module loaded once per simulated client process, as separate client processes load it \(run 1 of 50\): a failure of its own code/);
+    expect(j.why[0]).not.toContain('inside run()');
   }, 120_000);
 
   it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {
