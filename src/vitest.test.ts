@@ -12,6 +12,7 @@ import * as broken from './service/fixtures/broken.js';
 import moduleMap from './service/fixtures/module-map.js';
 import moduleBreaker from './client/fixtures/module-breaker.js';
 import clockBreaker from './client/fixtures/clock-breaker.js';
+import moduleLimiter from './client/fixtures/module-limiter.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
@@ -88,6 +89,19 @@ describe('retrysim/vitest', () => {
     expect(readdirSync(found)).toHaveLength(1);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { client: { moduleLoads?: string } }).client.moduleLoads).toBe('per-process');
     const r = await cli(/replay: retrysim (replay .*)$/m.exec(msg)![1]!.split(' '));
+    expect(r.code, r.err).toBe(0);
+  }, 120_000);
+
+  it('explainClient, as check --client: a counterexample that meets its expect in a fresh process on another run is not the one reported', async () => {
+    // A rate limiter at module level held an earlier run's instant: the property reported attempts at t=30233.. ms,
+    // which the written file, replayed, never shows (t=2.. ms). The run must be the same, not only the expect.
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleLimiter, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(moduleLimiter, { module: 'src/client/fixtures/module-limiter.ts', foundDir: found }), numRuns: 100, seed: 1 }));
+    expect(msg).toMatch(/retrysim: client 'module-limiter' fails backoff with its module loaded once per simulated client process/);
+    expect(msg).not.toMatch(/t=\d{4,} ms/);
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    const r = await cli(['replay', '--client', 'src/client/fixtures/module-limiter.ts', file, '--json']);
     expect(r.code, r.err).toBe(0);
   }, 120_000);
 

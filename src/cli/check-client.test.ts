@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { clientCases, explainClient, runClientCase } from '../vitest.js';
 import { buggyClient } from '../../examples/fetch-retry-client/client.js';
-import { runMain } from '../testing/cli.js';
+import { runCliProcess, runMain } from '../testing/cli.js';
 
 const tmp = tempDirs();
 const CLIENT = 'examples/fetch-retry-client/client.ts';
@@ -163,6 +163,20 @@ describe('retry client counterexamples are replayable files', () => {
     expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['non-retryable'] });
     expect(j.why[0]).toMatch(/^client 'clock-breaker' fails non-retryable with its module loaded once per simulated client process, as separate client processes load it \(run 1 of 50\): a failure of its own code/);
     expect(j.why[0]).not.toContain('inside run()');
+  }, 120_000);
+
+  it('a counterexample that meets its expect in a fresh process on another run (a module-level rate limiter holding an earlier run\'s instant) is not the one printed: the fresh processes\' verdict is, with times its replay shows', async () => {
+    // Until 2026-12 only expect was compared: check printed attempts at t=30233.. ms (the limiter waited out an
+    // earlier run's second on a clock that had started again), and the file's replay showed them at t=2.. ms.
+    const found = tmp('rs-client-limiter-');
+    const r = await cli('check', '--client', 'src/client/fixtures/module-limiter.ts', '--runs', '100', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; counterexample: string };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['backoff'] });
+    const replay = runCliProcess(['replay', '--client', 'src/client/fixtures/module-limiter.ts', j.counterexample, '--json']);
+    expect(replay.status, replay.stderr).toBe(0);
+    const detail = (JSON.parse(replay.stdout) as { violations: Array<{ detail: string }> }).violations[0]!.detail;
+    expect((JSON.parse(readFileSync(j.counterexample, 'utf8')) as { description: string }).description).toContain(detail);
   }, 120_000);
 
   it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {
