@@ -11,6 +11,8 @@ import twoTransactions from '../examples/two-transactions/service.js';
 import * as broken from './service/fixtures/broken.js';
 import moduleMap from './service/fixtures/module-map.js';
 import moduleBreaker from './client/fixtures/module-breaker.js';
+import clockBreaker from './client/fixtures/clock-breaker.js';
+import moduleLimiter from './client/fixtures/module-limiter.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
@@ -67,9 +69,41 @@ describe('retrysim/vitest', () => {
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleBreaker, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(moduleBreaker, { module: 'src/client/fixtures/module-breaker.ts', foundDir: found }), numRuns: 300, seed: 1 }));
     expect(msg).toMatch(/retrysim: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/);
+    // As check --client says it: per process its first 50 runs hold (a breaker spans calls by design: not "keep it inside run()").
+    expect(msg).toMatch(/its first 50 runs hold, so what failed it is state its calls share .*RETRYSIM_APP_PER_PROCESS=1 retrysim check --client src\/client\/fixtures\/module-breaker\.ts$/m);
     expect(msg).not.toContain('written to');
     expect(readdirSync(found)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
+
+  it('explainClient on a client whose failing case state from earlier runs decided (a breaker timed by Date.now at module level) fails on its real bug with one load per client process, as check --client does, with a file that replays', async () => {
+    // Until 2026-12 the helper stopped at "did not reproduce … keep what one call needs inside run()", with no
+    // file, where check --client gives the verdict of fresh processes: it fails non-retryable (it retries a
+    // 400). A cockatiel breaker kept at module level over a retry of every error came out that way: the
+    // helper never named the 400.
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(clockBreaker, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(clockBreaker, { module: 'src/client/fixtures/clock-breaker.ts', foundDir: found }), numRuns: 300, seed: 1 }));
+    expect(msg).toMatch(/retrysim: client 'clock-breaker' fails non-retryable with its module loaded once per simulated client process, as separate client processes load it \(run \d+ of 50\): a failure of its own code/);
+    expect(msg).toMatch(/^  non-retryable \(op\d\): op\d\.w0 got HTTP 400 /m);
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    expect(readdirSync(found)).toHaveLength(1);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { client: { moduleLoads?: string } }).client.moduleLoads).toBe('per-process');
+    const r = await cli(/replay: retrysim (replay .*)$/m.exec(msg)![1]!.split(' '));
+    expect(r.code, r.err).toBe(0);
+  }, 120_000);
+
+  it('explainClient, as check --client: a counterexample that meets its expect in a fresh process on another run is not the one reported', async () => {
+    // A rate limiter at module level held an earlier run's instant: the property reported attempts at t=30233.. ms,
+    // which the written file, replayed, never shows (t=2.. ms). The run must be the same, not only the expect.
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleLimiter, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(moduleLimiter, { module: 'src/client/fixtures/module-limiter.ts', foundDir: found }), numRuns: 100, seed: 1 }));
+    expect(msg).toMatch(/retrysim: client 'module-limiter' fails backoff with its module loaded once per simulated client process/);
+    expect(msg).not.toMatch(/t=\d{4,} ms/);
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    const r = await cli(['replay', '--client', 'src/client/fixtures/module-limiter.ts', file, '--json']);
+    expect(r.code, r.err).toBe(0);
+  }, 120_000);
 
   it('a client property that passes while no request was ever answered 2xx (a wrong path: every answer 404) fails as inconclusive, as check --client says; a working client passes', async () => {
     const prop = (client: typeof wrongPath) => fc.asyncProperty(clientCases({ faults: ['crash'] }), async (c) => (await runClientCase(client, c)).violations.length === 0);

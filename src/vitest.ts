@@ -495,17 +495,16 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       let written: string;
       let r: ClientRun;
       let notReproduced: string | undefined;
+      /** Why the written file did not reproduce in a fresh process, when it did not. */
+      let problem: string | undefined;
       // The minimised case when minimising and writing worked; else fast-check's, as it failed.
       let shown = c.scenario;
       try {
         const timeLimit = limitOf(c, client);
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
         // The file must replay as its reader will run it (a fresh process, no RETRYSIM_APP_PER_PROCESS: the file says how the client loads), as `check --client` holds it to.
-        const problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' });
-        if (problem !== undefined) {
-          rmSync(cx.file!, { force: true });
-          notReproduced = notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME);
-        }
+        problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' }, cx.run.result.traceHash);
+        if (problem !== undefined) rmSync(cx.file!, { force: true });
         r = cx.run;
         shown = cx.scenario;
         const note = stoppedText(cx).note;
@@ -513,6 +512,14 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       } catch (e) {
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;
+      }
+      if (problem !== undefined) {
+        // As check --client: the first runs again with one load per simulated client process give the verdict
+        // separate processes would (a failure there is the property's, with a file that replays).
+        const ranOn = clientRanOn.get(client);
+        const held = module !== undefined && ranOn !== undefined ? await probeClientModule(client, module, ranOn, details, o, 'carried') : undefined;
+        notReproduced = notReproducedMessage(`client '${client.name}'`, problem, held === undefined ? CLIENT_STATE_HOME
+          : `with one load per simulated client process (each call its own, as separate processes load it) its first ${held} runs hold, so what failed it is state its calls share (a breaker or a retry budget meant to span calls is each real process's own); for the verdict of separate processes on every run: ${PER_PROCESS_ENV}=1 retrysim check --client ${module}`);
       }
       if (notReproduced !== undefined) throw new Error(`${report}\n\nretrysim: ${notReproduced}`);
       const size = scenarioSize(shown, 0);
@@ -530,35 +537,41 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
 /**
  * A passing client property ran the client with its module loaded once,
  * shared by every simulated call of every case, which no two client
- * processes share. As `check --client` does, its first
+ * processes share (`shared`); or a failing one's counterexample did not
+ * reproduce in a fresh process (`carried`: state the module kept from
+ * earlier runs decided it). As `check --client` does, its first
  * {@link MODULE_PROBE_RUNS} cases (the same seed, target and faults: the
  * same cases) run again with the module loaded once per simulated client
  * call; a failure fails the property with the line check prints and a
  * counterexample that replays (its file says `client.moduleLoads:
- * "per-process"`).
+ * "per-process"`). Resolves to the runs that held, when they all did.
  */
-async function probeClientModule(client: RetryClient, module: string, ranOn: { target: ClientTarget; faults?: readonly FaultKind[] }, details: fc.RunDetails<[GeneratedCase]>, o: ExplainClientOptions): Promise<void> {
+async function probeClientModule(client: RetryClient, module: string, ranOn: { target: ClientTarget; faults?: readonly FaultKind[] }, details: fc.RunDetails<[GeneratedCase]>, o: ExplainClientOptions, how: 'shared' | 'carried' = 'shared'): Promise<number | undefined> {
   if (!existsSync(resolve(module))) {
     throw new Error(`retrysim: client '${client.name}': its module is not known (${module} is no file), so it cannot be loaded once per simulated client process, as separate processes load it; give explainClient { module: new URL('./client.ts', import.meta.url) }`);
   }
-  const sample = Math.min(details.numRuns, MODULE_PROBE_RUNS);
+  // The runs asked, as check's probe takes them (a failing property's numRuns counts only the runs up to its failure).
+  const sample = Math.min(how === 'shared' ? details.numRuns : details.runConfiguration.numRuns ?? 100, MODULE_PROBE_RUNS);
   const set = shrinkSettings.get(client);
   const p = await afterLastRun(() => runClientCampaign({
     client, module, runs: sample, seed: details.seed, ...ranOn.target, ...(ranOn.faults ? { faults: ranOn.faults } : {}), explore: 'random',
     foundDir: o.foundDir ?? CLIENT_FOUND_DIR, perProcess: freshClientLoader(module, client.name), ...(set !== undefined ? { shrinkBudgetMs: set.budgetMs, clockMs: set.clockMs } : {}),
   }));
   const cx = p.counterexample;
-  if (p.verdict !== 'fails' || cx === undefined) return;
-  const line = clientModuleStateLine(client.name, 'shared', p, sample);
+  if (p.verdict !== 'fails' || cx === undefined) return p.verdict === 'holds' ? p.runs : undefined;
+  const line = clientModuleStateLine(client.name, how, p, sample);
   const service = ranOn.target.service !== undefined && ranOn.target.serviceModule !== undefined ? [moduleFlag(ranOn.target.service), ranOn.target.serviceModule] : [];
   // The file must replay as its reader will run it: a fresh process, no environment variable (the file says how the client loads).
-  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module, ...service], { [PER_PROCESS_ENV]: '' });
+  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module, ...service], { [PER_PROCESS_ENV]: '' }, cx.run.result.traceHash);
   if (problem !== undefined) {
     rmSync(cx.file!, { force: true });
     throw new Error(`retrysim: ${line}\n\nretrysim: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);
   }
   const stopped = stoppedText(cx);
-  throw new Error(`Property passed ${details.numRuns} tests with the client's module loaded once (seed ${details.seed}), and fails with one load per simulated client process\n\n` +
+  const heading = how === 'shared'
+    ? `Property passed ${details.numRuns} tests with the client's module loaded once (seed ${details.seed}), and fails with one load per simulated client process`
+    : `Property failed with the client's module loaded once (seed ${details.seed}) on a case that state kept from earlier runs decided, and fails with one load per simulated client process`;
+  throw new Error(`${heading}\n\n` +
     `retrysim: ${line}\n\n` +
     `retrysim: ${stopped.heading} (${sizeText(cx.size, 'request')}):\n` +
     `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +

@@ -2,6 +2,7 @@ import { createRequire, register } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { asHost } from '../sim/seeded-node-crypto.js';
 
 /**
  * The environment variable that makes every simulated process of a hosted
@@ -144,7 +145,8 @@ export async function importFresh(path: string, commonJsTs: boolean): Promise<Re
     // One tsx namespace for every load: tsImport would register a hook per call.
     if (tsxEsm === undefined) {
       const { register: tsxRegister } = await import('tsx/esm/api');
-      tsxEsm = tsxRegister({ namespace: 'retrysim-per-process' }) as unknown as typeof tsxEsm;
+      // Host code, even inside a run: tsx mints its loader's id with node:crypto's randomUUID (asHost).
+      tsxEsm = asHost(() => tsxRegister({ namespace: 'retrysim-per-process' })) as unknown as typeof tsxEsm;
     }
     return (await tsxEsm!.import(url, import.meta.url)) as Record<string, unknown>;
   }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { clientCases, explainClient, runClientCase } from '../vitest.js';
 import { buggyClient } from '../../examples/fetch-retry-client/client.js';
-import { runMain } from '../testing/cli.js';
+import { runCliProcess, runMain } from '../testing/cli.js';
 
 const tmp = tempDirs();
 const CLIENT = 'examples/fetch-retry-client/client.ts';
@@ -135,7 +135,9 @@ describe('retry client counterexamples are replayable files', () => {
     expect(r.code, r.out + r.err).toBe(1);
     const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[]; replay: string };
     expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['retry-after'] });
-    expect(j.why[0]).toMatch(/^client 'shared-budget' keeps state at module level, which carried over from one simulated run to the next .* it fails retry-after \(run \d+ of 50\) — a retry budget, breaker or counter kept at module level .*inside run\(\)$/);
+    // Each call had its own module there: the failure is the client's own code, not where it keeps its budget.
+    expect(j.why[0]).toMatch(/^client 'shared-budget' fails retry-after with its module loaded once per simulated client process, as separate client processes load it \(run \d+ of 50\): a failure of its own code — the campaign's first counterexample, .* did not reproduce in a fresh process$/);
+    expect(j.why[0]).not.toContain('inside run()');
     // The file found on the per-process path says so (client.moduleLoads): its line, and the file alone, replay it.
     expect(j.replay).toMatch(/^retrysim replay --client src\/client\/fixtures\/shared-budget\.ts /);
     expect(readdirSync(found)).toHaveLength(1);
@@ -149,6 +151,32 @@ describe('retry client counterexamples are replayable files', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  }, 120_000);
+
+  it('a client with a module-level breaker timed by Date.now (cockatiel\'s) over a retry of every error: fails non-retryable per process, and the line names the failure, not where the breaker is kept', async () => {
+    // Until 2026-12 the line told it to "keep what one call needs inside run()": the breaker's place was not
+    // the bug (a per-process failure is the client's own code); retrying a 400 was.
+    const found = tmp('rs-client-clock-breaker-');
+    const r = await cli('check', '--client', 'src/client/fixtures/clock-breaker.ts', '--runs', '100', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[] };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['non-retryable'] });
+    expect(j.why[0]).toMatch(/^client 'clock-breaker' fails non-retryable with its module loaded once per simulated client process, as separate client processes load it \(run 1 of 50\): a failure of its own code/);
+    expect(j.why[0]).not.toContain('inside run()');
+  }, 120_000);
+
+  it('a counterexample that meets its expect in a fresh process on another run (a module-level rate limiter holding an earlier run\'s instant) is not the one printed: the fresh processes\' verdict is, with times its replay shows', async () => {
+    // Until 2026-12 only expect was compared: check printed attempts at t=30233.. ms (the limiter waited out an
+    // earlier run's second on a clock that had started again), and the file's replay showed them at t=2.. ms.
+    const found = tmp('rs-client-limiter-');
+    const r = await cli('check', '--client', 'src/client/fixtures/module-limiter.ts', '--runs', '100', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; counterexample: string };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process', violations: ['backoff'] });
+    const replay = runCliProcess(['replay', '--client', 'src/client/fixtures/module-limiter.ts', j.counterexample, '--json']);
+    expect(replay.status, replay.stderr).toBe(0);
+    const detail = (JSON.parse(replay.stdout) as { violations: Array<{ detail: string }> }).violations[0]!.detail;
+    expect((JSON.parse(readFileSync(j.counterexample, 'utf8')) as { description: string }).description).toContain(detail);
   }, 120_000);
 
   it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {

@@ -175,7 +175,8 @@ export async function run(argv: string[]): Promise<number> {
     let sharedModuleState: string | undefined;
     const replayModules = () => ['--client', v.client!, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])];
     // The file must replay as its reader will run it: the printed line, without RETRYSIM_APP_PER_PROCESS (the file's client.moduleLoads says how the client loads).
-    const replays = (file: string) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' });
+    // The same run, too: the trace the campaign found (and printed) is the one the file must give.
+    const replays = (file: string, found?: ClientCampaignResult) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' }, found?.counterexample?.run.result.traceHash);
     let probe: (() => Promise<{ sample: number; p: ClientCampaignResult }>) | undefined;
     /** Shard 1's per-process probe for the campaign (merge adopts its failure when every shard holds). */
     let shardProbe: { sample: number; p: ClientCampaignResult } | undefined;
@@ -227,7 +228,7 @@ export async function run(argv: string[]): Promise<number> {
         log(`module state: the failing case did not fail again (state kept at module level or in the client object carried over from run to run); the first ${Math.min(runs, MODULE_PROBE_RUNS)} runs again with one load per simulated client process`);
         const { sample, p } = await probe();
         const file = p.counterexample?.file;
-        if (p.verdict !== 'fails' || file === undefined || replays(file) !== undefined) {
+        if (p.verdict !== 'fails' || file === undefined || replays(file, p) !== undefined) {
           if (file !== undefined) rmSync(file, { force: true });
           if (p.verdict === 'holds') log(`module state: with one load per client process the first ${p.runs} runs hold`);
           throw notRerun;
@@ -265,7 +266,7 @@ export async function run(argv: string[]): Promise<number> {
     const probeFile = shardProbe?.p.counterexample?.file;
     if (probeFile !== undefined) {
       // Shard 1's probe counterexample is the campaign's when the shards hold: merge prints it as written.
-      const problem = replays(probeFile);
+      const problem = replays(probeFile, shardProbe!.p);
       if (problem !== undefined) {
         rmSync(probeFile, { force: true });
         console.error(`retrysim check: ${notReproducedMessage(`client '${client!.name}'`, problem, CLIENT_STATE_HOME)}`);
@@ -275,7 +276,7 @@ export async function run(argv: string[]): Promise<number> {
     const written = r.counterexample?.file;
     if (written !== undefined) {
       // The file must replay as its reader will run it; one that does not is no counterexample, and is not left behind.
-      const problem = replays(written);
+      const problem = replays(written, r);
       if (problem !== undefined) {
         rmSync(written, { force: true });
         // State kept at module level carried over from one run to the next: with one load per client process,
@@ -288,7 +289,7 @@ export async function run(argv: string[]): Promise<number> {
           try {
             const { sample, p } = await probe();
             const file = p.counterexample?.file;
-            if (p.verdict === 'fails' && file !== undefined && replays(file) === undefined) {
+            if (p.verdict === 'fails' && file !== undefined && replays(file, p) === undefined) {
               adopt(p, clientModuleStateLine(client.name, 'carried', p, sample));
               fixed = true;
             } else {

@@ -10,6 +10,7 @@ import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
 import { routeFetchDispatcher } from './global-fetch.js';
 import { guardNodeHttp } from './node-http-guard.js';
+import { refuseUndiciDispatcher } from './undici-dispatcher.js';
 
 /**
  * Runs a user's client code — ordinary async code with setTimeout,
@@ -107,9 +108,12 @@ export interface BridgeHooks {
   /** A request through node:http or node:https (axios's default adapter, got): refused, the simulation carries fetch only. */
   onNodeHttp?: (call: string) => void;
   /**
-   * A request of Node's own fetch (undici's `undici:request:create`): a
-   * reference to it taken before retrysim was imported, which no dispatcher
-   * reaches; the request leaves the simulation (real DNS, real sockets).
+   * A request sent through undici rather than the fetch the simulation
+   * routes: the `undici` package's `fetch` or `request`, or Node's own fetch
+   * held from before retrysim was imported. Through undici's global
+   * dispatcher it is refused at once (src/client/undici-dispatcher.ts); with
+   * a dispatcher of the client's own it is only seen as it starts
+   * (`undici:request:create`), and leaves the simulation (real DNS, real sockets).
    */
   onRealFetch?: (call: string) => void;
   /**
@@ -237,7 +241,13 @@ export async function runClientsOnVirtualTime<T>(
     return new Error(`retrysim: a node:http request (${call}) does not reach the simulated network (it carries fetch only)`);
   });
   restore.push(() => guardNodeHttp(undefined));
-  // Node's own fetch, taken before the dispatcher was in place: not stoppable, but seen as it starts (and named).
+  // undici's global dispatcher (the undici package's fetch and request, Node's own fetch held from before the
+  // fetch dispatcher was in place): refused at once, before any DNS query, and named.
+  restore.push(refuseUndiciDispatcher((call) => {
+    hooks.onRealFetch?.(call);
+    return new Error(`retrysim: a request through undici (${call}) does not reach the simulated network (it carries the fetch run(fetch, op) is handed, and the global fetch)`);
+  }));
+  // One with a dispatcher of its own: not stoppable, but seen as it starts (and named).
   if (hooks.onRealFetch !== undefined) {
     const onRealFetch = hooks.onRealFetch;
     const seen = (m: unknown) => {

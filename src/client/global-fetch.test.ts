@@ -57,7 +57,7 @@ describe('check --client on a client that calls the global fetch', () => {
     const r = await runMain(['check', '--client', 'src/client/fixtures/node-own-fetch.ts', '--runs', '10', '--found', dir]);
     expect(r.code, r.out + r.err).toBe(2);
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
-      "retrysim check: client module 'node-own-fetch': it called Node's own fetch (POST http://service.sim/reports), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)",
+      "retrysim check: client module 'node-own-fetch': it sent POST http://service.sim/reports through undici — the undici package's fetch or request, or Node's own fetch held from before retrysim was loaded — which the simulation does not carry: only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (in a vitest file, import retrysim/vitest before the client's module)",
     ]);
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(dir)).toEqual([]);

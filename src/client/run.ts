@@ -207,8 +207,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const onNodeHttp = (call: string) => (nodeHttp ??= call);
     let realFetch: string | undefined;
     const onRealFetch = (call: string) => (realFetch ??= call);
-    /** Not a verdict on the client: what it sent with Node's own fetch was never simulated (nor judged). */
-    const realFetchError = () => new ClientError(client.name, `it called Node's own fetch (${realFetch}), not the simulation's: a reference taken before retrysim was loaded, which leaves the simulation (in a vitest file, import retrysim/vitest before the client's module; or use the fetch run(fetch, op) is handed)`);
+    /** Not a verdict on the client: what it sent through undici was never simulated (nor judged). */
+    const realFetchError = () => new ClientError(client.name, `it sent ${realFetch} through undici — the undici package's fetch or request, or Node's own fetch held from before retrysim was loaded — which the simulation does not carry: only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (in a vitest file, import retrysim/vitest before the client's module)`);
     /** Not a verdict on the client: what it sent through node:http was never simulated (nor judged). */
     const nodeHttpError = () => new ClientError(client.name, `it sent ${nodeHttp} through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')`);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);

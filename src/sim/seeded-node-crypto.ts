@@ -34,7 +34,30 @@ export type StreamSource = () => Prng | undefined;
 const sources: Array<{ source: StreamSource; rank: number }> = [];
 let installed = false;
 
+/** Depth of {@link asHost} scopes open now: inside one, no simulated code is running. */
+let hostDepth = 0;
+
+/**
+ * Runs `f` as host code: node:crypto's random functions are the real ones
+ * inside it, whatever simulated code is running around it. For retrysim's
+ * own machinery that may first run inside a run — the first module loaded
+ * afresh per simulated process registers tsx's loader, which mints its id
+ * with `randomUUID()`: drawn from the run's stream, it shifted every key of
+ * that one run (the first per-process load of a process), so a
+ * per-process counterexample replayed in a fresh process gave another
+ * trace than the campaign found.
+ */
+export function asHost<T>(f: () => T): T {
+  hostDepth++;
+  try {
+    return f();
+  } finally {
+    hostDepth--;
+  }
+}
+
 function current(): Prng | undefined {
+  if (hostDepth > 0) return undefined;
   for (const s of sources) {
     const rng = s.source();
     if (rng !== undefined) return rng;
