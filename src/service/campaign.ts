@@ -20,7 +20,7 @@ import { SHRINK_RUNS_MAX } from '../campaign/run.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
-import { APP_STATE_HOME, SERVICE_STATE_HOME, ServiceError } from './errors.js';
+import { APP_STATE_HOME, NotRerunError, SERVICE_STATE_HOME, ServiceError } from './errors.js';
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
@@ -114,6 +114,8 @@ export interface ServiceCampaignOptions {
   shrinkBudgetMs?: number;
   /** What the counterexample file's description says found it (default `check`). */
   foundBy?: FoundBy;
+  /** Random and pct: called after each run of the campaign before any failure (0-based `index`), with its case and result. */
+  onRun?: (index: number, c: GeneratedCase, r: ScenarioRun) => void;
 }
 
 /** A service's verdict: `inconclusive` is a holding result from fewer runs or schedules than asked (never a ✓). */
@@ -335,6 +337,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     if (firstFailureMs === undefined) {
       done++;
       o.onProgress?.(done);
+      o.onRun?.(index, c, r);
     }
     if (!fails(r)) return true;
     if (firstFailureMs === undefined) {
@@ -418,7 +421,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
  * module whose behaviour depends on more than the run — one line, exit 2.
  */
 function notRerun(def: ServiceDefinition, what: string): ServiceError {
-  return new ServiceError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
+  return new NotRerunError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
 }
 
 /** What found a counterexample, as its file's description says: `retrysim check` or a vitest property (retrysim/vitest). */
