@@ -12,6 +12,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
+import { appService } from './define.js';
+import limiterAtModule from './fixtures/limiter-at-module-app.js';
+import limiterInApp from './fixtures/limiter-in-app-app.js';
 
 const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
@@ -41,5 +45,16 @@ describe('module-level state that changes later runs is not a verdict about them
     expect(p.j).toMatchObject({ verdict: 'fails', moduleLoads: 'per-process' });
     expect(p.j!.violations).toContain('key-reuse');
     expect(p.j!.why[0]).toMatch(/^app 'limiter-key-reuse' keeps state at module level, which carried over from one simulated run to the next .* it fails key-reuse \(run \d+ of 30\)/);
+  }, 180_000);
+
+  it('the vitest helper: a passing property over the module-level limiter app is inconclusive, not passed; created in app(), it passes', async () => {
+    const property = async (app: typeof limiterAtModule, file: string) => {
+      const service = appService(app);
+      const module = new URL(`./fixtures/${file}.ts`, import.meta.url);
+      const prop = fc.asyncProperty(serviceCases(service, { module }), async (c) => (await runServiceCase(service, c)).violations.length === 0);
+      await fc.assert(prop, { ...replayable(service, { module, foundDir: found }), numRuns: 30, seed: 1 });
+    };
+    await expect(property(limiterAtModule, 'limiter-at-module-app')).rejects.toThrow(/^retrysim: inconclusive, not passed: app 'limiter-at-module' keeps state at module level that changed its answers from one simulated run to the next: run 1 was answered .* RETRYSIM_APP_PER_PROCESS=1 retrysim check --app \S+limiter-at-module-app\.ts$/);
+    await property(limiterInApp, 'limiter-in-app-app');
   }, 180_000);
 });
