@@ -20,8 +20,8 @@ import limiterInApp from './fixtures/limiter-in-app-app.js';
 const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
 const found = fileURLToPath(new URL('../../.retrysim/test-carried-state', import.meta.url));
-const check = (name: string) => {
-  const p = spawnSync(process.execPath, [bin, 'check', '--app', fixture(name), '--runs', '30', '--json', '--found', found], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, RETRYSIM_APP_PER_PROCESS: '' } });
+const check = (name: string, ...more: string[]) => {
+  const p = spawnSync(process.execPath, [bin, 'check', '--app', fixture(name), '--runs', '30', ...more, '--json', '--found', found], { encoding: 'utf8', timeout: 180_000, env: { ...process.env, RETRYSIM_APP_PER_PROCESS: '' } });
   return { status: p.status, stderr: p.stderr, j: p.stdout === '' ? undefined : (JSON.parse(p.stdout) as { verdict: string; why: string[]; moduleLoads: string; violations?: string[] }) };
 };
 
@@ -31,6 +31,12 @@ describe('module-level state that changes later runs is not a verdict about them
     expect(p.status, p.stderr).toBe(4);
     expect(p.j!.verdict).toBe('inconclusive');
     expect(p.j!.why[0]).toMatch(/^inconclusive: app 'limiter-at-module' keeps state at module level that changed its answers from one simulated run to the next: run 1 was answered .*, and run again after the campaign .*429.*; create it inside app\(\), as each real process does, or run the campaign with one module load per process: RETRYSIM_APP_PER_PROCESS=1 retrysim check --app \S+limiter-at-module-app\.ts --seed 1 --runs 30$/);
+  }, 180_000);
+
+  it('--explore pct: the same check, the first runs run again on their PCT schedules', () => {
+    const p = check('limiter-at-module-app', '--explore', 'pct');
+    expect(p.status, p.stderr).toBe(4);
+    expect(p.j!.why[0]).toMatch(/^inconclusive: app 'limiter-at-module' keeps state at module level that changed its answers/);
   }, 180_000);
 
   it('the same limiter created inside app(), once per process: holds (exit 0), the first runs answer as they did', () => {

@@ -1,6 +1,7 @@
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import { runScenario, type ScenarioRun } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
+import type { ChoiceSource } from '../sim/choice/source.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
 /**
@@ -50,11 +51,12 @@ export interface CarriedOver {
   after: string;
 }
 
-/** Keeps the first runs of a campaign (random exploration), to run them again at its end. */
+/** Keeps the first runs of a campaign, to run them again at its end. */
 export class FirstRuns {
   private readonly kept: Array<{ run: number; c: GeneratedCase; answers: string }> = [];
 
-  constructor(private readonly max = FIRST_RUNS_RECHECKED) {}
+  /** @param choicesOf the schedule a case ran with: its generated choices (random), or its PCT source (`--explore pct`). */
+  constructor(private readonly choicesOf: (c: GeneratedCase) => Promise<ChoiceSource> = (c) => Promise.resolve(new ListChoice(c.choices)), private readonly max = FIRST_RUNS_RECHECKED) {}
 
   /** Notes run `index` (0-based) of the campaign; only the first `max` are kept. */
   note(index: number, c: GeneratedCase, r: ScenarioRun): void {
@@ -64,7 +66,7 @@ export class FirstRuns {
   /** Runs the kept runs again on `def` (its modules as the campaign left them): the first whose answers changed, if any. */
   async recheck(def: ServiceDefinition): Promise<CarriedOver | undefined> {
     for (const k of this.kept) {
-      const r = await runScenario(k.c.scenario, { choices: new ListChoice(k.c.choices), service: def, hashTrace: false });
+      const r = await runScenario(k.c.scenario, { choices: await this.choicesOf(k.c), service: def, hashTrace: false });
       const after = answersOf(r);
       if (after !== k.answers) return { run: k.run, before: k.answers, after };
     }

@@ -3,7 +3,7 @@ import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './
 import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
+import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
 import { carriedStateLine, FirstRuns } from '../app/carried-state.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
@@ -216,7 +216,7 @@ export async function run(argv: string[]): Promise<number> {
       // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
       probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
       // An app's first runs, run again once a holding campaign is over: module-level state that piled up over the runs shows there (carried-state.ts).
-      const firstRuns = isHostedApp(def) && !perProcess && shard === undefined && explore === 'random' ? new FirstRuns() : undefined;
+      const firstRuns = isHostedApp(def) && !perProcess && shard === undefined && explore !== 'exhaustive' ? new FirstRuns(explore === 'pct' ? (c) => pctChoices(def, c) : undefined) : undefined;
       try {
         r = await runServiceCampaign({
           def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), shrinkBudgetMs, seed, foundDir: found, clockMs: clock,

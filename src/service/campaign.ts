@@ -274,7 +274,7 @@ function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], k
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */
-async function pctChoices(def: ServiceDefinition, c: GeneratedCase): Promise<ChoiceSource> {
+export async function pctChoices(def: ServiceDefinition, c: GeneratedCase): Promise<ChoiceSource> {
   const probe = new PctProbe();
   await runScenario(c.scenario, { choices: probe, hashTrace: false, service: def });
   return campaignPct(c.scenario.seed, probe.steps);
