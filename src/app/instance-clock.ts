@@ -8,6 +8,7 @@ import { PROMPT_SUBTLE, promptSubtle } from '../sim/sync-subtle.js';
 import { answerThreadPoolWhile } from '../sim/sync-thread-pool.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { quietOutputSwaps } from './quiet-output.js';
+import { noListenSwap } from './no-listen.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -121,6 +122,8 @@ export class InstanceClock {
       }),
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
       ...(keepLogs ? [] : quietOutputSwaps()),
+      // retrysim delivers the requests: a real port per simulated process would collide (no-listen.ts).
+      noListenSwap(),
     ];
   }
 
