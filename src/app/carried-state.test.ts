@@ -53,6 +53,21 @@ describe('module-level state that changes later runs is not a verdict about them
     expect(p.j!.why[0]).toMatch(/^app 'limiter-key-reuse' keeps state at module level, which carried over from one simulated run to the next .* it fails key-reuse \(run \d+ of 30\)/);
   }, 180_000);
 
+  it('an answer cache at module level (a Lambda-style module) that answers a later run from an earlier one: inconclusive (exit 4) with the per-process command, not exit 2', () => {
+    // Until 2026-12: "its counterexample did not reproduce when replayed in a fresh process", exit 2 — as if the app were malformed.
+    const p = check('module-answer-cache-app');
+    expect(p.status, p.stderr).toBe(4);
+    expect(p.j!.verdict).toBe('inconclusive');
+    expect(p.j!.why[0]).toMatch(/^inconclusive: app 'module-answer-cache' keeps state at module level that carried over from one simulated run to the next: run \d+ failed [\w-, ]+ only after the runs before it \(its counterexample did not reproduce in a fresh process\), and with one module load per simulated process, as real processes load them, the first 30 runs hold; a verdict needs every run loaded that way: RETRYSIM_APP_PER_PROCESS=1 retrysim check --app \S+module-answer-cache-app\.ts --seed 1 --runs 30$/);
+  }, 180_000);
+
+  it('a counter at module level whose 40th request misbehaves: the failing run passes when run again, its first runs hold per process: inconclusive (exit 4), not exit 2', () => {
+    // Until 2026-12: "does not fail the same way twice on the same run", exit 2.
+    const p = check('module-counter-app');
+    expect(p.status, p.stderr).toBe(4);
+    expect(p.j!.why[0]).toMatch(/^inconclusive: app 'module-counter' keeps state at module level that carried over from one simulated run to the next: run \d+ failed exactly-one only after the runs before it \(it passed when run again\), .* the first 30 runs hold; a verdict needs every run loaded that way: RETRYSIM_APP_PER_PROCESS=1 retrysim check --app \S+module-counter-app\.ts --seed 1 --runs 30$/);
+  }, 180_000);
+
   it('the vitest helper: a passing property over the module-level limiter app is inconclusive, not passed; created in app(), it passes', async () => {
     const property = async (app: typeof limiterAtModule, file: string) => {
       const service = appService(app);

@@ -78,3 +78,17 @@ export class FirstRuns {
 export function carriedStateLine(app: string, c: CarriedOver, perProcessCommand: string): string {
   return `app '${app}' keeps state at module level that changed its answers from one simulated run to the next: run ${c.run} was answered ${c.before}, and run again after the campaign ${c.after} (a rate limiter, cache or counter created at the top of a module, whose window never passes since every run starts at the same virtual instant), so the runs after the first few did not test what they say; create it inside app(), as each real process does, or run the campaign with one module load per process: ${perProcessCommand}`;
 }
+
+/**
+ * The inconclusive verdict's line when a once-loaded campaign failed only
+ * because of what earlier runs left at module level (`why`: the failing run
+ * passed when run again, or its file did not reproduce in a fresh process)
+ * and the per-process probe's runs hold. Such an app is not malformed — a
+ * Lambda-style module keeps its idempotency handler and local cache at the
+ * top of the file, one per real process — so this is no exit 2: the
+ * verdict needs every run loaded per process.
+ */
+export function carriedFailureLine(app: string, failed: { run: number | undefined; invariants: string }, why: string, probeRuns: number, perProcessCommand: string): string {
+  const run = failed.run === undefined ? 'a run' : `run ${failed.run}`;
+  return `app '${app}' keeps state at module level that carried over from one simulated run to the next: ${run} failed ${failed.invariants} only after the runs before it (${why}), and with one module load per simulated process, as real processes load them, the first ${probeRuns} runs hold; a verdict needs every run loaded that way: ${perProcessCommand}`;
+}

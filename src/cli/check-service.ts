@@ -5,7 +5,7 @@ import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
-import { carriedStateLine, FirstRuns } from '../app/carried-state.js';
+import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-state.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import type { ScenarioRun } from '../scenario/run.js';
 import { textTable } from '../report/table.js';
@@ -232,10 +232,16 @@ export async function run(argv: string[]): Promise<number> {
         bar.stop();
         log(`module state: a failing run did not fail again when run a second time (state kept at module level carried over from the runs before it); the first ${Math.min(runs, probeRuns)} runs again with one module load per simulated process`);
         const again = await probe();
-        if (again.result.verdict !== 'fails') throw e;
         probed = again;
-        r = again.result;
-        adopt(again, moduleStateLine(def.name, 'carried', again));
+        if (again.result.verdict === 'holds') {
+          // Not a malformed app: per process its first runs hold, and the whole campaign needs loading that way.
+          const failed = { run: e.failed?.run, invariants: e.failed?.invariants.join(', ') || 'an invariant' };
+          r = { ...again.result, verdict: 'inconclusive', inconclusive: carriedFailureLine(def.name, failed, 'it passed when run again', again.runs, `${PER_PROCESS_ENV}=1 ${commandOf(reproduce, runs)}`) };
+        } else if (again.result.verdict !== 'fails') throw e;
+        else {
+          r = again.result;
+          adopt(again, moduleStateLine(def.name, 'carried', again));
+        }
       } finally {
         bar.stop();
       }
@@ -312,6 +318,12 @@ export async function run(argv: string[]): Promise<number> {
                 r = { ...r, counterexample: { ...cx, replay: '(removed: it did not reproduce in a fresh process; merge gives the campaign\'s verdict)' } };
                 log(`module state: with one load per process it fails (run ${again.result.firstFailureRun ?? again.result.runs} of ${again.runs}); merge gives the campaign's verdict`);
               }
+              fixed = true;
+            } else if (again.result.verdict === 'holds' && shard === undefined) {
+              // Its first runs hold per process: the once-loaded failure was what earlier runs left, and the app is not malformed.
+              probed = again;
+              const failed = { run: r.firstFailureRun, invariants: [...new Set(r.counterexample!.violations.map((x) => x.invariant))].join(', ') };
+              r = { ...again.result, verdict: 'inconclusive', inconclusive: carriedFailureLine(def.name, failed, 'its counterexample did not reproduce in a fresh process', again.runs, `${PER_PROCESS_ENV}=1 ${commandOf(reproduce, runs)}`) };
               fixed = true;
             } else if (file !== undefined) rmSync(file, { force: true });
           } catch (e) {

@@ -308,6 +308,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
   let firstFailureRun: number | undefined;
+  /** What the first failing run broke (a NotRerunError says it). */
+  let firstBroken: string[] = [];
   let serviceError: ServiceError | undefined;
   let done = 0;
   let index = -1;
@@ -341,6 +343,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     }
     if (!fails(r)) return true;
     if (firstFailureMs === undefined) {
+      firstBroken = [...new Set(r.violations.map((v) => v.invariant))];
       firstFailureMs = clock() - t0;
       if (o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(clock, o.shrinkBudgetMs);
     }
@@ -366,7 +369,13 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   }
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit, o.foundBy);
+  let counterexample: ServiceCounterexample;
+  try {
+    counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit, o.foundBy);
+  } catch (e) {
+    if (e instanceof NotRerunError) e.failed = { run: at, invariants: firstBroken };
+    throw e;
+  }
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 

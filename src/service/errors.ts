@@ -54,6 +54,9 @@ export class ServiceError extends Error {
  * it as a hint to load the app's modules once per simulated process.
  */
 export class NotRerunError extends ServiceError {
+  /** The campaign's failing run (1-based) and what it broke, when the campaign knows them. */
+  failed?: { run: number; invariants: string[] };
+
   constructor(service: string, message: string) {
     super(service, message);
     this.name = 'NotRerunError';
