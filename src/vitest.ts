@@ -28,6 +28,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isHostedApp, moduleFlag, moduleLoadsOf } from './app/define.js';
 import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe } from './app/module-probe.js';
+import { carriedStateLine, FirstRuns } from './app/carried-state.js';
 import { PER_PROCESS_ENV } from './app/per-process.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNotReproduced } from './cli/fresh-replay.js';
 import { fileURLToPath } from 'node:url';
@@ -225,8 +226,16 @@ export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): 
   a.runs++;
   noteAnswers(a, r);
   a.threw ??= reached.threw;
+  if (isHostedApp(def) && moduleLoadsOf(def) === 'once') {
+    let first = firstRunsOf.get(def);
+    if (first === undefined) firstRunsOf.set(def, (first = new FirstRuns()));
+    first.note(a.runs - 1, c, r);
+  }
   return r;
 }
+
+/** A hosted app's first cases since its property's last report, run again once it passes (carried-state.ts), as `check --app` does. */
+const firstRunsOf = new WeakMap<ServiceDefinition, FirstRuns>();
 
 /**
  * What each service answered since its property's last report: a property
@@ -291,9 +300,13 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
       const a = answered.get(def);
       answered.delete(def);
+      const first = firstRunsOf.get(def);
+      firstRunsOf.delete(def);
       if (!details.failed) {
         if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: ${neverSucceeded(def, moduleOf(def, o.module), a.runs, a)}`);
         if (isHostedApp(def) && moduleLoadsOf(def) === 'once' && details.numRuns > 0) await probeModules(def, details, o);
+        const moved = first === undefined ? undefined : await afterLastRun(() => first.recheck(def));
+        if (moved !== undefined) throw new Error(`retrysim: inconclusive, not passed: ${carriedStateLine(def.name, moved, `${PER_PROCESS_ENV}=1 retrysim check ${moduleFlag(def)} ${moduleOf(def, o.module)}`)}`);
         return;
       }
       // A module retrysim cannot run as declared (an undeclared step, a step

@@ -7,6 +7,8 @@ import '../sim/virtual-node-timers.js';
 import { PROMPT_SUBTLE, promptSubtle } from '../sim/sync-subtle.js';
 import { answerThreadPoolWhile } from '../sim/sync-thread-pool.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
+import { quietOutputSwaps } from './quiet-output.js';
+import { noListenSwap } from './no-listen.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -31,7 +33,8 @@ type Swap = [object, PropertyKey, unknown];
 /**
  * What the app prints is dropped while it runs in simulation (a campaign
  * runs it thousands of times; Express alone prints every error's stack
- * outside NODE_ENV=test). RETRYSIM_APP_LOGS=1 keeps it.
+ * outside NODE_ENV=test): its console, and its loggers' writes to stdout
+ * and stderr (quiet-output.ts). RETRYSIM_APP_LOGS=1 keeps it.
  */
 const keepLogs = process.env.RETRYSIM_APP_LOGS === '1';
 const quiet = () => undefined;
@@ -118,6 +121,9 @@ export class InstanceClock {
         return [globalThis.crypto.subtle, m, promptSubtle(m, always, () => real)];
       }),
       ...(keepLogs ? [] : (['log', 'info', 'warn', 'error', 'debug'] as const).map((m): Swap => [console, m, quiet])),
+      ...(keepLogs ? [] : quietOutputSwaps()),
+      // retrysim delivers the requests: a real port per simulated process would collide (no-listen.ts).
+      noListenSwap(),
     ];
   }
 

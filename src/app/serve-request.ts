@@ -7,7 +7,8 @@ import { takeRejection } from '../sim/rejections.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
-import { ServiceError, describeThrow } from '../service/errors.js';
+import { ServiceError, describeThrow, userFrame } from '../service/errors.js';
+import { AppListensError } from './no-listen.js';
 import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
@@ -322,6 +323,12 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   return toServiceResponse(o.value);
 }
 
+/** ` (at file:line)` of the app's own frame that threw, or nothing. */
+function at(e: unknown): string {
+  const f = userFrame(e);
+  return f === undefined ? '' : ` (at ${f})`;
+}
+
 /**
  * One process's listener: `app({ redis })`, called on its first request. An
  * exception from the factory is the factory's, said so: it read "delivering
@@ -331,6 +338,7 @@ function buildProcess(name: string, desc: AppDescriptor): Promise<RequestListene
   const built = Promise.resolve()
     .then(() => desc.app({ redis: kvClient() }))
     .catch((e: unknown) => {
+      if (e instanceof AppListensError) throw new ServiceError(name, `app({ redis }) ${e.message}${at(e)}`);
       throw e instanceof ServiceError ? e : new ServiceError(name, `app({ redis }) threw while building a process: ${describeThrow(e)}`);
     });
   built.catch(() => undefined);

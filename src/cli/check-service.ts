@@ -4,8 +4,11 @@ import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './
 import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
-import { ServiceError } from '../service/errors.js';
+import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
+import { NotRerunError, ServiceError } from '../service/errors.js';
+import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-state.js';
+import type { GeneratedCase } from '../scenario/arbitraries.js';
+import type { ScenarioRun } from '../scenario/run.js';
 import { textTable } from '../report/table.js';
 import { reasonsBlock } from './reasons.js';
 import { neverReached, reachedText } from '../campaign/coverage.js';
@@ -211,19 +214,40 @@ export async function run(argv: string[]): Promise<number> {
       if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
       const bar = serviceProgress({ what: `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: timeBudgetMs !== undefined && v.runs === undefined ? undefined : shard !== undefined || explore === 'exhaustive' ? undefined : maxRuns, json: v.json === true });
+      // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
+      probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
+      // An app's first runs, run again once a holding campaign is over: module-level state that piled up over the runs shows there (carried-state.ts).
+      const firstRuns = isHostedApp(def) && !perProcess && shard === undefined && explore !== 'exhaustive' ? new FirstRuns(explore === 'pct' ? (c) => pctChoices(def, c) : undefined) : undefined;
       try {
         r = await runServiceCampaign({
           def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), shrinkBudgetMs, seed, foundDir: found, clockMs: clock,
           ...(shard !== undefined ? { slice: { shard: shard.index, shards: shard.count, worker: 0, workers: 1 } } : {}),
           onProgress: (n) => bar.run(n), onShrink: (n, at) => bar.shrink(n, at),
+          ...(firstRuns !== undefined ? { onRun: (i: number, c: GeneratedCase, res: ScenarioRun) => firstRuns.note(i, c, res) } : {}),
         });
+      } catch (e) {
+        // A hosted app's failing run that passed when run again: state its modules keep carried over from
+        // the runs before it (a module-level rate limiter's window, a cache). Loaded once per simulated process,
+        // as real processes load them, the same first runs give the verdict separate processes would.
+        if (!(e instanceof NotRerunError) || !isHostedApp(def) || perProcess || shard !== undefined) throw e;
+        bar.stop();
+        log(`module state: a failing run did not fail again when run a second time (state kept at module level carried over from the runs before it); the first ${Math.min(runs, probeRuns)} runs again with one module load per simulated process`);
+        const again = await probe();
+        probed = again;
+        if (again.result.verdict === 'holds') {
+          // Not a malformed app: per process its first runs hold, and the whole campaign needs loading that way.
+          const failed = { run: e.failed?.run, invariants: e.failed?.invariants.join(', ') || 'an invariant' };
+          r = { ...again.result, verdict: 'inconclusive', inconclusive: carriedFailureLine(def.name, failed, 'it passed when run again', again.runs, `${PER_PROCESS_ENV}=1 ${commandOf(reproduce, runs)}`) };
+        } else if (again.result.verdict !== 'fails') throw e;
+        else {
+          r = again.result;
+          adopt(again, moduleStateLine(def.name, 'carried', again));
+        }
       } finally {
         bar.stop();
       }
       if (isHostedApp(def) && perProcess) log(`module loads: one per simulated process (${PER_PROCESS_ENV}=1): what the app keeps at module level is each process's own`);
       if (v['module-probe-runs'] !== undefined && !isHostedApp(def)) throw new ServiceError(def.name, `--module-probe-runs is for an app (--app): a service's modules are loaded once, and its per-process state is memory()`);
-      // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
-      probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
       // Shard 1 probes for the whole campaign: the probe's runs are the campaign's first, which are shard 1's own
       // (run indices are dealt in blocks of 64), and merge, which loads no module, adopts what it found. It probes
       // unless its own runs failed: a slice short of its share (a time budget) or without a success can still be
@@ -238,6 +262,10 @@ export async function run(argv: string[]): Promise<number> {
         if (p.verdict === 'fails' && shard === undefined) adopt(probed, moduleStateLine(def.name, 'shared', probed));
         else if (p.verdict === 'fails') log(`module state: with one load per process it fails (run ${p.firstFailureRun ?? p.runs} of ${probed.runs}); merge gives the campaign's verdict`);
         else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
+      }
+      if (firstRuns !== undefined && r.verdict === 'holds') {
+        const moved = await firstRuns.recheck(def);
+        if (moved !== undefined) r = { ...r, verdict: 'inconclusive', inconclusive: carriedStateLine(def.name, moved, `${PER_PROCESS_ENV}=1 ${commandOf(reproduce, runs)}`) };
       }
       const ran = r.verdict === 'fails' ? r.runs : r.generated ?? r.runs;
       // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
@@ -291,6 +319,12 @@ export async function run(argv: string[]): Promise<number> {
                 r = { ...r, counterexample: { ...cx, replay: '(removed: it did not reproduce in a fresh process; merge gives the campaign\'s verdict)' } };
                 log(`module state: with one load per process it fails (run ${again.result.firstFailureRun ?? again.result.runs} of ${again.runs}); merge gives the campaign's verdict`);
               }
+              fixed = true;
+            } else if (again.result.verdict === 'holds' && shard === undefined) {
+              // Its first runs hold per process: the once-loaded failure was what earlier runs left, and the app is not malformed.
+              probed = again;
+              const failed = { run: r.firstFailureRun, invariants: [...new Set(r.counterexample!.violations.map((x) => x.invariant))].join(', ') };
+              r = { ...again.result, verdict: 'inconclusive', inconclusive: carriedFailureLine(def.name, failed, 'its counterexample did not reproduce in a fresh process', again.runs, `${PER_PROCESS_ENV}=1 ${commandOf(reproduce, runs)}`) };
               fixed = true;
             } else if (file !== undefined) rmSync(file, { force: true });
           } catch (e) {

@@ -20,7 +20,7 @@ import { SHRINK_RUNS_MAX } from '../campaign/run.js';
 import type { KeySource } from '../harness/keys.js';
 import type { Violation } from '../checkers/invariants.js';
 import type { ServiceDefinition } from './definition.js';
-import { APP_STATE_HOME, SERVICE_STATE_HOME, ServiceError } from './errors.js';
+import { APP_STATE_HOME, NotRerunError, SERVICE_STATE_HOME, ServiceError } from './errors.js';
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
@@ -114,6 +114,8 @@ export interface ServiceCampaignOptions {
   shrinkBudgetMs?: number;
   /** What the counterexample file's description says found it (default `check`). */
   foundBy?: FoundBy;
+  /** Random and pct: called after each run of the campaign before any failure (0-based `index`), with its case and result. */
+  onRun?: (index: number, c: GeneratedCase, r: ScenarioRun) => void;
 }
 
 /** A service's verdict: `inconclusive` is a holding result from fewer runs or schedules than asked (never a ✓). */
@@ -272,7 +274,7 @@ function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], k
 }
 
 /** The PCT choice source of one generated case: k measured by a probe run (as for built-in claims). */
-async function pctChoices(def: ServiceDefinition, c: GeneratedCase): Promise<ChoiceSource> {
+export async function pctChoices(def: ServiceDefinition, c: GeneratedCase): Promise<ChoiceSource> {
   const probe = new PctProbe();
   await runScenario(c.scenario, { choices: probe, hashTrace: false, service: def });
   return campaignPct(c.scenario.seed, probe.steps);
@@ -306,6 +308,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const choicesOf = (c: GeneratedCase) => (explore === 'pct' ? pctChoices(o.def, c) : Promise.resolve(new ListChoice(c.choices)));
   let firstFailureMs: number | undefined;
   let firstFailureRun: number | undefined;
+  /** What the first failing run broke (a NotRerunError says it). */
+  let firstBroken: string[] = [];
   let serviceError: ServiceError | undefined;
   let done = 0;
   let index = -1;
@@ -335,9 +339,11 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
     if (firstFailureMs === undefined) {
       done++;
       o.onProgress?.(done);
+      o.onRun?.(index, c, r);
     }
     if (!fails(r)) return true;
     if (firstFailureMs === undefined) {
+      firstBroken = [...new Set(r.violations.map((v) => v.invariant))];
       firstFailureMs = clock() - t0;
       if (o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(clock, o.shrinkBudgetMs);
     }
@@ -363,7 +369,13 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   }
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
-  const counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit, o.foundBy);
+  let counterexample: ServiceCounterexample;
+  try {
+    counterexample = await minimiseAndWrite(o.def, module, c, o.seed, o.foundDir, explore === 'pct' ? await choicesOf(c) : undefined, o.onShrink && ((n) => o.onShrink!(n, at)), shrinkLimit, o.foundBy);
+  } catch (e) {
+    if (e instanceof NotRerunError) e.failed = { run: at, invariants: firstBroken };
+    throw e;
+  }
   return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', firstFailureMs, ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
 }
 
@@ -418,7 +430,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
  * module whose behaviour depends on more than the run — one line, exit 2.
  */
 function notRerun(def: ServiceDefinition, what: string): ServiceError {
-  return new ServiceError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
+  return new NotRerunError(def.name, `does not fail the same way twice on the same run (${what}): its behaviour depends on more than the run — most often state kept at module level (a Map, a cache, a counter), which lives on from one simulated run to the next in a campaign; ${isHostedApp(def) ? APP_STATE_HOME : SERVICE_STATE_HOME}`);
 }
 
 /** What found a counterexample, as its file's description says: `retrysim check` or a vitest property (retrysim/vitest). */

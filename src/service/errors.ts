@@ -47,6 +47,22 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A failing case that passed when run again in the same process: the
+ * service's behaviour depends on more than the run (state kept at module
+ * level, carried from one simulated run to the next). `check --app` takes
+ * it as a hint to load the app's modules once per simulated process.
+ */
+export class NotRerunError extends ServiceError {
+  /** The campaign's failing run (1-based) and what it broke, when the campaign knows them. */
+  failed?: { run: number; invariants: string[] };
+
+  constructor(service: string, message: string) {
+    super(service, message);
+    this.name = 'NotRerunError';
+  }
+}
+
 /** retrysim's own modules that run user code: a frame in one of these is ours, not the user's. */
 const lib = dirname(dirname(fileURLToPath(import.meta.url)));
 const OWN_DIRS = new Set(['service', 'sim', 'net', 'scenario', 'harness', 'campaign', 'tracker'].map((d) => join(lib, d)));
