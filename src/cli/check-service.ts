@@ -7,6 +7,7 @@ import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { ServiceError } from '../service/errors.js';
 import { textTable } from '../report/table.js';
+import { firstFailureCell } from '../report/first-failure.js';
 import { reasonsBlock } from './reasons.js';
 import { neverReached, reachedText } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
@@ -418,7 +419,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
     ...(probeColumn ? [moduleLoadsCell(o)] : []),
     r.verdict,
-    r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
+    firstFailureCell(r, r.explore === 'exhaustive'),
     cx ? sizeText(cx.size) : '-',
     cx ? minimalCell(cx) : '-',
     cx?.file ?? '-',
