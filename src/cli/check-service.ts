@@ -28,7 +28,8 @@ const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shri
 retrysim check --app PATH ... [--module-probe-runs N]   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
-module whose default export is a ServiceDefinition or an app descriptor; no
+module whose default export — or, without one, whose named export 'service' —
+is a ServiceDefinition or an app descriptor; no other export is read; no
 build step). The standard fault space — lost responses after commit and on
 the way back, a crash at each declared crash point, slow steps and pauses at
 each declared step, kill/restart (at a step, or as an answer leaves: the
