@@ -83,13 +83,17 @@ async function exhaustive(
     const reduction = reduce ? { blocked } : undefined;
     if (failing && countOnly) return { claim: o.claim, seed: o.seed, runs: schedules, verdict: 'fails', shrinks: 0, complete };
     if (failing) {
+      // The failing schedule's place in the whole search (every small
+      // scenario before this one ran in full): the same index, and the same
+      // meaning, as a service's or client's exhaustive first failure.
+      const firstFailureRun = schedules;
       const firstFailureMs = clock() - t0;
       // The first failing leaf in depth-first order is arbitrary; the
       // minimiser turns it into the failing schedule with the fewest
       // preemptions (and drops what the failure does not need).
       const limit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined;
       const counterexample = await minimiseAndSave({ scenario, choices: failing.choices }, o.claim, o.seed, new ListChoice(failing.choices), o.foundDir, limit);
-      return { claim: o.claim, seed: o.seed, runs: schedules, asked: schedulesMax, verdict: 'fails', firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
+      return { claim: o.claim, seed: o.seed, runs: schedules, asked: schedulesMax, verdict: 'fails', firstFailureRun, firstFailureMs, shrinks: 0, counterexample, complete, ...(reduction ? { reduction } : {}) };
     }
   }
   // No failure: it holds only if the limit stopped nothing (DESIGN invariant 9).

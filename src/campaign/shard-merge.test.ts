@@ -172,13 +172,12 @@ describe('mergeShards combines a claim\'s shards', () => {
     ));
     expect(m.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: false, firstFailureRun: 3 });
     expect(m.results[0]!.claim).toBe(claimById(NAIVE));
-    // As runExhaustive writes it: schedules, and no first failing run of the random campaign.
+    // As runExhaustive writes it: schedules, the first failure the failing schedule's index, not a run of the random campaign.
     const bounded = { scenarios: 2, operationsMax: 1, workersMax: 1, faultsMax: 1, schedules: 3, complete: true, schedulesMax: 20, blocked: 0 };
-    const alone = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, bounded })]), file(1, 2, [res(HOLDS, { runs: 72 })])));
-    expect(alone.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true, bounded });
-    const before = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, bounded })]), file(1, 2, [res(HOLDS, { verdict: 'fails', runs: 65, firstFailureRun: 65 })])));
-    expect(before.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true });
-    expect(before.results[0]!.firstFailureRun).toBeUndefined();
+    const alone = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, firstFailureRun: 3, bounded })]), file(1, 2, [res(HOLDS, { runs: 72 })])));
+    expect(alone.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true, firstFailureRun: 3, bounded });
+    const before = mergeShards(named(file(0, 2, [res(HOLDS, { verdict: 'fails', runs: 3, complete: true, firstFailureRun: 3, bounded })]), file(1, 2, [res(HOLDS, { verdict: 'fails', runs: 65, firstFailureRun: 65 })])));
+    expect(before.results[0]).toMatchObject({ verdict: 'fails', runs: 3, complete: true, firstFailureRun: 3 });
   });
 
   it('exhaustive shards that held are summed like any others (only a failing one decides alone)', () => {

@@ -9,6 +9,7 @@ import { loadService } from '../service/load.js';
 import { ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
+import { firstFailureCell } from '../report/first-failure.js';
 import { reasonsBlock } from './reasons.js';
 import { neverReached, reachedText } from '../campaign/coverage.js';
 import type { RetryClient } from '../client/run.js';
@@ -397,7 +398,7 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
   console.log('');
   console.log(textTable(['', 'client', r.explore === 'exhaustive' ? 'schedules' : 'runs', 'verdict', 'first failure', 'shrunk to', 'minimal', 'counterexample'], [[
     ok ? '✓' : r.verdict === 'inconclusive' ? '?' : '✗', r.client, r.explore === 'exhaustive' ? `${r.runs}${r.complete ? ' (all)' : ''}` : r.runs, r.verdict,
-    r.firstFailureRun === undefined ? '-' : `${r.explore === 'exhaustive' ? 'schedule' : 'run'} ${r.firstFailureRun}`,
+    firstFailureCell(r, r.explore === 'exhaustive'),
     cx ? sizeText(cx.size, 'request') : '-',
     cx ? minimalCell(cx) : '-',
     cx?.file ?? '-',

@@ -23,6 +23,25 @@ describe('retrysim check --explore exhaustive --unreduced', () => {
     for (const r of rows) expect(text.stdout).toContain(`${r.runs}; unreduced ${r.schedulesUnreduced}`);
   });
 
+  it('a failing row says which schedule failed first, and when: built-in claims as services do, in the table and in --json', () => {
+    const d = mkdtempSync(join(tmpdir(), 'rs-exh-'));
+    const paths = [
+      ['check', '--claim', 'key_split-tool_call-race-fails', '--explore', 'exhaustive', '--workers', '1', '--found', d],
+      ['check', '--service', 'examples/payments-check-then-insert/service.ts', '--explore', 'exhaustive', '--found', d],
+    ];
+    for (const args of paths) {
+      const json = cli(...args, '--json');
+      const parsed = JSON.parse(json.stdout) as unknown;
+      const row = (Array.isArray(parsed) ? parsed[0] : parsed) as { verdict: string; runs: number; firstFailureRun: number | null; firstFailureMs: number | null };
+      expect(row.verdict).toBe('fails');
+      // The search stops at its first failing schedule: its index is the count of schedules run.
+      expect(row.firstFailureRun).toBe(row.runs);
+      expect(row.firstFailureMs).toEqual(expect.any(Number));
+      const text = cli(...args);
+      expect(text.stdout).toMatch(new RegExp(`│ schedule ${row.runs}, \\d+ ms +│`));
+    }
+  });
+
   it('refuses --unreduced without --explore exhaustive (exit 2, nothing run)', () => {
     const r = cli('check', '--unreduced');
     expect(r.status).toBe(2);

@@ -3,6 +3,7 @@ import { judge } from '../campaign/judge.js';
 import { coverageText, neverReached } from '../campaign/coverage.js';
 import { exitCodeOf } from '../campaign/verdict.js';
 import { textTable } from '../report/table.js';
+import { firstFailureCell } from '../report/first-failure.js';
 import { sizeText as sizeOf } from '../scenario/arbitraries.js';
 
 /** Runs per claim of the long (nightly / CI) campaign: what "to conclude" suggests when nothing else was asked. */
@@ -113,7 +114,8 @@ export function printResults(results: readonly CampaignResult[], c: ReportContex
     r.claim.id.replace(`${r.claim.variant}-${r.claim.keySource}-`, '').replace(`${r.claim.variant}-`, ''),
     runsText(r),
     r.verdict,
-    r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
+    // A result with `complete` came from an exhaustive search: its first failure is a schedule.
+    firstFailureCell(r, r.complete !== undefined),
     sizeText(r),
     r.counterexample?.file ?? '-',
   ])));
@@ -124,7 +126,7 @@ export function printResults(results: readonly CampaignResult[], c: ReportContex
     console.log(`\n${j.inconclusive ? '?' : '✗'} ${r.claim.id}: ${r.claim.title}`);
     for (const w of j.why) console.log(`  ${w}`);
     for (const v of r.counterexample?.violations ?? []) console.log(`  ${v.invariant} (${v.op}): ${v.detail}`);
-    console.log(`  seed ${c.seed} (claim seed ${r.seed})${r.firstFailureRun !== undefined ? `, first failing run #${r.firstFailureRun}` : ''}`);
+    console.log(`  seed ${c.seed} (claim seed ${r.seed})${r.firstFailureRun !== undefined ? `, first failing ${r.complete !== undefined ? 'schedule' : 'run'} #${r.firstFailureRun}` : ''}`);
     if (r.counterexample) console.log(`  replay: ${r.counterexample.replay}`);
     if (j.inconclusive) for (const l of concludeLines(r, c)) console.log(`  ${l}`);
   }

@@ -10,6 +10,7 @@ import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import type { ScenarioRun } from '../scenario/run.js';
 import { textTable } from '../report/table.js';
+import { firstFailureCell } from '../report/first-failure.js';
 import { reasonsBlock } from './reasons.js';
 import { neverReached, reachedText } from '../campaign/coverage.js';
 import { sizeText } from '../scenario/arbitraries.js';
@@ -30,7 +31,8 @@ const HELP = `retrysim check --service PATH [--runs N] [--time-budget D] [--shri
 retrysim check --app PATH ... [--module-probe-runs N]   (an unmodified Node app: --app is --service for it)
 
 The property campaign against your own service (a TypeScript or JavaScript
-module whose default export is a ServiceDefinition or an app descriptor; no
+module whose default export — or, without one, whose named export 'service' —
+is a ServiceDefinition or an app descriptor; no other export is read; no
 build step). The standard fault space — lost responses after commit and on
 the way back, a crash at each declared crash point, slow steps and pauses at
 each declared step, kill/restart (at a step, or as an answer leaves: the
@@ -452,7 +454,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     `${r.runs}${r.complete === true && r.verdict === 'holds' ? ' (all)' : ''}`,
     ...(probeColumn ? [moduleLoadsCell(o)] : []),
     r.verdict,
-    r.firstFailureRun === undefined ? '-' : `run ${r.firstFailureRun}${r.firstFailureMs === undefined ? '' : `, ${Math.round(r.firstFailureMs)} ms`}`,
+    firstFailureCell(r, r.explore === 'exhaustive'),
     cx ? sizeText(cx.size) : '-',
     cx ? minimalCell(cx) : '-',
     cx?.file ?? '-',

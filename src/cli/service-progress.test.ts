@@ -38,4 +38,17 @@ describe('check --service progress off a terminal', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('an exhaustive search names the schedule it failed at, as its table and --json do', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retrysim-progress-'));
+    try {
+      const r = spawnSync(process.execPath, [bin, 'check', '--service', example('payments-check-then-insert/service.ts'), '--explore', 'exhaustive', '--found', dir, '--json'], { encoding: 'utf8', env: { ...process.env, RETRYSIM_PROGRESS_LINE_MS: '1' }, timeout: 120_000 });
+      expect(r.status, r.stderr).toBe(1);
+      const out = JSON.parse(r.stdout) as { firstFailureRun: number };
+      expect(r.stderr).toMatch(/^check: service payments-check-then-insert: failed at schedule \d+; shrinking the counterexample: \d+ runs? tried$/m);
+      expect(Number(/failed at schedule (\d+)/.exec(r.stderr)![1])).toBe(out.firstFailureRun);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -12,7 +12,7 @@ const LINE_MS = Number(process.env.RETRYSIM_PROGRESS_LINE_MS ?? 5000); // tests 
 export interface ServiceProgress {
   /** `n` runs (or schedules) judged so far. */
   run(n: number): void;
-  /** The campaign failed at run `at`: `n` runs of the minimiser so far. */
+  /** The campaign failed at run `at` (schedule `at`, exhaustive: the table's first failure): `n` runs of the minimiser so far. */
   shrink(n: number, at: number): void;
   stop(): void;
 }
@@ -26,7 +26,7 @@ export function serviceProgress(o: { what: string; unit: string; total: number |
   let failedAt = 0;
   const t0 = performance.now(); // real-time: allowed (a person's progress line, not the simulation)
   const text = (): string => {
-    if (phase === 'shrink') return `${o.what}: failed at run ${failedAt}; shrinking the counterexample: ${shrunk} run${shrunk === 1 ? "" : "s"} tried`;
+    if (phase === 'shrink') return `${o.what}: failed at ${o.unit === 'schedules' ? 'schedule' : 'run'} ${failedAt}; shrinking the counterexample: ${shrunk} run${shrunk === 1 ? "" : "s"} tried`;
     if (o.total === undefined) return `${n} ${o.unit} ${o.what}`;
     const w = Math.round((20 * Math.min(n, o.total)) / Math.max(o.total, 1));
     return `${'█'.repeat(w)}${'░'.repeat(20 - w)} ${n}/${o.total} ${o.unit} ${o.what}`;

@@ -4,7 +4,7 @@
  * them into anchors, and relative links. Test support only; nothing in the
  * product imports it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A fenced code block and the marker comment right before it, if any. */
@@ -81,4 +81,9 @@ export function pages(root: string): string[] {
 /** Reads a file of the repository as text. */
 export function read(root: string, file: string): string {
   return readFileSync(join(root, file), 'utf8');
+}
+
+/** The examples' READMEs (examples/<name>/README.md), in name order. */
+export function examplePages(root: string): string[] {
+  return readdirSync(join(root, 'examples')).sort().map((e) => `examples/${e}/README.md`).filter((f) => existsSync(join(root, f)));
 }

@@ -2,7 +2,8 @@
  * The service API: how a user describes their own idempotent endpoint so
  * that retrysim can host it on the simulated network (and for real), run the
  * standard fault space against it and judge its effects. A service is one
- * module whose default export is a {@link ServiceDefinition}; it needs no
+ * module whose default export (or, without one, a named export `service`)
+ * is a {@link ServiceDefinition}; it needs no
  * runtime import from retrysim (`import type` is enough), so it loads the
  * same way from a checkout, an installed package or a test file.
  */

@@ -1,4 +1,4 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -20,6 +20,20 @@ describe('user modules in an ordinary project', () => {
     // The default export, not "2 clients and no default".
     expect((await loadClient(join(d, 'client.ts'))).name).toBe('fetch-retry-client');
     expect((await loadClient(join(d, 'client.ts'), 'fetch-retry-client-fixed')).name).toBe('fetch-retry-client-fixed');
+  });
+});
+
+describe('which export is the service', () => {
+  it('the default export; without one, the named export service; other named exports are not read (the docs say so: README, check --service --help)', async () => {
+    const d = tmp('rs-named-');
+    const source = readFileSync(join(root, 'examples', 'payments-atomic', 'service.ts'), 'utf8');
+    writeFileSync(join(d, 'named.ts'), source.replace(/^export default service;$/m, 'export { service };'));
+    expect((await loadService(join(d, 'named.ts'))).name).toBe('payments-atomic');
+    // Only the default export counts when there is one, and no other name is read.
+    writeFileSync(join(d, 'both.ts'), source.replace(/^export default service;$/m, "export default { ...service, name: 'the-default' };\nexport { service };"));
+    expect((await loadService(join(d, 'both.ts'))).name).toBe('the-default');
+    writeFileSync(join(d, 'other.ts'), source.replace(/^export default service;$/m, 'export { service as canary };'));
+    expect(await loadService(join(d, 'other.ts')).then(() => 'loaded', (e: Error) => e.message)).toMatch(/has no default export/);
   });
 });
 
