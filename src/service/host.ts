@@ -487,11 +487,42 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.host.identity;
   }
 
-  /** The clock parks an idle handler until its own next timer: as sim.sleep. */
+  /**
+   * The clock parks an idle handler until its own next timer: as sim.sleep,
+   * but the code may run on before that timer — the promise it awaits
+   * settled in another request's turn (a lock with a deadline on the wait,
+   * async-mutex's `withTimeout`; a p-queue whose interval timer it armed;
+   * a `Promise.race` of a single flight and a timeout). Its next step,
+   * sleep or answer then wakes this task and comes back to it
+   * ({@link rejoin}), as after {@link parkOnOthers}. Until 2026-12 only a
+   * request with no timer of its own did: such a request's steps ran on the
+   * other request's task, and the run ended "never answered request …"
+   * (exit 2), with "kernel: sleep/yield/wait called outside a running
+   * task", or ran to the simulation's one-hour limit.
+   */
   park(ms: number): Promise<void> {
     // Rejected, not thrown: the clock calls this from a host turn of its own and stops the run on the rejection.
     if (this.host.clock !== undefined && this.db.inTransaction) return Promise.reject(this.waitInTransaction(`awaited a timer of its own (${ms} ms)`));
-    return this.wait(ms);
+    const sleepOrWake = this.env.sleepOrWake;
+    if (sleepOrWake === undefined || this.awaitingOthers !== undefined) return this.wait(ms);
+    return this.parkUntil(ms, (wake) => sleepOrWake.call(this.env, ms, wake, this.phase));
+  }
+
+  /** {@link wait}, on a wait that {@link rejoin} can end early. */
+  private async parkUntil(ms: number, sleep: (wake: Deferred<void>) => Promise<void>): Promise<void> {
+    const what = `a wait of ${ms} ms`;
+    this.refuseLateWait(what);
+    this.markPending(what);
+    this.suspend();
+    const d = this.env.defer<void>();
+    const parked = { d, resumed: sleep(d) };
+    this.awaitingOthers = parked;
+    await parked.resumed;
+    this.pendingWait = undefined;
+    // Woken by a rejoin (its code ran on elsewhere): the rejoin resumes it, after this.
+    if (this.awaitingOthers !== parked) return;
+    this.awaitingOthers = undefined;
+    this.resume();
   }
 
   /**
