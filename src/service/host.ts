@@ -554,6 +554,11 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
    * first comes back to this request's own task ({@link rejoin}). Nobody at
    * work: false, and the wait is stuck (a promise nobody resolves).
    */
+  /** Once the handler has returned, what its timers resolve is library work left behind (a limiter's next job): it runs in this scope. */
+  settlesTimerWork(): boolean {
+    return this.answered;
+  }
+
   /** Until when this request's process is stalled by a pause (its timers wait). */
   frozenUntil(): number | undefined {
     return this.host.pausedUntil;
@@ -565,11 +570,18 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   }
 
   parkOnOthers(): boolean {
-    if (this.awaitingOthers !== undefined || this.host.active <= 1 || this.host.clock === undefined) return false;
+    const clock = this.host.clock;
+    if (this.awaitingOthers !== undefined || clock === undefined) return false;
+    // Or a timer of its process is pending (one another request or memory() armed: a limiter's
+    // next start, as Bottleneck's): its callback may settle what this awaits, as in Node's one event
+    // loop. Until 2026-12 only a request still at work counted, and a request queued behind one that
+    // had answered was "never answered … awaited something outside the simulation" (exit 2).
+    const others = this.host.active > 1;
+    if (!others && !clock.hasPendingOneShot((o) => (o instanceof HostSim || o instanceof ProcessScope) && o.ownedBy(this.host))) return false;
     const d = this.env.defer<void>();
     this.suspend();
     this.awaitingOthers = { d, resumed: d.wait() };
-    this.env.note?.('awaits another request of its process');
+    this.env.note?.(others ? 'awaits another request of its process' : 'awaits a timer of its process');
     return true;
   }
 

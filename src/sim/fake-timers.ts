@@ -181,6 +181,15 @@ export interface ClockScope {
    */
   uncaught?(error: unknown, kind?: UncaughtKind): boolean;
   /**
+   * Whether the promise continuations a sync timer callback of this scope
+   * left run here, in a host turn of their own right after the callback
+   * (absent: yes). No for code that may be the scope's own unfinished work,
+   * which needs its kernel task: a request whose handler has not returned
+   * (a `Promise.race` of its step and a timeout answers from there), an
+   * async callback's firing. Those run on where the kernel next runs code.
+   */
+  settlesTimerWork?(): boolean;
+  /**
    * Kernel time until which the scope's process is stalled (a GC pause
    * stops its whole event loop), or undefined / not after now: not stalled.
    * Its timers that come due meanwhile fire when the stall ends, after the
@@ -440,6 +449,18 @@ export class KernelClock {
     this.timers.delete(id);
   }
 
+  /**
+   * Whether a one-shot timer whose owner matches is pending and will fire
+   * while the run is live: code of that process may yet settle what another
+   * scope awaits (a limiter's timer, armed by the request before, starts the
+   * next job). Intervals do not count: one that ticks for ever would hold a
+   * wait on real I/O until the run's time limit.
+   */
+  hasPendingOneShot(of: (owner: ClockScope) => boolean): boolean {
+    for (const t of this.timers.values()) if (t.repeatMs === undefined && !t.late && of(rootScope(t.owner))) return true;
+    return false;
+  }
+
   /** Drops every timer whose owner matches (a killed process's timers never fire). */
   dropTimers(of: (owner: ClockScope) => boolean): void {
     for (const [id, t] of this.timers) if (of(rootScope(t.owner))) this.timers.delete(id);
@@ -569,6 +590,23 @@ export class KernelClock {
     if (isThenable(out)) this.runOn(t, out, mark);
     // A timer of a firing whose task let go (the sleep it awaited had stopped with the run, and the recovery phase resumed it): it resumes the firing.
     else if (t.owner instanceof FiringScope && t.owner.task === undefined && !t.owner.settled) this.resume(t.owner);
+    // A sync callback may have resolved a promise (`setTimeout(resolve, ms)`: a library's yield loop,
+    // Bottleneck's and p-queue's schedulers): what awaits it runs in the microtasks after this event,
+    // in the callback's scope, before the next event, as Node runs them before its next timer. Until
+    // 2026-12 they ran outside every scope, on the machine's clock, randomness and timers: a
+    // Bottleneck limiter's next job never started, and the run ended at the one-hour limit. (A
+    // request still inside its handler is left as it was: see ClockScope.settlesTimerWork.)
+    else if (t.owner.settlesTimerWork?.() !== false) this.kernel.settleAfterEvent(() => this.settleIn(t.owner));
+  }
+
+  /** Lets the microtasks a timer callback left run in `owner`'s scope: one host turn, which the idle probe knows is not the code waiting. */
+  private async settleIn(owner: ClockScope): Promise<void> {
+    this.enter(owner);
+    try {
+      await hostTurn();
+    } finally {
+      if (current === this && currentScope === owner) this.leave();
+    }
   }
 
   /** Runs the callback; answers what it returned (a promise from an async one). `rearm` false: an interval's last tick after the run. */

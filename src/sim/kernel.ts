@@ -175,6 +175,8 @@ export class Kernel {
   private runnable: Task<any>[] = [];
   /** Tasks spawned `first` (see {@link SpawnOptions.first}), stepped before the next event. */
   private firsts: Task<any>[] = [];
+  /** Host work to await after the current event, before anything else happens ({@link settleAfterEvent}). */
+  private settling: (() => Promise<void>) | undefined;
   private current: Task<any> | undefined;
   /** The task that took the last step: a choice that passes it over while it can run is a preemption. */
   private last: Task<any> | undefined;
@@ -248,6 +250,28 @@ export class Kernel {
   /** Schedules a one-off closure (convenient; slower than a registered handler). */
   schedule(delayMs: number, fn: () => void): void {
     this.after(delayMs, this.on(fn));
+  }
+
+  /**
+   * Awaits `work` after the current event, before the next event or task
+   * step (several in one event: one after the other). The kernel clock's
+   * timer callbacks use it: what awaits a promise a callback resolved runs
+   * in the microtasks after it — in Node before the next timer — and must
+   * run in the callback's scope, not in whatever comes next
+   * (src/sim/fake-timers.ts). Takes no virtual time and makes no choice.
+   */
+  settleAfterEvent(work: () => Promise<void>): void {
+    const before = this.settling;
+    this.settling = before === undefined ? work : async () => {
+      await before();
+      await work();
+    };
+  }
+
+  private async settle(): Promise<void> {
+    const work = this.settling!;
+    this.settling = undefined;
+    await work();
   }
 
   /** Whether some task other than a daemon has not ended yet (the run still has work of its own). */
@@ -401,7 +425,8 @@ export class Kernel {
     // below as soon as a task exists (a handler may spawn one).
     if (this.tasks.length === 0) this.runCallbacks();
     for (;;) {
-      // (the fast path above hands over right after an event that spawned one)
+      // (the fast path above hands over right after an event that spawned one, or left work to settle)
+      if (this.settling !== undefined) await this.settle();
       if (this.firsts.length > 0) await this.stepFirsts();
       // Everything due now happens before a task is chosen, so that all tasks
       // woken at this instant are candidates of the same choice.
@@ -411,6 +436,7 @@ export class Kernel {
         const kind = q.popKind;
         if (kind >= 0) handlers[kind]!(q.popA, q.popB);
         else this.onWake(q.popA, q.popB);
+        if (this.settling !== undefined) await this.settle();
         if (this.firsts.length > 0) await this.stepFirsts();
       }
       if (this.stopped) break;
@@ -458,7 +484,7 @@ export class Kernel {
       }
       if (++this.events > eventsMax) this.limit('eventsMax', eventsMax);
       handlers[q.popKind]!(q.popA, q.popB);
-      if (this.stopped || tasks.length !== 0) return;
+      if (this.stopped || tasks.length !== 0 || this.settling !== undefined) return;
     }
   }
 

@@ -87,6 +87,11 @@ export class FiringScope implements ClockScope {
     return this.owner.frozenUntil?.();
   }
 
+  /** Its own async code may be what a timer of it resolves: that runs in its task, not in a host turn. */
+  settlesTimerWork(): boolean {
+    return false;
+  }
+
   uncaught(error: unknown, kind?: UncaughtKind): boolean {
     return this.owner.uncaught?.(error, kind) === true;
   }
