@@ -368,7 +368,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval of its own process); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own`);
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
