@@ -368,7 +368,27 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`);
+}
+
+/**
+ * The likeliest cause when a request of another instance is at work, or a
+ * request was killed with its process: a lock or queue made at module level
+ * (`const one = pLimit(1)`). One Node process hosts every simulated
+ * instance, so such an object is one for all of them and outlives their
+ * kills, where each real process has its own and a kill frees it; a request
+ * then waits on another instance's, or on a dead one's, for ever. Until
+ * 2026-12 only the generic list above was said, naming real I/O.
+ */
+function sharedWith(who: string | undefined, kernel: Kernel): string {
+  const instance = who === undefined ? undefined : /^(s\d+)\//.exec(who)?.[1];
+  if (instance === undefined) return '';
+  const request = /^s\d+\/[^ ]*#\d+$/;
+  const other = kernel.liveTaskNames().find((n) => request.test(n) && !n.startsWith(`${instance}/`));
+  const killed = other === undefined ? kernel.killedTaskNames().find((n) => request.test(n)) : undefined;
+  if (other === undefined && killed === undefined) return '';
+  const whose = other !== undefined ? `${other}, a request of another instance, settles` : `${killed!}, a request killed with its process, would have settled`;
+  return ` — or a promise only ${whose}: a lock, queue or limiter made at module level (\`pLimit(1)\`, a Mutex) is one object for every simulated instance and outlives their kills, where each process has its own; make it in memory()`;
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
