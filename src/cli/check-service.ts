@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js';
 import { loadService } from '../service/load.js';
+import { freshServiceCopy } from '../service/fresh-copy.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
@@ -352,7 +353,7 @@ export async function run(argv: string[]): Promise<number> {
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
     const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once',
-      ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : def } : {}) });
+      ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : await pageService(def, v.service!, r.counterexample !== undefined) } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
       log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
@@ -360,6 +361,15 @@ export async function run(argv: string[]): Promise<number> {
     }
     return code;
   });
+}
+
+/**
+ * The service the counterexample's page is drawn with: a fresh copy of the module and its libraries
+ * (src/service/fresh-copy.ts), so the page shows the run the file replays to, not one on the
+ * module-level state the campaign's runs left behind.
+ */
+async function pageService(def: ServiceDefinition, module: string, failed: boolean): Promise<ServiceDefinition> {
+  return failed ? (await freshServiceCopy(def, module)) ?? def : def;
 }
 
 /** The table's `minimal` cell: yes, not shown, or not shown because the shrink budget stopped shrinking. */

@@ -407,6 +407,15 @@ class SimStepEnv implements StepEnv {
     return new FutureDeferred<T>(this.k.future<T>(), this.net);
   }
 
+  async sleepOrWake(ms: number, wake: Deferred<void>, footprint?: Footprint): Promise<void> {
+    if (!(wake instanceof FutureDeferred)) throw new Error('sleepOrWake: wake must come from this environment\'s defer()');
+    if (!(ms >= 0)) throw new RangeError(`sleepOrWake(${ms}): ms must be >= 0`);
+    this.settleDb();
+    // Labelled as sleep() labels its wait, so a run where nothing wakes it early is the same run.
+    if (!wake.f.settled) await this.k.block(wake.f, ms, 'sleep', union(footprint, this.net.phaseExtra));
+    this.resumed();
+  }
+
   /** @internal Wraps a wait on another request's result. */
   async suspend<T>(p: Promise<T>): Promise<T> {
     try {
@@ -420,7 +429,7 @@ class SimStepEnv implements StepEnv {
 /** A kernel {@link Future} seen through the tracker's {@link Deferred} interface. */
 class FutureDeferred<T> implements Deferred<T> {
   constructor(
-    private readonly f: Future<T>,
+    readonly f: Future<T>,
     private readonly net: SimNetwork,
   ) {}
 

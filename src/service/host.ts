@@ -368,7 +368,27 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer set by another request); use sim.sleep, sim.step and sim.defer, or timers of its own`);
+  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`);
+}
+
+/**
+ * The likeliest cause when a request of another instance is at work, or a
+ * request was killed with its process: a lock or queue made at module level
+ * (`const one = pLimit(1)`). One Node process hosts every simulated
+ * instance, so such an object is one for all of them and outlives their
+ * kills, where each real process has its own and a kill frees it; a request
+ * then waits on another instance's, or on a dead one's, for ever. Until
+ * 2026-12 only the generic list above was said, naming real I/O.
+ */
+function sharedWith(who: string | undefined, kernel: Kernel): string {
+  const instance = who === undefined ? undefined : /^(s\d+)\//.exec(who)?.[1];
+  if (instance === undefined) return '';
+  const request = /^s\d+\/[^ ]*#\d+$/;
+  const other = kernel.liveTaskNames().find((n) => request.test(n) && !n.startsWith(`${instance}/`));
+  const killed = other === undefined ? kernel.killedTaskNames().find((n) => request.test(n)) : undefined;
+  if (other === undefined && killed === undefined) return '';
+  const whose = other !== undefined ? `${other}, a request of another instance, settles` : `${killed!}, a request killed with its process, would have settled`;
+  return ` — or a promise only ${whose}: a lock, queue or limiter made at module level (\`pLimit(1)\`, a Mutex) is one object for every simulated instance and outlives their kills, where each process has its own; make it in memory()`;
 }
 
 /** The 500 a request whose handler threw answers, in simulation and for real: the exception's name and first line of message, nothing of where or of the source. */
@@ -487,11 +507,42 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     return this.host.identity;
   }
 
-  /** The clock parks an idle handler until its own next timer: as sim.sleep. */
+  /**
+   * The clock parks an idle handler until its own next timer: as sim.sleep,
+   * but the code may run on before that timer — the promise it awaits
+   * settled in another request's turn (a lock with a deadline on the wait,
+   * async-mutex's `withTimeout`; a p-queue whose interval timer it armed;
+   * a `Promise.race` of a single flight and a timeout). Its next step,
+   * sleep or answer then wakes this task and comes back to it
+   * ({@link rejoin}), as after {@link parkOnOthers}. Until 2026-12 only a
+   * request with no timer of its own did: such a request's steps ran on the
+   * other request's task, and the run ended "never answered request …"
+   * (exit 2), with "kernel: sleep/yield/wait called outside a running
+   * task", or ran to the simulation's one-hour limit.
+   */
   park(ms: number): Promise<void> {
     // Rejected, not thrown: the clock calls this from a host turn of its own and stops the run on the rejection.
     if (this.host.clock !== undefined && this.db.inTransaction) return Promise.reject(this.waitInTransaction(`awaited a timer of its own (${ms} ms)`));
-    return this.wait(ms);
+    const sleepOrWake = this.env.sleepOrWake;
+    if (sleepOrWake === undefined || this.awaitingOthers !== undefined) return this.wait(ms);
+    return this.parkUntil(ms, (wake) => sleepOrWake.call(this.env, ms, wake, this.phase));
+  }
+
+  /** {@link wait}, on a wait that {@link rejoin} can end early. */
+  private async parkUntil(ms: number, sleep: (wake: Deferred<void>) => Promise<void>): Promise<void> {
+    const what = `a wait of ${ms} ms`;
+    this.refuseLateWait(what);
+    this.markPending(what);
+    this.suspend();
+    const d = this.env.defer<void>();
+    const parked = { d, resumed: sleep(d) };
+    this.awaitingOthers = parked;
+    await parked.resumed;
+    this.pendingWait = undefined;
+    // Woken by a rejoin (its code ran on elsewhere): the rejoin resumes it, after this.
+    if (this.awaitingOthers !== parked) return;
+    this.awaitingOthers = undefined;
+    this.resume();
   }
 
   /**
@@ -539,11 +590,18 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   }
 
   parkOnOthers(): boolean {
-    if (this.awaitingOthers !== undefined || this.host.active <= 1 || this.host.clock === undefined) return false;
+    const clock = this.host.clock;
+    if (this.awaitingOthers !== undefined || clock === undefined) return false;
+    // Or a timer of its process is pending (one another request or memory() armed: a limiter's
+    // next start, as Bottleneck's): its callback may settle what this awaits, as in Node's one event
+    // loop. Until 2026-12 only a request still at work counted, and a request queued behind one that
+    // had answered was "never answered … awaited something outside the simulation" (exit 2).
+    const others = this.host.active > 1;
+    if (!others && !clock.hasPendingOneShot((o) => (o instanceof HostSim || o instanceof ProcessScope) && o.ownedBy(this.host))) return false;
     const d = this.env.defer<void>();
     this.suspend();
     this.awaitingOthers = { d, resumed: d.wait() };
-    this.env.note?.('awaits another request of its process');
+    this.env.note?.(others ? 'awaits another request of its process' : 'awaits a timer of its process');
     return true;
   }
 

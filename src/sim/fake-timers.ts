@@ -485,6 +485,18 @@ export class KernelClock {
     this.timers.delete(id);
   }
 
+  /**
+   * Whether a one-shot timer whose owner matches is pending and will fire
+   * while the run is live: code of that process may yet settle what another
+   * scope awaits (a limiter's timer, armed by the request before, starts the
+   * next job). Intervals do not count: one that ticks for ever would hold a
+   * wait on real I/O until the run's time limit.
+   */
+  hasPendingOneShot(of: (owner: ClockScope) => boolean): boolean {
+    for (const t of this.timers.values()) if (t.repeatMs === undefined && !t.late && of(rootScope(t.owner))) return true;
+    return false;
+  }
+
   /** Drops every timer whose owner matches (a killed process's timers never fire). */
   dropTimers(of: (owner: ClockScope) => boolean): void {
     for (const [id, t] of this.timers) if (of(rootScope(t.owner))) this.timers.delete(id);

@@ -274,6 +274,11 @@ export class Kernel {
     return this.tasks.filter((t) => !t.daemon && t.state !== 'done' && t.state !== 'dead').map((t) => t.name);
   }
 
+  /** The names of the tasks {@link kill} ended (`kill -9`), for messages. */
+  killedTaskNames(): string[] {
+    return this.tasks.filter((t) => t.state === 'dead').map((t) => t.name);
+  }
+
   /** Ends the run after the current event or step. */
   stop(): void {
     this.stopped = true;

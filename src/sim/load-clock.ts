@@ -100,9 +100,20 @@ export function installCapturedClockDispatchers(): void {
     return p !== machinePerformance && typeof p?.now === 'function' && p.now !== perfNow ? p.now() : machinePerfNow();
   };
   Object.defineProperty(machinePerformance, 'now', { value: perfNow, configurable: true, writable: true, enumerable: true });
+  // A clock that replaced the global `Date` answers host code from the one it found, and that is this
+  // machine `Date` (whose `now` is this function): asked back from inside, it answers the machine's
+  // time. Until 2026-12 the two asked each other until the stack overflowed — `Date.now()` in simulated
+  // code that ran outside its scope (a timer's promise continuation) threw a RangeError.
+  let asking = false;
   const dateNow = function now(): number {
     const D = globalThis.Date;
-    return D !== machineDate && typeof D?.now === 'function' && D.now !== dateNow ? D.now() : machineDateNow();
+    if (asking || D === machineDate || typeof D?.now !== 'function' || D.now === dateNow) return machineDateNow();
+    asking = true;
+    try {
+      return D.now();
+    } finally {
+      asking = false;
+    }
   };
   Object.defineProperty(machineDate, 'now', { value: dateNow, configurable: true, writable: true, enumerable: false });
 }

@@ -34,6 +34,13 @@ export interface StepEnv {
   sleep(ms: number, footprint?: Footprint): Promise<void>;
   /** A promise-like the simulator knows about. */
   defer<T>(): Deferred<T>;
+  /**
+   * {@link sleep}, ended early when `wake` (from {@link defer}) resolves: the
+   * clock parks a request idle on its own timer so, and wakes it when its
+   * code runs on in another request's turn. Without `wake` resolved it is
+   * `sleep` exactly (same trace, same decisions). Simulation only.
+   */
+  sleepOrWake?(ms: number, wake: Deferred<void>, footprint?: Footprint): Promise<void>;
   /** Says in the trace what the host does to this request (a fault's pause, slow processing); shown, not hashed. Real mode: absent. */
   note?(event: string): void;
   /** Says what this request's step `event` did (a store command's keys and arguments, and its answer); shown, not hashed. Real mode: absent. */
