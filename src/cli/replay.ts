@@ -1,5 +1,5 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
 import { writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
@@ -35,6 +35,7 @@ interleaving.
   --json    {"file", "name", "seed", "moduleLoads" (a hosted app or retry client whose file or environment says it), "reports", "violations", "traceHash", "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
   --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step);
+            F a folder (DIR/, or one that exists): DIR/<the file's name>.html, as check --html DIR names it;
             for a retry client's file, the client's run: its requests, waits, answers and the check it breaks
 A hosted app's modules load as the file says (service.moduleLoads: 'per-process',
 afresh for each simulated process, as check found it; absent: once for the run),
@@ -100,7 +101,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const file = positionals[0]!;
   try {
-    if (values.html !== undefined) writableFile('html', values.html);
+    // A folder (one that exists, or a path ending in '/') takes the page as check --html names it: the file's name, .html.
+    if (values.html !== undefined) {
+      const page = pageInFolder(values.html, file);
+      values.html = page.newFolder ? page.path : writableFile('html', page.path);
+    }
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     console.error(`retrysim replay: ${e.message}`);
@@ -471,4 +476,18 @@ export function scheduleLine(choices: readonly { chosen: number; preempted: bool
   const nonDefault = choices.filter((c) => c.chosen !== 0).length;
   const preemptions = choices.filter((c) => c.preempted).length;
   return `schedule: ${n} decision${n === 1 ? '' : 's'}${n > 0 ? ` (${nonDefault} not the default)` : ''}, ${preemptions} preemption${preemptions === 1 ? '' : 's'}; trace ${traceHash}`;
+}
+
+/**
+ * `--html DIR/` or an existing folder: the page goes inside it, named after
+ * the scenario file (`found/x-exactly-one-1a2b.json` → `DIR/x-exactly-one-1a2b.html`),
+ * as `check --html DIR` names its pages; until 2026-12 replay refused a
+ * folder (`cannot be written (EISDIR)`) where check takes one.
+ */
+function pageInFolder(out: string, file: string): { path: string; newFolder: boolean } {
+  const exists = existsSync(out);
+  const folder = /[\\/]$/.test(out) || (exists && statSync(out).isDirectory());
+  if (!folder) return { path: out, newFolder: false };
+  // A folder not there yet is made when the page is written, after the run: bad input writes nothing.
+  return { path: join(out, `${basename(file, extname(file))}.html`), newFolder: !exists };
 }

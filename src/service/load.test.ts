@@ -33,7 +33,8 @@ describe('which export is the service', () => {
     writeFileSync(join(d, 'both.ts'), source.replace(/^export default service;$/m, "export default { ...service, name: 'the-default' };\nexport { service };"));
     expect((await loadService(join(d, 'both.ts'))).name).toBe('the-default');
     writeFileSync(join(d, 'other.ts'), source.replace(/^export default service;$/m, 'export { service as canary };'));
-    expect(await loadService(join(d, 'other.ts')).then(() => 'loaded', (e: Error) => e.message)).toMatch(/has no default export/);
+    // The line names what the module does export: one rename away (it said only "no default export").
+    expect(await loadService(join(d, 'other.ts')).then(() => 'loaded', (e: Error) => e.message)).toMatch(/has no default export and no export named 'service' \(.*\); it exports: 'canary'$/);
   });
 });
 
@@ -69,7 +70,7 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     const d = tmp('rs-nodefault-');
     writeFileSync(join(d, 'service.ts'), 'export const handler = () => 1;\n');
     const m = await loadService(join(d, 'service.ts')).then(() => 'loaded', (e: Error) => e.message);
-    expect(m).toMatch(/cannot load: the module has no default export \(export default \{ name, tables, setup, steps, handle, operation, effects \}\)$/);
+    expect(m).toMatch(/cannot load: the module has no default export and no export named 'service' \(export default \{ name, tables, setup, steps, handle, operation, effects \}\)(; it exports: .*)?$/);
     clean(m);
   });
 
@@ -78,7 +79,7 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     writeFileSync(join(d, 'app.mjs'), 'export const build = () => (req, res) => res.end();\n');
     const r = await runCli(['check', '--app', join(d, 'app.mjs'), '--runs', '3', '--found', tmp('rs-found-')]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toMatch(/^retrysim check: app '.*app\.mjs': cannot load: the module has no default export \(export default \{ name, app, operation, effects \}\)$/);
+    expect(r.stderr.trim()).toMatch(/^retrysim check: app '.*app\.mjs': cannot load: the module has no default export and no export named 'service' \(export default \{ name, app, operation, effects \}\)(; it exports: .*)?$/);
   });
 
   it('named with --app: a descriptor without app() is said in a descriptor\'s words, not "tables: missing"', async () => {
@@ -93,7 +94,7 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     const none = join(d, 'none.mjs');
     writeFileSync(none, 'export const x = 1;\n');
     markApp(none);
-    expect(await loadService(none).then(() => 'loaded', (e: Error) => e.message)).toMatch(/no default export \(export default \{ name, app, operation, effects \}\)$/);
+    expect(await loadService(none).then(() => 'loaded', (e: Error) => e.message)).toMatch(/no default export and no export named 'service' \(export default \{ name, app, operation, effects \}\); it exports: 'x'$/);
   });
 
   it('`export * from` another .ts file, in a CommonJS project, loads and runs', async () => {

@@ -111,7 +111,11 @@ export async function loadService(path: string, o: LoadOptions = {}): Promise<Se
   // fields, not a ServiceDefinition's ("tables: missing" for a descriptor without `app` sent users the wrong way).
   const asApp = isAppName(path);
   const shape = asApp ? '{ name, app, operation, effects }' : '{ name, tables, setup, steps, handle, operation, effects }';
-  if (value === undefined) throw new ServiceError(path, `cannot load: the module has no default export (export default ${shape})`);
+  if (value === undefined) {
+    // What it does export, so a service exported under its own name (`export const orders = …`) is one rename away.
+    const names = Object.keys(mod).filter((k) => k !== 'default' && k !== '__esModule');
+    throw new ServiceError(path, `cannot load: the module has no default export and no export named 'service' (export default ${shape})${names.length > 0 ? `; it exports: ${names.map((n) => `'${n}'`).join(', ')}` : ''}`);
+  }
   if (asApp && !isAppDescriptor(value)) {
     const app = typeof value === 'object' && value !== null ? (value as { app?: unknown }).app : undefined;
     const why = typeof value !== 'object' || value === null ? `is ${value === null ? 'null' : typeof value}` : app === undefined ? 'has no app' : typeof app !== 'function' ? `has an app that is not a function (${typeof app})` : 'also has handle (a ServiceDefinition: pass it with --service)';

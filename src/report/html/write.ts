@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { RunOptions, ScenarioRun } from '../../scenario/run.js';
 import type { Scenario } from '../../scenario/schema.js';
 import { observeRun, observeScenario, type StepperSource } from './stepper-data.js';
@@ -12,7 +13,9 @@ import { stepperPage } from './stepper.js';
  */
 export async function writeStepperPage(out: string, s: Scenario, source: StepperSource, opts: RunOptions = {}): Promise<ScenarioRun> {
   const { data, run } = await observeScenario(s, source, opts);
-  writeFileSync(out, await stepperPage(data));
+  const page = await stepperPage(data);
+  mkdirSync(dirname(out), { recursive: true }); // replay --html DIR/ names a folder that may not exist yet
+  writeFileSync(out, page);
   return run;
 }
 
@@ -25,6 +28,8 @@ export async function writeStepperPage(out: string, s: Scenario, source: Stepper
  */
 export async function writeClientStepperPage(out: string, s: Scenario, client: RetryClient, source: StepperSource, opts: ClientRunOptions = {}): Promise<ClientRun> {
   const { data, run } = await observeRun(s, source, opts.service, (observe) => runClientScenario(s, client, { ...opts, observe }), { name: client.name, workers: (r) => r.workers, ...(opts.perProcess !== undefined ? { moduleLoads: 'per-process' as const } : {}) });
-  writeFileSync(out, await stepperPage(data));
+  const page = await stepperPage(data);
+  mkdirSync(dirname(out), { recursive: true }); // replay --html DIR/ names a folder that may not exist yet
+  writeFileSync(out, page);
   return run;
 }
