@@ -58,7 +58,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
       if (owner !== undefined && owner.tenant !== op.tenant) {
         violations.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${id} of tenant '${owner.tenant}'` });
       } else if (owner !== undefined) {
-        violations.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${id} belongs to run '${owner.runId}', not '${op.runId}'` });
+        violations.push({ invariant: 'id-exists', op: op.id, detail: notListed(noun, id, owner, op.runId) });
       } else {
         const why = def.effects.owner === undefined ? `which is not one of this operation's ${plural(noun)}` : 'which does not exist';
         violations.push({ invariant: 'id-exists', op: op.id, detail: `${a.worker === undefined ? 'attempt' : `${a.worker}'s attempt`} ${a.toolUseId}#${a.attempt} was given ${noun} id ${id}, ${why}` });
@@ -107,9 +107,17 @@ export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops:
     const owner = ownerOf(def, db, id);
     if (owner === undefined) continue; // no effect of another operation: progress says what is missing
     if (owner.tenant !== op.tenant) out.push({ invariant: 'tenant-isolation', op: op.id, detail: `tenant '${op.tenant}' received ${noun} ${showId(id)} of tenant '${owner.tenant}' (its resubmission after the faults stopped)` });
-    else out.push({ invariant: 'id-exists', op: op.id, detail: `${noun} ${showId(id)} belongs to run '${owner.runId}', not '${op.runId}' (its resubmission after the faults stopped)` });
+    else out.push({ invariant: 'id-exists', op: op.id, detail: `${notListed(noun, showId(id), owner, op.runId)} (its resubmission after the faults stopped)` });
   }
   return out;
+}
+
+// An id effects.owner gives to this very run, that effects.of does not list (a row
+// written, the effect it stands for not: work a kill lost after the answer) read
+// "belongs to run 'run-1', not 'run-1'": say which of the two declarations disagree.
+function notListed(noun: string, id: string, owner: EffectOwner, runId: string): string {
+  if (owner.runId === runId) return `${noun} ${id} is run '${runId}''s by effects.owner, but effects.of does not list it`;
+  return `${noun} ${id} belongs to run '${owner.runId}', not '${runId}'`;
 }
 
 function ownerOf(def: ServiceDefinition, db: ServiceDb, id: EffectId): EffectOwner | undefined {
