@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
-import { installKernelClock } from '../sim/fake-timers.js';
+import { installKernelClock, LATE_CHAIN_MAX } from '../sim/fake-timers.js';
 import '../sim/load-clock.js'; // as retrysim's import does: the machine's Date.now becomes a dispatcher
 import { Kernel } from '../sim/kernel.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
@@ -77,6 +77,30 @@ describe('work a handler fires and forgets runs on after the answer, on the kern
     const b = await run(jobs());
     expect(b.rows).toEqual(a.rows);
     expect(b.r.result.traceHash).toBe(a.r.result.traceHash);
+  });
+
+  it('a chain longer than LATE_CHAIN_MAX is cut, and the trace says so (a job of 40 awaits came out "no export exists" with nothing said; 40 now finish)', async () => {
+    const chain = (links: number): ServiceDefinition => {
+      const base = jobs();
+      return {
+        ...base,
+        name: `jobs-chain-${links}`,
+        async handle(req, sim) {
+          await sim.step('accept');
+          const job = Number(sim.db.prepare('INSERT INTO jobs (k, body) VALUES (?, ?)').run(`${Math.random()}`, req.body).lastInsertRowid); // real-time: allowed (seeded)
+          void (async () => {
+            for (let i = 0; i < links; i++) await sleep(5);
+            sim.db.prepare('INSERT INTO exports (job, ref, started, took, token) VALUES (?, ?, 0, 0, ?)').run(job, (JSON.parse(req.body) as { ref: string }).ref, '');
+          })();
+          return { status: 202, body: JSON.stringify({ job }) };
+        },
+      };
+    };
+    const ok = await run(chain(40));
+    expect(ok.r.violations).toEqual([]);
+    const cut = await run(chain(LATE_CHAIN_MAX + 10));
+    expect(cut.rows).toEqual([]);
+    expect(cut.r.trace.join('\n')).toMatch(new RegExp(`timer chain stopped with the run after ${LATE_CHAIN_MAX} timers`));
   });
 
   it('what it leaves unhandled crashes its process, as Node does (it was dropped)', async () => {
