@@ -13,6 +13,7 @@ import moduleMap from './service/fixtures/module-map.js';
 import moduleBreaker from './client/fixtures/module-breaker.js';
 import clockBreaker from './client/fixtures/clock-breaker.js';
 import moduleLimiter from './client/fixtures/module-limiter.js';
+import instanceHeader from './client/fixtures/instance-header.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
@@ -103,6 +104,14 @@ describe('retrysim/vitest', () => {
     const file = /written to (\S+)/.exec(msg)![1]!;
     const r = await cli(['replay', '--client', 'src/client/fixtures/module-limiter.ts', file, '--json']);
     expect(r.code, r.err).toBe(0);
+  }, 120_000);
+
+  it('explainClient, as check --client: header values set at load (an instance id, a call number) that no check reads do not make a counterexample "module state"', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(instanceHeader, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(instanceHeader, { module: 'src/client/fixtures/instance-header.ts', foundDir: found }), numRuns: 100, seed: 1 }));
+    expect(msg).toMatch(/stable-key/);
+    expect(msg).not.toMatch(/module level|per simulated client process/);
   }, 120_000);
 
   it('a client property that passes while no request was ever answered 2xx (a wrong path: every answer 404) fails as inconclusive, as check --client says; a working client passes', async () => {

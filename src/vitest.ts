@@ -17,7 +17,7 @@
  */
 import fc from 'fast-check';
 import { count, scenarioSize, sizeText, type FaultKind, type GeneratedCase } from './scenario/arbitraries.js';
-import { runClientScenario, type ClientRun, type RetryClient } from './client/run.js';
+import { runClientScenario, sentDigest, type ClientRun, type RetryClient } from './client/run.js';
 import type { BuiltinName as Variant } from './tracker/builtin.js';
 import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
@@ -516,7 +516,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         const timeLimit = limitOf(c, client);
         const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
         // The file must replay as its reader will run it (a fresh process, no RETRYSIM_APP_PER_PROCESS: the file says how the client loads), as `check --client` holds it to.
-        problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' }, cx.run.result.traceHash);
+        problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' }, { field: 'sentHash', value: sentDigest(cx.run) });
         if (problem !== undefined) rmSync(cx.file!, { force: true });
         r = cx.run;
         shown = cx.scenario;
@@ -575,7 +575,7 @@ async function probeClientModule(client: RetryClient, module: string, ranOn: { t
   const line = clientModuleStateLine(client.name, how, p, sample);
   const service = ranOn.target.service !== undefined && ranOn.target.serviceModule !== undefined ? [moduleFlag(ranOn.target.service), ranOn.target.serviceModule] : [];
   // The file must replay as its reader will run it: a fresh process, no environment variable (the file says how the client loads).
-  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module, ...service], { [PER_PROCESS_ENV]: '' }, cx.run.result.traceHash);
+  const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module, ...service], { [PER_PROCESS_ENV]: '' }, { field: 'sentHash', value: sentDigest(cx.run) });
   if (problem !== undefined) {
     rmSync(cx.file!, { force: true });
     throw new Error(`retrysim: ${line}\n\nretrysim: ${notReproducedMessage(`client '${client.name}'`, problem, CLIENT_STATE_HOME)}`);

@@ -179,6 +179,22 @@ describe('retry client counterexamples are replayable files', () => {
     expect((JSON.parse(readFileSync(j.counterexample, 'utf8')) as { description: string }).description).toContain(detail);
   }, 120_000);
 
+  it('a client tagging its requests with an id made at load and a module-level call number (values no check reads) reproduces in a fresh process: its own bug is reported, not module state', async () => {
+    // Until 2026-12 the fresh-process replay was compared by trace hash, which covers every header's value:
+    // x-client-instance differs between the campaign's process and a fresh one, and check said "state kept at
+    // module level ... make the key per call" about a client whose bug is a key per attempt.
+    const found = tmp('rs-client-instance-');
+    const r = await cli('check', '--client', 'src/client/fixtures/instance-header.ts', '--found', found, '--json');
+    expect(r.code, r.out + r.err).toBe(1);
+    const j = JSON.parse(r.out) as { verdict: string; moduleLoads: string; violations: string[]; why: string[]; counterexample: string };
+    expect(j).toMatchObject({ verdict: 'fails', moduleLoads: 'once', violations: ['stable-key'] });
+    expect(j.why.join(' ')).not.toContain('module level');
+    expect(r.err).not.toContain('module state');
+    const replay = runCliProcess(['replay', '--client', 'src/client/fixtures/instance-header.ts', j.counterexample, '--json']);
+    expect(replay.status, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ expectMet: true, sentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  }, 120_000);
+
   it('a client whose failing case passes when rerun while shrinking, in a shard (no per-process probe there), is named in one line, exit 2, not an internal error', async () => {
     const found = tmp('rs-client-budget-');
     const r = await cli('check', '--client', 'src/client/fixtures/shared-budget.ts', '--runs', '300', '--found', found, '--shard', '1/1', '--out', join(tmp('rs-client-budget-out-'), 'shard.json'), '--json');

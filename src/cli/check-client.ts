@@ -12,7 +12,7 @@ import { textTable } from '../report/table.js';
 import { firstFailureCell } from '../report/first-failure.js';
 import { reasonsBlock } from './reasons.js';
 import { neverReached, reachedText } from '../campaign/coverage.js';
-import type { RetryClient } from '../client/run.js';
+import { sentDigest, type RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
@@ -177,7 +177,7 @@ export async function run(argv: string[]): Promise<number> {
     const replayModules = () => ['--client', v.client!, ...(service && v.service !== undefined ? [moduleFlag(service), v.service] : [])];
     // The file must replay as its reader will run it: the printed line, without RETRYSIM_APP_PER_PROCESS (the file's client.moduleLoads says how the client loads).
     // The same run, too: the trace the campaign found (and printed) is the one the file must give.
-    const replays = (file: string, found?: ClientCampaignResult) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' }, found?.counterexample?.run.result.traceHash);
+    const replays = (file: string, found?: ClientCampaignResult) => freshReplayProblem(file, replayModules(), { [PER_PROCESS_ENV]: '' }, found?.counterexample === undefined ? undefined : { field: 'sentHash', value: sentDigest(found.counterexample.run) });
     let probe: (() => Promise<{ sample: number; p: ClientCampaignResult }>) | undefined;
     /** Shard 1's per-process probe for the campaign (merge adopts its failure when every shard holds). */
     let shardProbe: { sample: number; p: ClientCampaignResult } | undefined;

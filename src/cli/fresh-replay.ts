@@ -19,20 +19,27 @@ const BIN = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
  * service.moduleLoads says how the app loads, as the printed line runs it). Resolves to why the file did not
  * reproduce (expect not met, or a divergence), or undefined when it did or
  * when the replay could not judge it (its own error is not this file's).
- * `traceHash`, when given, is the trace of the run the campaign found and
- * printed: a replay that meets `expect` on another trace (the same check
- * broken at other instants or by other requests) did not reproduce it
- * either — a client whose module-level rate limiter kept a `Date.now()`
- * from earlier runs sent its first request at t=1381 ms in the campaign
- * and at t=0 in the replay, and the line and the file's description gave
- * times the file never shows.
+ * `same`, when given, is what the run the campaign found and printed gave
+ * (`traceHash`, or for a retry client `sentHash`: what it sent and got,
+ * without header values no check reads): a replay that meets `expect` on
+ * another run (the same check broken at other instants or by other
+ * requests) did not reproduce it either — a client whose module-level rate
+ * limiter kept a `Date.now()` from earlier runs sent its first request at
+ * t=1381 ms in the campaign and at t=0 in the replay, and the line and the
+ * file's description gave times the file never shows. A client's is not
+ * its trace hash because that covers every header's value: an instance id
+ * made once at load differs between the campaign's process and a fresh
+ * one, and was taken for state carried between runs.
  */
-export function freshReplayProblem(file: string, modules: readonly string[], env: Record<string, string> = {}, traceHash?: string): string | undefined {
+export function freshReplayProblem(file: string, modules: readonly string[], env: Record<string, string> = {}, same?: { field: 'traceHash' | 'sentHash'; value: string }): string | undefined {
   const r = spawnSync(process.execPath, [BIN, 'replay', ...modules, file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } });
-  if (r.status === 0 && traceHash !== undefined) {
+  if (r.status === 0 && same !== undefined) {
     try {
-      const got = (JSON.parse(r.stdout) as { traceHash?: string }).traceHash;
-      if (got !== undefined && got !== traceHash) return `it met its expect on another run: trace ${got.slice(0, 12)}, where the run found had ${traceHash.slice(0, 12)}`;
+      const got = (JSON.parse(r.stdout) as Record<string, unknown>)[same.field];
+      if (typeof got === 'string' && got !== same.value) {
+        return same.field === 'traceHash' ? `it met its expect on another run: trace ${got.slice(0, 12)}, where the run found had ${same.value.slice(0, 12)}`
+          : `it met its expect on another run: what the client sent and got differs (${got.slice(0, 12)}, where the run found had ${same.value.slice(0, 12)})`;
+      }
     } catch {
       // not JSON: nothing to compare
     }

@@ -11,7 +11,7 @@ import { ServiceError } from '../service/errors.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { DeadlockError, SimLimitError } from '../sim/errors.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
-import { runClientScenario, type ClientRun } from '../client/run.js';
+import { runClientScenario, sentDigest, type ClientRun } from '../client/run.js';
 import { PER_PROCESS_ENV, perProcessOverride } from '../app/per-process.js';
 import type { Scenario } from '../scenario/schema.js';
 import { plural } from '../service/noun.js';
@@ -32,7 +32,7 @@ interleaving.
   --app PATH      --service PATH for a file found against an unmodified Node app
   --trace   one line per event: time, actor, what happened, DB effect
             (on divergence: the run up to the diverging decision)
-  --json    {"file", "name", "seed", "moduleLoads" (a hosted app or retry client whose file or environment says it), "reports", "violations", "traceHash", "expectMet", "problems"}
+  --json    {"file", "name", "seed", "moduleLoads" (a hosted app or retry client whose file or environment says it), "reports", "violations", "traceHash", "sentHash" (a retry client's file: what it sent and got, without other headers' values), "expectMet", "problems"}
             or, on divergence, {"file", "name", "seed", "diverged": {index, kind, message, expected, actual}}
   --html F  also write the run as a self-contained stepper page (sequence diagram, DB rows per step);
             F a folder (DIR/, or one that exists): DIR/<the file's name>.html, as check --html DIR names it;
@@ -423,7 +423,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   const m = matchesExpect(scenario, r, service ? service.effects.noun ?? 'effect' : 'report');
   if (o.html !== undefined) console.error(`wrote ${o.html}`);
   if (o.json) {
-    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, ...(loads.said ? { moduleLoads: perProcess ? 'per-process' : 'once' } : {}), reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, expectMet: m.ok, problems: m.problems }));
+    console.log(JSON.stringify({ file, name: scenario.name, seed: scenario.seed, client: scenario.client.name, ...(loads.said ? { moduleLoads: perProcess ? 'per-process' : 'once' } : {}), reports: r.reports, violations: r.violations, traceHash: r.result.traceHash, sentHash: sentDigest(r), expectMet: m.ok, problems: m.problems }));
     return m.ok ? 0 : 1;
   }
   console.log(command);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { RandomChoice } from '../sim/choice/random.js';
@@ -489,4 +490,23 @@ function deadlineViolations(workers: ClientRun['workers'], deadlineMs: number): 
     else if (late) out.push({ invariant: 'deadline', op: w.operation, detail: `${w.name} sent a request at t=${late.atMs} ms, past its deadline of ${deadlineMs} ms` });
   }
   return out;
+}
+
+/**
+ * A digest of what a client run did as the client checks see it: per
+ * worker, when it started and ended and how it settled, and per request
+ * its time, method, path, key, body, outcome and the times it was answered
+ * or given up on; then the effects per operation and which checks broke.
+ * Other header values and answer bodies are left out on purpose: no check
+ * reads them, and a value a module sets once at load (an instance id, a
+ * boot id a service answers with) differs between a campaign's process and
+ * a fresh one while the run is the same. The trace hash covers them, so
+ * `check --client` compares this one when it asks whether a fresh process
+ * reproduces the counterexample it found.
+ */
+export function sentDigest(run: Pick<ClientRun, 'workers' | 'reports' | 'violations'>): string {
+  const workers = run.workers.map((w) => [w.name, w.operation, w.tenant ?? null, w.startMs, w.endMs, w.outcome,
+    w.sent.map((r) => [r.atMs, r.method, r.path, r.key ?? null, r.body, r.outcome ?? null, r.answeredAtMs ?? null, r.retryAfter ?? null, r.abortedAtMs ?? null])]);
+  const broke = run.violations.map((v) => [v.invariant, v.op]);
+  return createHash('sha256').update(JSON.stringify([workers, Object.entries(run.reports), broke])).digest('hex');
 }
