@@ -10,6 +10,7 @@ import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { PROMPT_SUBTLE, promptSubtle, type PromptSubtleMethod } from '../sim/sync-subtle.js';
 import { routeFetchDispatcher } from './global-fetch.js';
 import { guardNodeHttp } from './node-http-guard.js';
+import { guardSockets } from './socket-guard.js';
 import { refuseUndiciDispatcher } from './undici-dispatcher.js';
 
 /**
@@ -116,6 +117,8 @@ export interface BridgeHooks {
    * (`undici:request:create`), and leaves the simulation (real DNS, real sockets).
    */
   onRealFetch?: (call: string) => void;
+  /** A socket opened during the run (`net.connect`, `tls.connect`: undici with a dispatcher of its own, say): refused before any DNS query. */
+  onSocket?: (call: string) => void;
   /**
    * The wall-clock instant of kernel time 0 that the code's `Date` reads, in
    * ms since 1970 (a scenario's `client.epochMs`: 2026-01-01 for files found
@@ -247,7 +250,13 @@ export async function runClientsOnVirtualTime<T>(
     hooks.onRealFetch?.(call);
     return new Error(`retrysim: a request through undici (${call}) does not reach the simulated network (it carries the fetch run(fetch, op) is handed, and the global fetch)`);
   }));
-  // One with a dispatcher of its own: not stoppable, but seen as it starts (and named).
+  // A socket (undici with a dispatcher of its own, a library on raw sockets): refused before any DNS query, and named.
+  guardSockets((call) => {
+    hooks.onSocket?.(call);
+    return new Error(`retrysim: a socket to ${call} does not reach the simulated network (it carries the fetch run(fetch, op) is handed, and the global fetch)`);
+  });
+  restore.push(() => guardSockets(undefined));
+  // One with a dispatcher of its own: seen as it starts (and named); its socket is refused above.
   if (hooks.onRealFetch !== undefined) {
     const onRealFetch = hooks.onRealFetch;
     const seen = (m: unknown) => {

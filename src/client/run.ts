@@ -208,18 +208,25 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const onNodeHttp = (call: string) => (nodeHttp ??= call);
     let realFetch: string | undefined;
     const onRealFetch = (call: string) => (realFetch ??= call);
+    let socket: string | undefined;
+    const onSocket = (call: string) => (socket ??= call);
     /** Not a verdict on the client: what it sent through undici was never simulated (nor judged). */
-    const realFetchError = () => new ClientError(client.name, `it sent ${realFetch} through undici — the undici package's fetch or request, or Node's own fetch held from before retrysim was loaded — which the simulation does not carry: only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (in a vitest file, import retrysim/vitest before the client's module)`);
+    const realFetchError = () => new ClientError(client.name, socket === undefined
+      ? `it sent ${realFetch} through undici — the undici package's fetch or request, or Node's own fetch held from before retrysim was loaded — which the simulation does not carry: only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (in a vitest file, import retrysim/vitest before the client's module)`
+      : `it sent ${realFetch} through undici with a dispatcher of its own (dispatcher: new Agent(), a Pool or a Client), whose socket to ${socket} was refused before any DNS query: the simulation does not carry it; only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (drop the dispatcher option during checks, or pass the fetch as a parameter)`);
+    /** Not a verdict on the client: a socket it opened itself was never simulated (nor judged). */
+    const socketError = () => new ClientError(client.name, `it opened a socket to ${socket} (net.connect or tls.connect: a client library on raw sockets), refused before any DNS query: the simulation does not carry it; only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one)`);
     /** Not a verdict on the client: what it sent through node:http was never simulated (nor judged). */
     const nodeHttpError = () => new ClientError(client.name, `it sent ${nodeHttp} through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')`);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, onSocket, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
       if (loadError !== undefined) throw loadError instanceof ClientError ? loadError : new ClientError(client.name, `cannot load afresh for a simulated client process: ${String(loadError)}`);
       if (nodeHttp !== undefined) throw nodeHttpError();
       if (realFetch !== undefined) throw realFetchError();
+      if (socket !== undefined) throw socketError();
       // Not a verdict on the client: what it sent that way was never simulated (nor judged).
       if (globalFetch !== undefined) throw new ClientError(client.name, `it called the global fetch (${globalFetch}), which would leave the simulation: only requests under op.url's origin (${SIM_ORIGIN}) reach the simulated service`);
       if (choices instanceof ReplayChoice) choices.finish(result.choices);
@@ -229,6 +236,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       // The client's code, not retrysim, is what cannot finish: say so in one line (a refused node:http request first: it is why).
       if (nodeHttp !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw nodeHttpError();
       if (realFetch !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw realFetchError();
+      if (socket !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw socketError();
       if (e instanceof ClientStuckError) throw new ClientError(client.name, e.message);
       if (e instanceof SimLimitError) throw new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
       throw e;

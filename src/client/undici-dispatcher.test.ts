@@ -5,6 +5,7 @@
 // DNS query for service.sim, no real socket), and the line names undici,
 // not an import order that cannot help.
 import diagnostics from 'node:diagnostics_channel';
+import dns from 'node:dns';
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
@@ -42,6 +43,25 @@ describe('undici\'s global dispatcher during a client run', () => {
       "retrysim check: client module 'undici-request-client': it sent POST http://service.sim/reports through undici — the undici package's fetch or request, or Node's own fetch held from before retrysim was loaded — which the simulation does not carry: only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (in a vitest file, import retrysim/vitest before the client's module)",
     ]);
     expect(created).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
+  it('check --client on a client using undici with a dispatcher of its own (new Agent()): its socket is refused before any DNS query, one line naming the dispatcher, exit 2, no file', async () => {
+    // Until 2026-12 such a client's requests went to the real resolver for service.sim.
+    const dir = tmp('rs-undici-agent-');
+    const looked: string[] = [];
+    const lookup = dns.lookup;
+    (dns as { lookup: unknown }).lookup = (host: string, ...rest: unknown[]) => (looked.push(host), Reflect.apply(lookup, dns, [host, ...rest]));
+    try {
+      const r = await runMain(['check', '--client', 'src/client/fixtures/undici-own-agent.ts', '--runs', '10', '--found', dir]);
+      expect(r.code, r.out + r.err).toBe(2);
+      expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
+        "retrysim check: client module 'undici-own-agent': it sent POST http://service.sim/reports through undici with a dispatcher of its own (dispatcher: new Agent(), a Pool or a Client), whose socket to service.sim:80 was refused before any DNS query: the simulation does not carry it; only the fetch run(fetch, op) is handed, or the global fetch, reaches the simulated service (drop the dispatcher option during checks, or pass the fetch as a parameter)",
+      ]);
+    } finally {
+      (dns as { lookup: unknown }).lookup = lookup;
+    }
+    expect(looked).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 
