@@ -7,6 +7,7 @@ import { freshServiceCopy } from '../service/fresh-copy.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
+import { stoppedRunLine } from '../service/stopped-run.js';
 import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-state.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import type { ScenarioRun } from '../scenario/run.js';
@@ -276,6 +277,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (e) {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
+        if (e.stopped !== undefined) console.error(stoppedRunLine(e.stopped));
         return 2;
       }
       if (e instanceof ServiceFaultsError) {

@@ -24,6 +24,7 @@ import { APP_STATE_HOME, NotRerunError, SERVICE_STATE_HOME, ServiceError } from 
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { freshServiceCopy } from './fresh-copy.js';
+import { writeStoppedRun } from './stopped-run.js';
 import { Reached } from './reached.js';
 import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, STEP_REACHED, withLaterReaches, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
@@ -312,6 +313,8 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   /** What the first failing run broke (a NotRerunError says it). */
   let firstBroken: string[] = [];
   let serviceError: ServiceError | undefined;
+  /** The case that stopped the campaign with {@link serviceError}, and its run. */
+  let stoppedBy: { c: GeneratedCase; run: number; shrinking: boolean } | undefined;
   let done = 0;
   let index = -1;
   let shrinkRuns = 0;
@@ -332,6 +335,7 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
       if (flight.abandoned) return true;
       if (e instanceof ServiceError) {
         serviceError = e; // a broken service: no point shrinking a verdict about it
+        if (e.ofTheRun) stoppedBy = { c, run: firstFailureRun ?? index + 1, shrinking: firstFailureMs !== undefined };
         return true;
       }
       throw e;
@@ -353,7 +357,10 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   }));
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   await flight.settle();
-  if (serviceError !== undefined) throw serviceError;
+  if (serviceError !== undefined) {
+    if (stoppedBy !== undefined) serviceError.stopped = await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking });
+    throw serviceError;
+  }
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {
     // Every generated scenario ran unless the budget stopped it (fast-check skips none here); fewer than asked is inconclusive, never a ✓.

@@ -37,6 +37,18 @@ export function serviceWord(name: string): string {
 export class ServiceError extends Error {
   /** What a real server answers for it, when the service code threw (a 500 without file names or source); undefined: a generic 500. */
   answer?: { status: number; headers: Record<string, string>; body: string };
+  /** The run's timeline up to the stop, when the run kept its trace (replay --trace shows it). */
+  trace?: string[];
+  /**
+   * True for a stop the run's own course led to — a request never
+   * answered, the run-time limit — which a file of the run can show (a
+   * campaign writes it, src/service/stopped-run.ts); false for a module
+   * retrysim cannot run as declared (a listen(), a late step), whose one
+   * line is all there is to say.
+   */
+  ofTheRun = false;
+  /** Set by a campaign this error stopped: which run, and the file that replays it (src/service/stopped-run.ts). */
+  stopped?: import('./stopped-run.js').StoppedRun;
 
   constructor(
     readonly service: string,

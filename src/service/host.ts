@@ -359,6 +359,12 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[], epo
  * signatures but for signing with ECDSA or RSA-PSS) are answered at once
  * (src/sim/sync-thread-pool.ts, src/sim/sync-subtle.ts).
  */
+/** Marks a stop the run's course led to (see {@link ServiceError.ofTheRun}). */
+export function ofTheRun(e: ServiceError): ServiceError {
+  e.ofTheRun = true;
+  return e;
+}
+
 export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
   let who = scope?.name;
   if (who === undefined) {
@@ -368,7 +374,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`);
+  return ofTheRun(new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`));
 }
 
 /**

@@ -11,7 +11,7 @@ import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { EffectId, ServiceDefinition } from './definition.js';
 import { isEffectId, valueText } from './ids.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
-import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
+import { ofTheRun, onKernelClock, ServiceHost, stuckRequest } from './host.js';
 import { checkRecoveryAnswers, checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
@@ -154,16 +154,19 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
     } catch (e) {
       // The run up to the divergence is what a reader needs to see why.
       if (e instanceof ReplayDivergenceError && opts.keepTrace) e.trace = kernel.trace!.lines();
+      let stop = e;
       if (e instanceof DeadlockError) {
         const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
-        throw new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on something nothing in the simulation settles (a sim.defer() nobody resolves, a promise of another request that never settles it, real I/O)`);
+        stop = ofTheRun(new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on something nothing in the simulation settles (a sim.defer() nobody resolves, a promise of another request that never settles it, real I/O)`));
       }
       // A generated scenario of a prompt service ends well within the
       // kernel's limits; a user's service that does not (a handler awaiting
       // a 5-hour timer, work it schedules for ever) is the service's doing,
       // not "inputs too large": name it and the requests still running.
-      if (e instanceof SimLimitError && s.service.module !== undefined) throw limitError(def.name, e, kernel);
-      throw e;
+      if (e instanceof SimLimitError && s.service.module !== undefined) stop = ofTheRun(limitError(def.name, e, kernel));
+      // What led to a stop the service caused is what its reader needs (replay --trace prints it).
+      if (stop instanceof ServiceError && opts.keepTrace && stop.trace === undefined) stop.trace = kernel.trace!.lines();
+      throw stop;
     } finally {
       clock.release();
     }

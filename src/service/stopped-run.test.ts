@@ -1,0 +1,43 @@
+// A campaign a service stops (a request never answered) names the run and
+// writes it as a scenario file: replayed with --trace it shows the run up to
+// the stop, and the same line, exit 2. Until 2026-12 the line named a
+// request (s1/op1.w0#4) of a run nobody could look at.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliProcess, runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
+const SERVICE = 'src/service/fixtures/hangs-on-duplicate.ts';
+
+describe('the run that stopped a campaign', () => {
+  it('check --service names the run and writes it; replay --trace shows the run up to the same stop, exit 2', async () => {
+    const found = tmp('rs-stopped-');
+    const r = await runMain(['check', '--service', SERVICE, '--runs', '200', '--found', found]);
+    expect(r.code, r.out + r.err).toBe(2);
+    const lines = r.err.trim().split('\n');
+    const stop = lines.find((l) => l.startsWith('retrysim check:'))!;
+    expect(stop).toMatch(/never answered request/);
+    const files = readdirSync(found);
+    expect(files).toHaveLength(1);
+    const file = join(found, files[0]!);
+    expect(lines[lines.indexOf(stop) + 1]).toMatch(new RegExp(`^ {2}it stopped at run \\d+: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} — retrysim replay --service ${SERVICE} \\S+ --trace shows the run up to the stop$`));
+    const scenario = JSON.parse(readFileSync(file, 'utf8')) as { description: string; schedule: unknown[]; expect: unknown };
+    expect(scenario.description).toContain(stop.replace('retrysim check: ', ''));
+    expect(scenario.expect).toEqual({ violations: [] });
+
+    const replay = runCliProcess(['replay', '--service', SERVICE, file, '--trace']);
+    expect(replay.status, replay.stderr).toBe(2);
+    expect(replay.stdout).toContain('timeline up to the stop:');
+    // The request the campaign named is the one the replay stops on.
+    const request = /never answered request (\S+):/.exec(stop)![1]!;
+    expect(replay.stdout).toMatch(new RegExp(`${request.replace(/[.*+?^${}()|[\]\\/#]/g, '\\$&')}\\s+spawn`));
+    expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
+
+    // The same campaign writes the same file.
+    const again = tmp('rs-stopped-again-');
+    await runMain(['check', '--service', SERVICE, '--runs', '200', '--found', again]);
+    expect(readFileSync(join(again, files[0]!), 'utf8')).toBe(readFileSync(file, 'utf8'));
+  }, 120_000);
+});
