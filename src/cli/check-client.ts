@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
+import { stoppedRunLine } from '../service/stopped-run.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
@@ -260,6 +261,7 @@ export async function run(argv: string[]): Promise<number> {
     } catch (e) {
       if (e instanceof ClientError || e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
+        if (e.stopped !== undefined) console.error(stoppedRunLine(e.stopped));
         return 2;
       }
       throw e;

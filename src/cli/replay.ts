@@ -354,7 +354,7 @@ const FIX_HINT = ' — a fixed module takes other steps, so a strict replay cann
 function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: boolean; trace: boolean; command: string; other: string }): number | undefined {
   if (e instanceof ServiceError || e instanceof ClientError) {
     // A run the service stopped (a request never answered, a limit): what led there, as for a divergence.
-    if (e instanceof ServiceError && o.trace && !o.json && e.trace !== undefined) {
+    if (o.trace && !o.json && e.trace !== undefined) {
       console.log(`${o.command}\n\ntimeline up to the stop:`);
       for (const l of readableTimeline(e.trace)) console.log('  ' + l);
       console.log('');

@@ -15,6 +15,8 @@ import { serviceCaseArbitrary, type FoundBy } from '../service/campaign.js';
 import { registerService } from '../service/registry.js';
 import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTimeLimit, type MinimiseOptions, type Minimised } from '../campaign/minimise.js';
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
+import { ServiceError } from '../service/errors.js';
+import { writeClientStoppedRun } from './stopped-run.js';
 import { moduleLoadsOf } from '../app/define.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { campaignPct } from '../campaign/pct.js';
@@ -296,6 +298,8 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   let done = 0;
   let index = -1;
   let firstFailureRun: number | undefined;
+  /** The run that first stopped the campaign (a client waiting on nothing the run settles, a run that never ends). */
+  let firstStop: { run: number; shrinking: boolean } | undefined;
   /** The shrink budget, started at the first failure: fast-check's shrinking stops at it too. */
   let shrinkLimit: MinimiseOptions['timeLimit'];
   const slice = o.slice;
@@ -309,7 +313,14 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
       index++;
       if (slice !== undefined && !owns(slice, index)) return true;
     }
-    const r = await counted.run(c.scenario, await choicesOf(c), flight);
+    let r: ClientRun;
+    try {
+      r = await counted.run(c.scenario, await choicesOf(c), flight);
+    } catch (e) {
+      // fast-check shrinks a throw as a failure: the first one's run number is what the line names.
+      if ((e instanceof ClientError || e instanceof ServiceError) && e.ofTheRun) firstStop ??= { run: firstFailureRun ?? index + 1, shrinking: firstFailureRun !== undefined };
+      throw e;
+    }
     if (flight.abandoned) return true;
     if (firstFailureRun === undefined) {
       done++;
@@ -337,7 +348,15 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     if (vacuous !== undefined) return { ...part, verdict: 'inconclusive', inconclusive: vacuous };
     return { ...part, verdict: 'holds' };
   }
-  if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) throw details.errorInstance;
+  if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
+    const e = details.errorInstance;
+    // The smallest case fast-check found stopping, written so that replay --trace shows what led there.
+    if ((e instanceof ClientError || e instanceof ServiceError) && e.ofTheRun && firstStop !== undefined && details.counterexample !== null) {
+      const [stoppedCase] = details.counterexample as [GeneratedCase];
+      e.stopped = await writeClientStoppedRun(o.client, stoppedCase, await choicesOf(stoppedCase), { ...o, ...(o.module !== undefined ? { module: o.module } : {}), seed: o.seed }, firstStop);
+    }
+    throw e;
+  }
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
   const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}), ...(shrinkLimit !== undefined ? { timeLimit: shrinkLimit } : {}) });

@@ -11,6 +11,13 @@ import type { RetryClient } from './run.js';
  * alone and exits 2: bad input, not a bug in retrysim.
  */
 export class ClientError extends Error {
+  /** True for a stop the run's own course led to (the client waits on nothing the run can settle, the run never ends): a campaign writes the run as a file (src/client/stopped-run.ts). */
+  ofTheRun = false;
+  /** The run's timeline up to the stop, when the run kept its trace (replay --trace shows it). */
+  trace?: string[];
+  /** Set by a campaign this error stopped: which run, and the file that replays it. */
+  stopped?: import('../service/stopped-run.js').StoppedRun;
+
   constructor(readonly module: string, message: string) {
     super(`client module '${module}': ${message}`);
     this.name = 'ClientError';

@@ -16,6 +16,7 @@ import { endpointOf, hostInstances } from '../service/run.js';
 import { onKernelClock, stuckRequest } from '../service/host.js';
 import { ClientStuckError, releaseBridge, runClientsOnVirtualTime } from './bridge.js';
 import { ClientError } from './load.js';
+import { ServiceError } from '../service/errors.js';
 import { SimLimitError } from '../sim/errors.js';
 import { SIM_ORIGIN, simFetch, type SentRequest } from './sim-fetch.js';
 import { ObservedTrace, observedTransport, type RunObserver } from '../scenario/observe.js';
@@ -237,9 +238,13 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       if (nodeHttp !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw nodeHttpError();
       if (realFetch !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw realFetchError();
       if (socket !== undefined && (e instanceof ClientStuckError || e instanceof SimLimitError)) throw socketError();
-      if (e instanceof ClientStuckError) throw new ClientError(client.name, e.message);
-      if (e instanceof SimLimitError) throw new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
-      throw e;
+      let stop = e;
+      if (e instanceof ClientStuckError) stop = new ClientError(client.name, e.message);
+      if (e instanceof SimLimitError) stop = new ClientError(client.name, `the run never ends (limit ${e.limit}=${e.value} reached at t=${e.timeMs.toFixed(0)} ms): a client that keeps re-arming timers, or one that never stops retrying`);
+      if (stop !== e) (stop as ClientError).ofTheRun = true;
+      // What led to a stop of the run's own course is what its reader needs (replay --trace prints it).
+      if ((stop instanceof ClientError || stop instanceof ServiceError) && stop.ofTheRun && opts.keepTrace && stop.trace === undefined) stop.trace = kernel.trace!.lines();
+      throw stop;
     } finally {
       // A run stopped on a limit leaves the bridge parked with the fakes installed.
       releaseBridge();

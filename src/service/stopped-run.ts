@@ -41,7 +41,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     await runScenario(c.scenario, { choices: rec, service: def, hashTrace: false });
     return stopped;
   } catch (e) {
-    if (!(e instanceof ServiceError)) return stopped;
+      if (!(e instanceof ServiceError && e.ofTheRun)) return stopped;
     error = e;
   }
   if (foundDir === undefined) return stopped;
@@ -53,10 +53,16 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     schedule: scheduleOf(rec.records),
     expect: { violations: [] },
   };
-  mkdirSync(foundDir, { recursive: true });
-  const file = join(foundDir, `${def.name}-stopped-${hashJson(scenario).slice(0, 8)}.json`);
-  writeFileSync(file, printScenario(scenario));
+  const file = writeStoppedScenario(foundDir, def.name, scenario);
   return { ...stopped, file, replay: `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` };
+}
+
+/** Writes a stopped run's scenario as `<name>-stopped-<hash>.json` in `foundDir`; returns the path. */
+export function writeStoppedScenario(foundDir: string, name: string, scenario: Scenario): string {
+  mkdirSync(foundDir, { recursive: true });
+  const file = join(foundDir, `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-stopped-${hashJson(scenario).slice(0, 8)}.json`);
+  writeFileSync(file, printScenario(scenario));
+  return file;
 }
 
 /** The line under a stop: which run, and the file that replays it. */
