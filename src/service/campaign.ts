@@ -321,10 +321,13 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   /** The shrink budget, started at the first failure: fast-check's shrinking stops at it as at its run count. */
   let shrinkLimit: MinimiseOptions['timeLimit'];
   const slice = o.slice;
+  /** The run a stop of its own course (a request never answered) first ended: fast-check then shrinks the stop, as a failure. */
+  let firstStop: number | undefined;
   const prop = fc.asyncProperty(serviceCaseArbitrary(o.def, module, keySource, faults), flight.track(async (c) => {
-    if (serviceError !== undefined || (firstFailureMs !== undefined && (++shrinkRuns > SHRINK_RUNS_MAX || shrinkLimit?.expired() === true))) return true;
+    const shrinking = firstFailureMs !== undefined || firstStop !== undefined;
+    if (serviceError !== undefined || (shrinking && (++shrinkRuns > SHRINK_RUNS_MAX || shrinkLimit?.expired() === true))) return true;
     // Before a failure every call is the next run index; another shard's index passes untouched (shrinking runs them all).
-    if (firstFailureMs === undefined) {
+    if (!shrinking) {
       index++;
       if (slice !== undefined && !owns(slice, index)) return true;
     }
@@ -333,14 +336,23 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
       r = await run(c.scenario, await choicesOf(c), false);
     } catch (e) {
       if (flight.abandoned) return true;
+      if (e instanceof ServiceError && e.ofTheRun && firstFailureMs === undefined) {
+        // A request never answered, the run-time limit: a case of its own, shrunk like a failure (fast-check takes a throw
+        // for one), so that the file written is the smallest run that stops so. Only stops count while it shrinks.
+        if (firstStop === undefined) {
+          firstStop = index + 1;
+          if (o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(clock, o.shrinkBudgetMs);
+        }
+        throw e;
+      }
       if (e instanceof ServiceError) {
         serviceError = e; // a broken service: no point shrinking a verdict about it
-        if (e.ofTheRun) stoppedBy = { c, run: firstFailureRun ?? index + 1, shrinking: firstFailureMs !== undefined };
+        if (e.ofTheRun) stoppedBy = { c, run: firstFailureRun ?? index + 1, shrinking: true };
         return true;
       }
       throw e;
     }
-    if (flight.abandoned) return true;
+    if (flight.abandoned || firstStop !== undefined) return true;
     if (firstFailureMs === undefined) {
       done++;
       o.onProgress?.(done);
@@ -360,6 +372,13 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   if (serviceError !== undefined) {
     if (stoppedBy !== undefined) serviceError.stopped = await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking });
     throw serviceError;
+  }
+  const stop = details.errorInstance;
+  if (firstStop !== undefined && stop instanceof ServiceError && details.counterexample !== null) {
+    // The smallest case fast-check found stopping so: written, so that replay --trace shows what led there.
+    const [c] = details.counterexample as [GeneratedCase];
+    stop.stopped = await writeStoppedRun(o.def, module, c, await choicesOf(c), o.seed, o.foundDir, { run: firstStop, shrinking: false });
+    throw stop;
   }
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
   if (!details.failed || (details.interrupted && details.counterexample === null)) {

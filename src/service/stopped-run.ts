@@ -49,7 +49,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     ...c.scenario,
     ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...c.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     name: `${def.name}: the run that stopped the campaign`,
-    description: `Run ${stopped.run} of retrysim check ${moduleFlag(def)} ${module} (seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
+    description: `Run ${stopped.run} of retrysim check ${moduleFlag(def)} ${module} (seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.shrinking ? '' : ' (the smallest such case fast-check found)'}: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(rec.records),
     expect: { violations: [] },
   };
