@@ -23,9 +23,13 @@ describe('the run that stopped a campaign', () => {
     expect(files).toHaveLength(1);
     const file = join(found, files[0]!);
     expect(lines[lines.indexOf(stop) + 1]).toMatch(new RegExp(`^ {2}it stopped at run \\d+: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} — retrysim replay --service ${SERVICE} \\S+ --trace shows the run up to the stop$`));
-    const scenario = JSON.parse(readFileSync(file, 'utf8')) as { description: string; schedule: unknown[]; expect: unknown };
+    const scenario = JSON.parse(readFileSync(file, 'utf8')) as { description: string; schedule: unknown[]; expect: unknown; operations: Array<{ workers: number }>; faults: Record<string, unknown> };
     expect(scenario.description).toContain(stop.replace('retrysim check: ', ''));
     expect(scenario.expect).toEqual({ violations: [] });
+    // Shrunk as a failure is: run 1 stopped after a kill, a lost answer, a pause and a slow step; the smallest
+    // stop is two workers of one operation, no fault at all (the twin of the request answered 201 waits for ever).
+    expect(scenario.operations).toEqual([expect.objectContaining({ workers: 2 })]);
+    expect(scenario.faults).toEqual({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 });
 
     const replay = runCliProcess(['replay', '--service', SERVICE, file, '--trace']);
     expect(replay.status, replay.stderr).toBe(2);
