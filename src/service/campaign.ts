@@ -25,6 +25,7 @@ import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { freshServiceCopy } from './fresh-copy.js';
 import { writeStoppedRun } from './stopped-run.js';
+import { RecordingChoice } from '../sim/choice/recording.js';
 import { Reached } from './reached.js';
 import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, STEP_REACHED, withLaterReaches, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
@@ -426,15 +427,28 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
   const fails = (r: ScenarioRun) => r.violations.length > 0;
   for (const s of serviceSmallScenarios(o.def, module, faults, keySource)) {
     const scenario = { ...s, seed: o.seed };
-    const e = await exploreAll((choices) => run(scenario, choices, false), {
-      schedulesMax: o.runs,
-      reduce: true,
-      keep: fails,
-      onSchedule: (x) => {
-        o.onProgress?.(schedules + x.index + 1);
-        return !fails(x.result); // stop at the first failing schedule
-      },
-    });
+    // The schedule in progress, recorded: a stop (a request never answered) hands no decisions back, and its file needs them.
+    let last: RecordingChoice | undefined;
+    let ranHere = 0;
+    let e: Awaited<ReturnType<typeof exploreAll<ScenarioRun>>>;
+    try {
+      e = await exploreAll((choices) => run(scenario, (last = new RecordingChoice(choices)), false), {
+        schedulesMax: o.runs,
+        reduce: true,
+        keep: fails,
+        onSchedule: (x) => {
+          ranHere = x.index + 1;
+          o.onProgress?.(schedules + x.index + 1);
+          return !fails(x.result); // stop at the first failing schedule
+        },
+      });
+    } catch (err) {
+      if (err instanceof ServiceError && err.ofTheRun && last !== undefined) {
+        const chosen = last.records.map((r) => r.chosen);
+        err.stopped = await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true });
+      }
+      throw err;
+    }
     schedules += e.schedules;
     complete &&= e.complete;
     const failing = e.results[0];

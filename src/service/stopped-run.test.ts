@@ -44,4 +44,19 @@ describe('the run that stopped a campaign', () => {
     await runMain(['check', '--service', SERVICE, '--runs', '200', '--found', again]);
     expect(readFileSync(join(again, files[0]!), 'utf8')).toBe(readFileSync(file, 'utf8'));
   }, 120_000);
+
+  it('an exhaustive search stopped so writes the schedule it was on; its replay stops the same way', async () => {
+    const found = tmp('rs-stopped-exhaustive-');
+    const r = await runMain(['check', '--service', SERVICE, '--explore', 'exhaustive', '--found', found]);
+    expect(r.code, r.out + r.err).toBe(2);
+    const stop = r.err.split('\n').find((l) => l.startsWith('retrysim check:'))!;
+    const files = readdirSync(found);
+    expect(files).toHaveLength(1);
+    const file = join(found, files[0]!);
+    expect(r.err).toContain(`: ${file} — retrysim replay --service ${SERVICE} ${file} --trace shows the run up to the stop`);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { description: string }).description).toMatch(/\(schedule \d+ of its exhaustive search\)/);
+    const replay = runCliProcess(['replay', '--service', SERVICE, file]);
+    expect(replay.status, replay.stderr).toBe(2);
+    expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
+  }, 120_000);
 });

@@ -18,6 +18,8 @@ export interface StoppedRun {
   run: number;
   /** True when the run was a candidate while shrinking run `run`'s failure. */
   shrinking: boolean;
+  /** True for a schedule of an exhaustive search (not shrunk: the search's own order is smallest first). */
+  exhaustive?: boolean;
   /** The scenario file (absent: the case did not stop again, or no folder to write in). */
   file?: string;
   /** The command that replays it with its timeline. */
@@ -49,7 +51,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     ...c.scenario,
     ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...c.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     name: `${def.name}: the run that stopped the campaign`,
-    description: `Run ${stopped.run} of retrysim check ${moduleFlag(def)} ${module} (seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.shrinking ? '' : ' (the smallest such case fast-check found)'}: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
+    description: `Run ${stopped.run} of retrysim check ${moduleFlag(def)} ${module} (seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.shrinking ? '' : stopped.exhaustive ? ' (schedule ' + stopped.run + ' of its exhaustive search)' : ' (the smallest such case fast-check found)'}: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(rec.records),
     expect: { violations: [] },
   };
