@@ -15,6 +15,7 @@ import clockBreaker from './client/fixtures/clock-breaker.js';
 import moduleLimiter from './client/fixtures/module-limiter.js';
 import instanceHeader from './client/fixtures/instance-header.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
+import hangsOnDuplicate from './service/fixtures/hangs-on-duplicate.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 
@@ -138,6 +139,21 @@ describe('retrysim/vitest', () => {
     expect(msg).toMatch(/^retrysim: service 'undeclared-step': handle called sim\.step\('\w+'\), which is not declared in steps \[.*\]; declare every interleaving point \(retrysim check --service says the same, exit 2\)$/);
     expect(msg).not.toContain('Counterexample:');
   });
+
+  it('a property whose run stops (a request never answered) fails with check\'s line and the shrunk stopping run written; its replay stops the same way', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const module = 'src/service/fixtures/hangs-on-duplicate.ts';
+    const prop = fc.asyncProperty(serviceCases(hangsOnDuplicate, { module }), async (c) => (await runServiceCase(hangsOnDuplicate, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(hangsOnDuplicate, { foundDir: found }), numRuns: 100, seed: 1 }));
+    const [line, stop] = msg.split('\n');
+    expect(line).toMatch(/^retrysim: service 'hangs-on-duplicate': never answered request \S+: .* \(retrysim check --service says the same, exit 2\)$/);
+    const file = join(found, readdirSync(found)[0]!);
+    expect(stop).toBe(`  it stopped at run 1: ${file} — retrysim replay --service ${module} ${file} --trace shows the run up to the stop`);
+    expect(loadScenario(file).description).toMatch(/^Run 1 of a vitest property \(retrysim's vitest helper, seed 1\) stopped the campaign/);
+    const r = await cli(['replay', '--service', module, file]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe(line!.replace(/^retrysim: /, 'retrysim replay: ').replace(' (retrysim check --service says the same, exit 2)', ''));
+  }, 60_000);
 
   it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {
     const found = mkdtempSync(join(tmpdir(), 'found-'));

@@ -22,6 +22,7 @@ import type { BuiltinName as Variant } from './tracker/builtin.js';
 import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
+import { stoppedRunLine, writeStoppedRun } from './service/stopped-run.js';
 import type { ServiceDefinition } from './service/definition.js';
 import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, serviceFaults, type Answers } from './service/campaign.js';
 import { existsSync, rmSync } from 'node:fs';
@@ -312,8 +313,13 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       // A module retrysim cannot run as declared (an undeclared step, a step
       // after its answer) is no counterexample: check's one line, not a
       // shrunk case and "could not minimise the counterexample: …" (so until 2026-12).
-      if (details.errorInstance instanceof ServiceError) throw new Error(`retrysim: ${details.errorInstance.message} (retrysim check --service says the same, exit 2)`);
       const c = details.counterexample?.[0];
+      if (details.errorInstance instanceof ServiceError) {
+        const e = details.errorInstance;
+        // A run that stopped on its own course (a request never answered): the shrunk case, written for replay --trace, as check writes it.
+        const stop = e.ofTheRun && c !== undefined ? await writeStoppedRun(def, moduleOf(def, o.module), c, new ListChoice(c.choices), details.seed, o.foundDir ?? FOUND_DIR, { run: details.numRuns, shrinking: false }, 'vitest') : undefined;
+        throw new Error(`retrysim: ${e.message} (retrysim check --service says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
+      }
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);
       let cx;

@@ -36,7 +36,7 @@ export interface StoppedRun {
  * does not stop again, nothing is written. Not a verdict: the file expects
  * no violation and replays to the same stop, exit 2.
  */
-export async function writeStoppedRun(def: ServiceDefinition, module: string, c: GeneratedCase, choices: ChoiceSource, seed: number, foundDir: string | undefined, stopped: Omit<StoppedRun, 'file' | 'replay'>): Promise<StoppedRun> {
+export async function writeStoppedRun(def: ServiceDefinition, module: string, c: GeneratedCase, choices: ChoiceSource, seed: number, foundDir: string | undefined, stopped: Omit<StoppedRun, 'file' | 'replay'>, foundBy: 'check' | 'vitest' = 'check'): Promise<StoppedRun> {
   const rec = new RecordingChoice(choices);
   let error: ServiceError;
   try {
@@ -51,7 +51,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     ...c.scenario,
     ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...c.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     name: `${def.name}: the run that stopped the campaign`,
-    description: `Run ${stopped.run} of retrysim check ${moduleFlag(def)} ${module} (seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.shrinking ? '' : stopped.exhaustive ? ' (schedule ' + stopped.run + ' of its exhaustive search)' : ' (the smallest such case fast-check found)'}: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
+    description: `Run ${stopped.run} of ${foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check ${moduleFlag(def)} ${module} (`}seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.shrinking ? '' : stopped.exhaustive ? ' (schedule ' + stopped.run + ' of its exhaustive search)' : ' (the smallest such case fast-check found)'}: ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(rec.records),
     expect: { violations: [] },
   };
