@@ -16,6 +16,7 @@ import moduleLimiter from './client/fixtures/module-limiter.js';
 import instanceHeader from './client/fixtures/instance-header.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import hangsOnDuplicate from './service/fixtures/hangs-on-duplicate.js';
+import stuckOn409 from './client/fixtures/stuck-on-409.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 
@@ -153,6 +154,20 @@ describe('retrysim/vitest', () => {
     const r = await cli(['replay', '--service', module, file]);
     expect(r.code).toBe(2);
     expect(r.err.trim()).toBe(line!.replace(/^retrysim: /, 'retrysim replay: ').replace(' (retrysim check --service says the same, exit 2)', ''));
+  }, 60_000);
+
+  it('explainClient, as check --client: a client whose run stops (it waits on nothing the run settles) fails with check\'s line and the shrunk stopping run written', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const module = 'src/client/fixtures/stuck-on-409.ts';
+    const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(stuckOn409, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(stuckOn409, { module, foundDir: found }), numRuns: 300, seed: 1 }));
+    const [line, stop] = msg.split('\n');
+    expect(line).toBe("retrysim: client module 'stuck-on-409': the client is waiting, but on neither a timer nor a request (real I/O, a host callback outside the fake clock, or a promise nobody resolves); it cannot run on virtual time (retrysim check --client says the same, exit 2)");
+    const file = join(found, readdirSync(found)[0]!);
+    expect(stop).toMatch(new RegExp(`^ {2}it stopped at run \\d+: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} — retrysim replay --client ${module} \\S+ --trace shows the run up to the stop$`));
+    const r = await cli(['replay', '--client', module, file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('the client is waiting, but on neither a timer nor a request');
   }, 60_000);
 
   it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {

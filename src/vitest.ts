@@ -23,6 +23,7 @@ import type { KeySource } from './harness/keys.js';
 import { runScenario, type ScenarioRun } from './scenario/run.js';
 import { ListChoice } from './sim/choice/list.js';
 import { stoppedRunLine, writeStoppedRun } from './service/stopped-run.js';
+import { writeClientStoppedRun } from './client/stopped-run.js';
 import type { ServiceDefinition } from './service/definition.js';
 import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, serviceFaults, type Answers } from './service/campaign.js';
 import { existsSync, rmSync } from 'node:fs';
@@ -36,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
-import { freshClientLoader } from './client/load.js';
+import { ClientError, freshClientLoader } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
 import { Reached } from './service/reached.js';
 import { ServiceError } from './service/errors.js';
@@ -508,6 +509,14 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       }
       const c = details.counterexample?.[0];
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
+      const e = details.errorInstance;
+      if (e instanceof ClientError || (e instanceof ServiceError && e.ofTheRun)) {
+        // Not a verdict on the client (a request outside the simulation), or a run that stopped on its own course
+        // (the client waits on nothing the run settles): check's line, and for a stop the shrunk run written for replay --trace.
+        const svc = clientServices.get(c);
+        const stop = e.ofTheRun ? await writeClientStoppedRun(client, c, new ListChoice(c.choices), { ...(module !== undefined ? { module } : {}), ...(svc ? { service: svc } : {}), seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, foundBy: 'vitest' }, { run: details.numRuns, shrinking: false }) : undefined;
+        throw new Error(`retrysim: ${e.message} (retrysim check --client says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
+      }
       // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).
       const report = failedLine(details);
       const service = clientServices.get(c);

@@ -20,7 +20,7 @@ import { runClientScenario, type RetryClient } from './run.js';
  * Run once more with its decisions recorded; nothing is written when it
  * does not stop again.
  */
-export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCase, choices: ChoiceSource, o: { module?: string; service?: ServiceDefinition; serviceModule?: string; perProcess?: () => Promise<RetryClient>; seed: number; foundDir?: string }, stopped: Omit<StoppedRun, 'file' | 'replay'>): Promise<StoppedRun> {
+export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCase, choices: ChoiceSource, o: { module?: string; service?: ServiceDefinition; serviceModule?: string; perProcess?: () => Promise<RetryClient>; seed: number; foundDir?: string; foundBy?: 'check' | 'vitest' }, stopped: Omit<StoppedRun, 'file' | 'replay'>): Promise<StoppedRun> {
   const rec = new RecordingChoice(choices);
   let error: ClientError | ServiceError;
   try {
@@ -34,7 +34,7 @@ export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCas
   const scenario: Scenario = {
     ...c.scenario,
     name: `${client.name}: the run that stopped the campaign`,
-    description: `Run ${stopped.run} of retrysim check --client ${o.module ?? client.name} (seed ${o.seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign (the smallest such case fast-check found): ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
+    description: `Run ${stopped.run} of ${o.foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check --client ${o.module ?? client.name} (`}seed ${o.seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign (the smallest such case fast-check found): ${error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     ...(o.service !== undefined && moduleLoadsOf(o.service) === 'per-process' ? { service: { ...c.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     client: { ...c.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name, ...(o.perProcess !== undefined && o.module !== undefined ? { moduleLoads: 'per-process' as const } : {}) },
     schedule: scheduleOf(rec.records),
