@@ -7,7 +7,7 @@ import { takeRejection } from '../sim/rejections.js';
 import type { Footprint } from '../sim/footprint.js';
 import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from '../service/definition.js';
 import type { Deferred } from '../tracker/env.js';
-import { ServiceError, describeThrow, userFrame } from '../service/errors.js';
+import { ServiceError, describeThrow, ofTheRun, userFrame } from '../service/errors.js';
 import { AppListensError } from './no-listen.js';
 import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
@@ -190,7 +190,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     // The turn this request last woke from parking at (none yet).
     let wokeAt = Number.NEGATIVE_INFINITY;
     for (let turn = 0; ; turn++) {
-      if (turn >= TURNS_MAX) throw new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`);
+      if (turn >= TURNS_MAX) throw ofTheRun(new ServiceError(desc.name, `${req.method} ${req.path}: the app kept working for ${TURNS_MAX} turns without answering (a loop of immediates?)`));
       await hostTurn();
       if (deferred !== undefined) {
         const start = deferred;
@@ -299,7 +299,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         void Promise.resolve(returned).then((x) => (answered = x), () => undefined);
         await hostTurn();
         if (isFetchResponse(answered)) throw new ServiceError(desc.name, FETCH_HANDLER_TEXT);
-        throw new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`);
+        throw ofTheRun(new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`));
       }
     }
   } finally {

@@ -353,7 +353,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     // The smallest case fast-check found stopping, written so that replay --trace shows what led there.
     if ((e instanceof ClientError || e instanceof ServiceError) && e.ofTheRun && firstStop !== undefined && details.counterexample !== null) {
       const [stoppedCase] = details.counterexample as [GeneratedCase];
-      e.stopped = await writeClientStoppedRun(o.client, stoppedCase, await choicesOf(stoppedCase), { ...o, ...(o.module !== undefined ? { module: o.module } : {}), seed: o.seed }, firstStop);
+      e.stopped = await writeClientStoppedRun(o.client, stoppedCase, await choicesOf(stoppedCase), { ...o, ...(o.module !== undefined ? { module: o.module } : {}), seed: o.seed, ...(o.shrinkBudgetMs !== undefined ? { timeLimit: shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) } : {}) }, firstStop);
     }
     throw e;
   }

@@ -371,14 +371,14 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   await flight.settle();
   if (serviceError !== undefined) {
-    if (stoppedBy !== undefined) serviceError.stopped = await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking });
+    if (stoppedBy !== undefined) serviceError.stopped = await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking }, o.foundBy, shrinkLimit);
     throw serviceError;
   }
   const stop = details.errorInstance;
   if (firstStop !== undefined && stop instanceof ServiceError && details.counterexample !== null) {
     // The smallest case fast-check found stopping so: written, so that replay --trace shows what led there.
     const [c] = details.counterexample as [GeneratedCase];
-    stop.stopped = await writeStoppedRun(o.def, module, c, await choicesOf(c), o.seed, o.foundDir, { run: firstStop, shrinking: false });
+    stop.stopped = await writeStoppedRun(o.def, module, c, await choicesOf(c), o.seed, o.foundDir, { run: firstStop, shrinking: false }, o.foundBy, shrinkLimit);
     throw stop;
   }
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
@@ -445,7 +445,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
     } catch (err) {
       if (err instanceof ServiceError && err.ofTheRun && last !== undefined) {
         const chosen = last.records.map((r) => r.chosen);
-        err.stopped = await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true });
+        err.stopped = await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true }, o.foundBy, o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined);
       }
       throw err;
     }

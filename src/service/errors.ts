@@ -151,3 +151,9 @@ export function describeThrow(e: unknown): string {
   const at = userFrame(e);
   return at === undefined ? text : `${text} (at ${at})`;
 }
+
+/** Marks a stop the run's course led to (see {@link ServiceError.ofTheRun}). */
+export function ofTheRun(e: ServiceError): ServiceError {
+  e.ofTheRun = true;
+  return e;
+}

@@ -6,7 +6,7 @@ import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
-import { describeThrow, isAppName, ServiceError, serviceWord } from './errors.js';
+import { describeThrow, isAppName, ofTheRun, ServiceError, serviceWord } from './errors.js';
 import { ordinal, overlapKey, REACH, REACH_MAX, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
@@ -359,12 +359,6 @@ export function onKernelClock(kernel: Kernel, instances: readonly unknown[], epo
  * signatures but for signing with ECDSA or RSA-PSS) are answered at once
  * (src/sim/sync-thread-pool.ts, src/sim/sync-subtle.ts).
  */
-/** Marks a stop the run's course led to (see {@link ServiceError.ofTheRun}). */
-export function ofTheRun(e: ServiceError): ServiceError {
-  e.ofTheRun = true;
-  return e;
-}
-
 export function stuckRequest(service: string, scope: ClockScope | undefined, kernel: Kernel): ServiceError {
   let who = scope?.name;
   if (who === undefined) {
