@@ -59,4 +59,24 @@ describe('the run that stopped a campaign', () => {
     expect(replay.status, replay.stderr).toBe(2);
     expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
   }, 120_000);
+
+  it('check --app: the stop is minimised as a counterexample is — an app that never answers a reused key with another body writes one operation and the key-reuse probe', async () => {
+    const app = 'src/app/fixtures/no-answer-on-reuse.ts';
+    const found = tmp('rs-stopped-app-');
+    const r = await runMain(['check', '--app', app, '--found', found]);
+    expect(r.code, r.out + r.err).toBe(2);
+    expect(r.err).toContain("retrysim check: app 'no-answer-on-reuse': never answered POST /orders");
+    const file = join(found, readdirSync(found)[0]!);
+    const scenario = JSON.parse(readFileSync(file, 'utf8')) as { description: string; operations: Array<{ workers: number; steps: string }>; faults: Record<string, unknown> };
+    expect(scenario.description).toContain('minimised as a counterexample is:');
+    expect(scenario.operations).toEqual([expect.objectContaining({ workers: 1 })]);
+    expect(scenario.faults).toMatchObject({ loseResponseAfterCommit: 0, crashMidRequest: 0, slowMs: 0 });
+    expect(scenario.faults).not.toHaveProperty('kill');
+    expect(scenario.faults).not.toHaveProperty('pause');
+    const replay = runCliProcess(['replay', '--app', app, file, '--trace']);
+    expect(replay.status, replay.stderr).toBe(2);
+    expect(replay.stdout).toContain('key-reuse probe');
+    // Two requests: the first answered 201, the probe never answered.
+    expect([...replay.stdout.matchAll(/(s\d+\/op\d+\.w\d+#\d+)\s+spawn/g)].map((m) => m[1])).toEqual(['s0/op1.w0#1', 's0/op1.w0#2']);
+  }, 120_000);
 });
