@@ -22,7 +22,8 @@ export class RecordingChoice implements ChoiceSource {
 
   choose(labels: readonly string[], index: number, timeMs: number, continuing: boolean, footprints?: ReadonlyArray<Footprint | undefined>): number {
     const i = this.inner.choose(labels, index, timeMs, continuing, footprints);
-    this.records.push({ t: timeMs, chosen: i, of: [...labels], preempted: continuing && i !== 0 });
+    // The kernel builds `labels` afresh for each decision and never changes it (its own log keeps the same array).
+    this.records.push({ t: timeMs, chosen: i, of: labels as string[], preempted: continuing && i !== 0 });
     return i;
   }
 }
