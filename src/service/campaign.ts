@@ -26,6 +26,8 @@ import { registerService } from './registry.js';
 import { freshServiceCopy } from './fresh-copy.js';
 import { writeStoppedRun } from './stopped-run.js';
 import { RecordingChoice } from '../sim/choice/recording.js';
+import { ExplorationDivergenceError } from '../sim/explore/prefix.js';
+import { PER_PROCESS_ENV } from '../app/per-process.js';
 import { Reached } from './reached.js';
 import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, STEP_REACHED, withLaterReaches, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
@@ -443,6 +445,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
         },
       });
     } catch (err) {
+      if (err instanceof ExplorationDivergenceError) throw divergedSearch(o.def, err);
       if (err instanceof ServiceError && err.ofTheRun && last !== undefined) {
         const chosen = last.records.map((r) => r.chosen);
         err.stopped = await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true }, o.foundBy, o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined);
@@ -463,6 +466,18 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
   if (!answers.succeeded) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: neverSucceeded(o.def, module, schedules, answers), coverage };
   if (!complete) return { runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
   return { runs: schedules, verdict: 'holds', complete, coverage };
+}
+
+/**
+ * An exhaustive search that ran one schedule twice and saw the runs go
+ * different ways: the service depends on more than the run (most often
+ * state at module level — a rate limiter whose window never passes turns
+ * a request into a 429 with other store commands). Until 2026-12 this was
+ * "internal error … a bug in retrysim", exit 1, which reads as "fails".
+ */
+function divergedSearch(def: ServiceDefinition, e: ExplorationDivergenceError): ServiceError {
+  const at = e.names ? `decision #${e.index} offered [${e.names.before.join(', ')}] in an earlier run and [${e.names.now.join(', ')}] in this one` : `decision #${e.index} offered ${e.expectedArity} candidates in an earlier run and ${e.actualArity} in this one`;
+  return new ServiceError(def.name, `does not run the same way twice on the same schedule (an exhaustive search's ${at}): its behaviour depends on more than the run — most often state kept at module level (a rate limiter, a cache, a counter), which lives on from one simulated run to the next; ${isHostedApp(def) ? `${APP_STATE_HOME}; or search with one module load per simulated process: ${PER_PROCESS_ENV}=1 before the same command` : SERVICE_STATE_HOME}`);
 }
 
 /**

@@ -2,10 +2,15 @@ import type { ChoiceSource } from '../choice/source.js';
 
 /** Thrown when a run does not offer the decisions an earlier run with the same prefix offered. */
 export class ExplorationDivergenceError extends Error {
-  constructor(readonly index: number, readonly expectedArity: number, readonly actualArity: number, readonly prefix: readonly number[]) {
+  /**
+   * `names`, when known: the tasks an earlier run offered there and this
+   * run's (the counts alone can agree: "offered 2 … offered 2" said
+   * nothing when a module-level limiter turned one request into another).
+   */
+  constructor(readonly index: number, readonly expectedArity: number, readonly actualArity: number, readonly prefix: readonly number[], readonly names?: { before: readonly string[]; now: readonly string[] }) {
     super(
-      `exhaustive exploration diverged at choice #${index}: an earlier run offered ${expectedArity} candidates there, ` +
-        `this one offered ${actualArity} (prefix ${JSON.stringify(prefix)}) — the model is nondeterministic under a fixed schedule`,
+      `exhaustive exploration diverged at choice #${index}: an earlier run offered ${names ? `[${names.before.join(', ')}]` : `${expectedArity} candidates`} there, ` +
+        `this one offered ${names ? `[${names.now.join(', ')}]` : actualArity} (prefix ${JSON.stringify(prefix)}) — the model is nondeterministic under a fixed schedule`,
     );
     this.name = 'ExplorationDivergenceError';
   }

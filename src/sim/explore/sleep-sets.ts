@@ -61,7 +61,7 @@ export class SleepSetChoice implements ChoiceSource {
     let node = this.path[index];
     if (node !== undefined) {
       if (node.names.length !== names.length || node.names.some((n, i) => n !== names[i])) {
-        throw new ExplorationDivergenceError(index, node.names.length, names.length, this.path.slice(0, index).map((n) => n.chosen));
+        throw new ExplorationDivergenceError(index, node.names.length, names.length, this.path.slice(0, index).map((n) => n.chosen), { before: node.names, now: names });
       }
     } else {
       if (new Set(names).size !== names.length) throw new Error(`exploreAll (reduce): two candidates share a task name at decision #${index} (${labels.join(', ')}); reduction identifies tasks by name`);
