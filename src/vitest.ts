@@ -319,7 +319,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         const e = details.errorInstance;
         // A run that stopped on its own course (a request never answered): the shrunk case, written for replay --trace, as check writes it.
         const stop = e.ofTheRun && c !== undefined ? await writeStoppedRun(def, moduleOf(def, o.module), c, new ListChoice(c.choices), details.seed, o.foundDir ?? FOUND_DIR, { run: details.numRuns, shrinking: false }, 'vitest') : undefined;
-        throw new Error(`retrysim: ${e.message} (retrysim check --service says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
+        throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check --service says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
       }
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);
@@ -515,7 +515,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         // (the client waits on nothing the run settles): check's line, and for a stop the shrunk run written for replay --trace.
         const svc = clientServices.get(c);
         const stop = e.ofTheRun ? await writeClientStoppedRun(client, c, new ListChoice(c.choices), { ...(module !== undefined ? { module } : {}), ...(svc ? { service: svc } : {}), seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, foundBy: 'vitest' }, { run: details.numRuns, shrinking: false }) : undefined;
-        throw new Error(`retrysim: ${e.message} (retrysim check --client says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
+        throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check --client says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
       }
       // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).
       const report = failedLine(details);

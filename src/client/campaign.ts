@@ -17,6 +17,7 @@ import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTi
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
 import { ServiceError } from '../service/errors.js';
 import { writeClientStoppedRun } from './stopped-run.js';
+import { adoptStop } from '../service/stopped-run.js';
 import { moduleLoadsOf } from '../app/define.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { campaignPct } from '../campaign/pct.js';
@@ -353,7 +354,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     // The smallest case fast-check found stopping, written so that replay --trace shows what led there.
     if ((e instanceof ClientError || e instanceof ServiceError) && e.ofTheRun && firstStop !== undefined && details.counterexample !== null) {
       const [stoppedCase] = details.counterexample as [GeneratedCase];
-      e.stopped = await writeClientStoppedRun(o.client, stoppedCase, await choicesOf(stoppedCase), { ...o, ...(o.module !== undefined ? { module: o.module } : {}), seed: o.seed, ...(o.shrinkBudgetMs !== undefined ? { timeLimit: shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) } : {}) }, firstStop);
+      adoptStop(e, await writeClientStoppedRun(o.client, stoppedCase, await choicesOf(stoppedCase), { ...o, ...(o.module !== undefined ? { module: o.module } : {}), seed: o.seed, ...(o.shrinkBudgetMs !== undefined ? { timeLimit: shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) } : {}) }, firstStop));
     }
     throw e;
   }

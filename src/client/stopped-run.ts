@@ -31,5 +31,5 @@ export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCas
   };
   const file = writeStoppedScenario(o.foundDir, client.name, scenario);
   const service = o.service !== undefined && o.serviceModule !== undefined ? ` ${moduleFlag(o.service)} ${o.serviceModule}` : '';
-  return { ...stopped, file, replay: `retrysim replay --client ${o.module ?? '<your client module>'}${service} ${file} --trace` };
+  return { ...stopped, file, replay: `retrysim replay --client ${o.module ?? '<your client module>'}${service} ${file} --trace`, message: m.error.message };
 }

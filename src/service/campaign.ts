@@ -24,7 +24,7 @@ import { APP_STATE_HOME, NotRerunError, SERVICE_STATE_HOME, ServiceError } from 
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { freshServiceCopy } from './fresh-copy.js';
-import { writeStoppedRun } from './stopped-run.js';
+import { adoptStop, writeStoppedRun } from './stopped-run.js';
 import { RecordingChoice } from '../sim/choice/recording.js';
 import { ExplorationDivergenceError } from '../sim/explore/prefix.js';
 import { PER_PROCESS_ENV } from '../app/per-process.js';
@@ -373,14 +373,14 @@ export async function runServiceCampaign(o: ServiceCampaignOptions): Promise<Ser
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
   await flight.settle();
   if (serviceError !== undefined) {
-    if (stoppedBy !== undefined) serviceError.stopped = await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking }, o.foundBy, shrinkLimit);
+    if (stoppedBy !== undefined) adoptStop(serviceError, await writeStoppedRun(o.def, module, stoppedBy.c, await choicesOf(stoppedBy.c), o.seed, o.foundDir, { run: stoppedBy.run, shrinking: stoppedBy.shrinking }, o.foundBy, shrinkLimit));
     throw serviceError;
   }
   const stop = details.errorInstance;
   if (firstStop !== undefined && stop instanceof ServiceError && details.counterexample !== null) {
     // The smallest case fast-check found stopping so: written, so that replay --trace shows what led there.
     const [c] = details.counterexample as [GeneratedCase];
-    stop.stopped = await writeStoppedRun(o.def, module, c, await choicesOf(c), o.seed, o.foundDir, { run: firstStop, shrinking: false }, o.foundBy, shrinkLimit);
+    adoptStop(stop, await writeStoppedRun(o.def, module, c, await choicesOf(c), o.seed, o.foundDir, { run: firstStop, shrinking: false }, o.foundBy, shrinkLimit));
     throw stop;
   }
   // A budget spent before the first run ends is "failed" with no counterexample to fast-check: nothing failed here.
@@ -448,7 +448,7 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
       if (err instanceof ExplorationDivergenceError) throw divergedSearch(o.def, err);
       if (err instanceof ServiceError && err.ofTheRun && last !== undefined) {
         const chosen = last.records.map((r) => r.chosen);
-        err.stopped = await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true }, o.foundBy, o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined);
+        adoptStop(err, await writeStoppedRun(o.def, module, { scenario, choices: chosen }, new ListChoice(chosen), o.seed, o.foundDir, { run: schedules + ranHere + 1, shrinking: false, exhaustive: true }, o.foundBy, o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(clock, o.shrinkBudgetMs) : undefined));
       }
       throw err;
     }

@@ -76,6 +76,8 @@ describe('the run that stopped a campaign', () => {
     const replay = runCliProcess(['replay', '--app', app, file, '--trace']);
     expect(replay.status, replay.stderr).toBe(2);
     expect(replay.stdout).toContain('key-reuse probe');
+    // The line check printed is the file's own stop, request and all.
+    expect(replay.stderr.trim()).toBe(r.err.split('\n').find((l) => l.startsWith('retrysim check:'))!.replace('retrysim check:', 'retrysim replay:'));
     // Two requests: the first answered 201, the probe never answered.
     expect([...replay.stdout.matchAll(/(s\d+\/op\d+\.w\d+#\d+)\s+spawn/g)].map((m) => m[1])).toEqual(['s0/op1.w0#1', 's0/op1.w0#2']);
   }, 120_000);

@@ -26,6 +26,19 @@ export interface StoppedRun {
   file?: string;
   /** The command that replays it with its timeline. */
   replay?: string;
+  /** The stop as the written file's run says it (the minimised run may stop at another request than the run found). */
+  message?: string;
+}
+
+/**
+ * Puts what was written on the error that stopped the campaign, and its
+ * message as the file's run says it: the line printed and the file's
+ * replay name the same request.
+ */
+export function adoptStop<E extends Error & { stopped?: StoppedRun }>(e: E, stopped: StoppedRun): E {
+  e.stopped = stopped;
+  if (stopped.message !== undefined) e.message = stopped.message;
+  return e;
 }
 
 /**
@@ -51,7 +64,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     expect: { violations: [] },
   };
   const file = writeStoppedScenario(foundDir, def.name, scenario);
-  return { ...stopped, file, replay: `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` };
+  return { ...stopped, file, replay: `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace`, message: m.error.message };
 }
 
 /** A stop the run's course led to, as a service's or a client's error says it. */
