@@ -10,6 +10,9 @@
 // no verdict) when its shrinking ran into the limit. The fixtures
 // reproduce the MemoryStore's mechanism (fixtures/rate-limit-lib.ts).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
@@ -37,6 +40,19 @@ describe('module-level state that changes later runs is not a verdict about them
     const p = check('limiter-at-module-app', '--explore', 'pct');
     expect(p.status, p.stderr).toBe(4);
     expect(p.j!.why[0]).toMatch(/^inconclusive: app 'limiter-at-module' keeps state at module level that changed its answers/);
+  }, 180_000);
+
+  it('sharded (--shard 1/2, 2/2, then merge): the same inconclusive verdict and line, exit 4 — it held when sharded until 2026-12', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-carried-shards-'));
+    for (const i of [1, 2]) {
+      const p = check('limiter-at-module-app', '--shard', `${i}/2`, '--out', join(dir, `s${i}.json`));
+      expect(p.status, p.stderr).toBe(0); // a shard that ran exits 0: merge gives the verdict
+    }
+    const m = spawnSync(process.execPath, [bin, 'merge', join(dir, 's1.json'), join(dir, 's2.json'), '--json'], { encoding: 'utf8' });
+    expect(m.status, m.stderr).toBe(4);
+    const j = JSON.parse(m.stdout) as { verdict: string; why: string[] };
+    expect(j.verdict).toBe('inconclusive');
+    expect(j.why[0]).toMatch(/^inconclusive: app 'limiter-at-module' keeps state at module level that changed its answers from one simulated run to the next: run 1 was answered .*429.*RETRYSIM_APP_PER_PROCESS=1 retrysim check --app \S+limiter-at-module-app\.ts --seed 1 --runs 30$/);
   }, 180_000);
 
   it('the same limiter created inside app(), once per process: holds (exit 0), the first runs answer as they did', () => {

@@ -221,7 +221,8 @@ export async function run(argv: string[]): Promise<number> {
       // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
       probe = () => runModuleProbe({ module: v.service!, once: def, runs: Math.min(runs, probeRuns), seed, keySource, faults, explore: explore === 'exhaustive' ? 'random' : explore, shrinkBudgetMs, foundDir: found, clockMs: clock });
       // An app's first runs, run again once a holding campaign is over: module-level state that piled up over the runs shows there (carried-state.ts).
-      const firstRuns = isHostedApp(def) && !perProcess && shard === undefined && explore !== 'exhaustive' ? new FirstRuns(explore === 'pct' ? (c) => pctChoices(def, c) : undefined) : undefined;
+      // Sharded, shard 1 holds the campaign's first runs: it reruns them, and merge gives its line as check does.
+      const firstRuns = isHostedApp(def) && !perProcess && (shard === undefined || shard.index === 0) && explore !== 'exhaustive' ? new FirstRuns(explore === 'pct' ? (c) => pctChoices(def, c) : undefined) : undefined;
       try {
         r = await runServiceCampaign({
           def, module: v.service, keySource, faults, explore, runs: maxRuns, atLeast: runs, ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}), shrinkBudgetMs, seed, foundDir: found, clockMs: clock,

@@ -169,6 +169,10 @@ export function mergeServiceShards(files: ReadonlyArray<{ source: string; file: 
     const probe = zero.file.moduleProbe;
     if (probe === undefined) throw new ShardError(`${zero.source} (shard 1/${count}): an app's shard 1 without a failure carries no per-process module probe (written by an older retrysim, or edited): run it again`);
     if (probe.result.verdict === 'fails') return { ...ctx, moduleLoads: 'per-process', moduleProbe: probe, moduleState: 'shared', result: probe.result };
+    // Shard 1 ran the campaign's first runs again after its own (carried-state.ts): answers that moved make the
+    // campaign inconclusive, as unsharded (until 2026-12 a module-level rate limiter's campaign held when sharded).
+    const carried = zero.file.result.verdict === 'inconclusive' ? zero.file.result.inconclusive : undefined;
+    if (carried !== undefined && carried.includes('keeps state at module level')) return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'inconclusive', inconclusive: carried } };
     return { ...ctx, moduleLoads: 'once', moduleProbe: probe, result: { ...part, verdict: 'holds' } };
   }
   return { ...ctx, result: { ...part, verdict: 'holds' } };
