@@ -3,7 +3,7 @@ import tls from 'node:tls';
 import { syncBuiltinESMExports } from 'node:module';
 
 /**
- * Sockets refused while a bridged client run is active. undici with a
+ * TCP sockets refused while a bridged client run is active (IPC paths pass). undici with a
  * dispatcher of the client's own (`request(url, { dispatcher: new Agent() })`,
  * a `Pool`, a `Client`) never meets the fetch the simulation routes nor the
  * global dispatcher it refuses (src/client/undici-dispatcher.ts): until
@@ -24,13 +24,18 @@ type Guard = (call: string) => Error;
 let guard: Guard | undefined;
 let installed = false;
 
-/** What a connect call names: `service.sim:80`. */
-function describe(args: unknown[], defaultPort: number): string {
+/**
+ * What a connect call names (`service.sim:80`), or undefined for a local
+ * IPC path (a string or `{ path }`): that is tooling's plumbing — tsx's
+ * loader connects to its pipe when a module loads afresh during a run, and
+ * was refused as a client's socket until this skipped it — never a request.
+ */
+function describe(args: unknown[], defaultPort: number): string | undefined {
   const [a, b] = args;
   if (typeof a === 'number') return `${typeof b === 'string' ? b : 'localhost'}:${a}`;
-  if (typeof a === 'string') return a; // a path (an IPC socket)
+  if (typeof a === 'string') return undefined;
   const o = (typeof a === 'object' && a !== null ? a : {}) as { host?: string; port?: number | string; path?: string };
-  if (o.path !== undefined) return o.path;
+  if (o.path !== undefined) return undefined;
   return `${o.host ?? 'localhost'}:${o.port ?? defaultPort}`;
 }
 
@@ -44,7 +49,8 @@ export function installSocketGuard(): void {
   for (const [m, k, port] of targets) {
     const real = m[k]!;
     m[k] = function (this: unknown, ...a: unknown[]) {
-      if (guard !== undefined) throw guard(describe(a, port));
+      const call = guard === undefined ? undefined : describe(a, port);
+      if (call !== undefined) throw guard!(call);
       return Reflect.apply(real, this, a);
     };
   }
