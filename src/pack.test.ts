@@ -7,7 +7,7 @@
  * the test takes tens of seconds, not minutes.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +91,20 @@ describe('the npm package', () => {
     const good = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'examples/fetch-retry-client/fixed.test.ts']);
     expect(good.code, good.out).toBe(0);
     expect(good.out).toMatch(/1 passed/);
+  });
+
+  it('without @fast-check/vitest installed, retrysim/vitest says what to install (not only which file asked)', () => {
+    const peer = join(dir, 'node_modules/@fast-check/vitest');
+    const aside = join(dir, 'node_modules/@fast-check/vitest-aside');
+    renameSync(peer, aside);
+    try {
+      const r = run(process.execPath, ['-e', "import('retrysim/vitest').then(() => console.log('loaded'), (e) => { console.log(e.message); process.exit(3); })"]);
+      expect(r.code, r.out).toBe(3);
+      expect(r.out).toContain("retrysim/vitest: '@fast-check/vitest' is not installed in this project");
+      expect(r.out).toContain('npm install --save-dev vitest @fast-check/vitest');
+    } finally {
+      renameSync(aside, peer);
+    }
+    expect(run(process.execPath, ['-e', "import('retrysim/vitest').then((m) => console.log(typeof m.test.prop, typeof m.fc.integer))"]).out.trim()).toBe('function function');
   });
 });

@@ -47,7 +47,21 @@ import { SHRINK_RUNS_MAX } from './campaign/run.js';
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
 
-export { test, it, fc } from '@fast-check/vitest';
+/**
+ * `@fast-check/vitest` (and vitest under it) are optional peers: a project
+ * that installed only retrysim got Node's "Cannot find package
+ * '@fast-check/vitest' imported from …/retrysim/dist/vitest.js", which
+ * names the file that asked, not what to install.
+ */
+const fcVitest = await import('@fast-check/vitest').catch((e: unknown) => {
+  const missing = (e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find package '((?:@fast-check\/)?vitest)'/.exec(String((e as Error).message))?.[1] : undefined;
+  if (missing !== undefined) throw new Error(`retrysim/vitest: '${missing}' is not installed in this project; the helper needs vitest and @fast-check/vitest: npm install --save-dev vitest @fast-check/vitest`);
+  throw e;
+});
+export const test: typeof fcVitest.test = fcVitest.test;
+export const it: typeof fcVitest.it = fcVitest.it;
+// The fast-check the cases are built with (@fast-check/vitest's `fc` is the same namespace when npm dedupes it).
+export * as fc from 'fast-check';
 export type { GeneratedCase } from './scenario/arbitraries.js';
 
 /** Options of {@link serviceCases}. */
