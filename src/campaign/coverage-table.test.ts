@@ -47,9 +47,9 @@ describe('situationsOf: what a fault space and a service can reach', () => {
     expect(ids({ def, faults: [], keySource: 'none' })).toEqual(['preempt@check', 'preempt@write', 'preempt@reply', 'service:ttl-expired', 'recovery:found', 'recovery:resubmitted', 'span:1s', 'span:1min', 'span:1h']);
     expect(ids({ def, faults: [], keySource: 'per_attempt' })).not.toContain('overlap:2');
     expect(ids({ def, faults: [], keySource: 'business' })).toContain('replay');
-    // No progress query, no declared situations, no crash points: none of theirs.
+    // No progress query, no declared situations, no crash points: none of theirs — but the recovery phase it lacks is a row no run reaches.
     const bare = { steps: ['s'] };
-    expect(ids({ def: bare, faults: ['crash'], keySource: 'none' })).toEqual(['preempt@s', 'span:1s', 'span:1min', 'span:1h']);
+    expect(ids({ def: bare, faults: ['crash'], keySource: 'none' })).toEqual(['preempt@s', 'recovery:not-declared', 'span:1s', 'span:1min', 'span:1h']);
   });
 
   it('the fault kinds that imply another\'s situations: a lease race is slow processing, a crash after a take-over is a crash', () => {

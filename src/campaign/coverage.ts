@@ -60,6 +60,12 @@ export interface FaultSpace {
   stepsUnordered?: boolean;
 }
 
+/** The situation no run reaches: the recovery phase of a service that declares no `progress` (nothing counts it). */
+export const RECOVERY_UNDECLARED = 'recovery:not-declared';
+
+/** Said under a verdict whose service declares no `progress`: what "holds" then leaves out, and how to include it. */
+export const PROGRESS_NOT_JUDGED = 'progress (invariant 5) was not judged: the service declares no `progress`, so an operation left without success once the faults stopped (a key stuck "in progress" after a kill or a crash) is no failure; declare progress: { settleMs, leased, query, found } to judge it (docs/services.md)';
+
 /** Counted per run but not a situation of its own: a declared step the run reached at all (`step:<label>`). */
 export const STEP_REACHED = 'step:';
 
@@ -100,6 +106,10 @@ export function situationsOf(f: FaultSpace): Situation[] {
   if (f.def.progress !== undefined) {
     add('recovery:found', 'recovery: the query found the effect');
     add('recovery:resubmitted', 'recovery: a resubmission after the faults stopped');
+  } else {
+    // Never reached by any run: without `progress` there is no recovery phase, and a service that leaves a key
+    // "in progress" for ever after a kill held with "every situation of its fault space was reached".
+    add(RECOVERY_UNDECLARED, 'recovery after the faults stopped (no `progress` declared)');
   }
   const spanText: Record<string, string> = { 'span:1s': 'a run of ≤ 1 s (virtual)', 'span:1min': 'a run of 1 s – 1 min (virtual)', 'span:1h': 'a run of 1 min – 1 h (virtual)' };
   for (const s of SPANS) add(s.id, spanText[s.id]!);
@@ -231,5 +241,6 @@ export function reachedText(name: string, runs: number, coverage: Coverage): str
     `what the ${runs} run(s) reached:`,
     coverageText([{ name, coverage }]),
     never.length === 0 ? 'every situation of its fault space was reached' : `never reached (the verdict says nothing about these): ${never.map((x) => x.what).join('; ')}`,
+    ...(never.some((x) => x.id === RECOVERY_UNDECLARED) ? [PROGRESS_NOT_JUDGED] : []),
   ].join('\n');
 }

@@ -46,6 +46,25 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(JSON.parse(plain.out)).toMatchObject({ expected: 'holds', why: ['expected holds, got fails'] });
   });
 
+  it('a service that declares no progress: its "holds" says progress was not judged (table, --json); the same service declaring progress fails it after a kill', async () => {
+    const quiet = await cli(['check', '--service', 'src/service/fixtures/stuck-after-kill.ts', '--runs', '300', '--found', found]);
+    expect(quiet.code, quiet.out + quiet.err).toBe(0);
+    expect(quiet.out).toContain('never reached (the verdict says nothing about these): recovery after the faults stopped (no `progress` declared)');
+    expect(quiet.out).toContain('progress (invariant 5) was not judged: the service declares no `progress`');
+    expect(quiet.out).not.toContain('every situation of its fault space was reached');
+    const j = JSON.parse((await cli(['check', '--service', 'src/service/fixtures/stuck-after-kill.ts', '--runs', '300', '--found', found, '--json'])).out) as { verdict: string; neverReached: string[] };
+    expect(j.verdict).toBe('holds');
+    expect(j.neverReached).toEqual(['recovery:not-declared']);
+    // What that "holds" left out: a kill between claim and commit leaves the key busy for ever.
+    const judged = await cli(['check', '--service', 'src/service/fixtures/stuck-after-kill-progress.ts', '--runs', '300', '--found', found, '--json']);
+    expect(judged.code, judged.err).toBe(1);
+    expect(JSON.parse(judged.out)).toMatchObject({ verdict: 'fails', violations: ['progress'] });
+    // A service that declares progress has the recovery rows instead, and no such line.
+    const declared = await cli(['check', '--service', 'examples/correct-with-progress/service.ts', '--runs', '300', '--found', found]);
+    expect(declared.out).not.toContain('was not judged');
+    expect(declared.out).toContain('recovery: a resubmission after the faults stopped');
+  }, 120_000);
+
   it('a service whose state outlives a run (a module-level Map) is named, exit 2, and no counterexample that would not replay is written', async () => {
     const html = mkdtempSync(join(tmpdir(), 'html-'));
     const r = await cli(['check', '--service', 'src/service/fixtures/module-map.ts', '--runs', '50', '--found', found, '--html', html, '--json']);
