@@ -66,6 +66,18 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     clean(m);
   });
 
+  it.each(['service.mjs', 'service.js', 'service.cjs'])('a syntax error in a JavaScript file (%s): where too, though Node\'s own error names no file', async (file) => {
+    const d = tmp('rs-syntax-js-');
+    writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'module' }));
+    writeFileSync(join(d, file), 'const a = 1;\nconst b = {;\nexport default { a, b };\n');
+    // Through the CLI: under vitest, vite's import analysis reports the file instead of Node.
+    const r = await runCli(['check', '--service', join(d, file), '--runs', '3', '--found', tmp('rs-found-')]);
+    expect(r.code).toBe(2);
+    const m = r.stderr.trim();
+    expect(m).toMatch(new RegExp(`cannot load: SyntaxError: Unexpected token ';' \\(at ${join(d, file).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2\\)$`));
+    clean(m);
+  });
+
   it('no default export: says so, and what to export', async () => {
     const d = tmp('rs-nodefault-');
     writeFileSync(join(d, 'service.ts'), 'export const handler = () => 1;\n');

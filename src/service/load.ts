@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,8 +39,18 @@ export async function importUserModule(path: string): Promise<Record<string, unk
     }
     return unwrapCommonJs((await import(url)) as Record<string, unknown>);
   } catch (e) {
-    throw new Error(describeThrow(e));
+    const text = describeThrow(e);
+    // Node's SyntaxError from loading an ES module carries no file or line (it prints them only for an uncaught one);
+    // `node --check` on the file says where. A syntax error in a file it imports stays as it was: --check reads one file.
+    throw new Error(e instanceof SyntaxError && !text.includes('(at ') && !TS.has(extname(abs)) ? `${text}${syntaxErrorAt(abs)}` : text);
   }
+}
+
+/** ` (at FILE:LINE)` for a JavaScript file with a syntax error, from `node --check`; '' when it finds none. */
+function syntaxErrorAt(abs: string): string {
+  const r = spawnSync(process.execPath, ['--check', abs], { encoding: 'utf8', timeout: 10_000 });
+  const at = r.status !== 0 ? new RegExp(`^${abs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+)$`, 'm').exec(r.stderr)?.[1] : undefined;
+  return at === undefined ? '' : ` (at ${abs}:${at})`;
 }
 
 /** A `.ts`/`.cts` file Node would treat as CommonJS: `.cts`, or `.ts` whose nearest package.json has no `"type": "module"`. */
