@@ -64,7 +64,7 @@ export interface FaultSpace {
 export const RECOVERY_UNDECLARED = 'recovery:not-declared';
 
 /** Said under a verdict whose service declares no `progress`: what "holds" then leaves out, and how to include it. */
-export const PROGRESS_NOT_JUDGED = 'progress (invariant 5) was not judged: the service declares no `progress`, so an operation left without success once the faults stopped (a key stuck "in progress" after a kill or a crash) is no failure; declare progress: { settleMs, leased, query, found } to judge it (docs/services.md)';
+export const PROGRESS_NOT_JUDGED = 'progress (invariant 5) was not judged: no `progress` is declared, so an operation left without success once the faults stopped (a key stuck "in progress" after a kill or a crash) is no failure; declare progress: { settleMs, leased, query, found } to judge it (docs/services.md)';
 
 /** Counted per run but not a situation of its own: a declared step the run reached at all (`step:<label>`). */
 export const STEP_REACHED = 'step:';

@@ -50,7 +50,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const quiet = await cli(['check', '--service', 'src/service/fixtures/stuck-after-kill.ts', '--runs', '300', '--found', found]);
     expect(quiet.code, quiet.out + quiet.err).toBe(0);
     expect(quiet.out).toContain('never reached (the verdict says nothing about these): recovery after the faults stopped (no `progress` declared)');
-    expect(quiet.out).toContain('progress (invariant 5) was not judged: the service declares no `progress`');
+    expect(quiet.out).toContain('progress (invariant 5) was not judged: no `progress` is declared');
     expect(quiet.out).not.toContain('every situation of its fault space was reached');
     const j = JSON.parse((await cli(['check', '--service', 'src/service/fixtures/stuck-after-kill.ts', '--runs', '300', '--found', found, '--json'])).out) as { verdict: string; neverReached: string[] };
     expect(j.verdict).toBe('holds');

@@ -140,7 +140,7 @@ function whyOf(r: ServiceCampaignResult, expected: 'holds' | 'fails' | undefined
 }
 
 /** `retrysim check --service ...`; resolves to the exit code. */
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], again = false): Promise<number> {
   return usage('check', async () => {
     const a = flags('check', argv, {
       service: { type: 'string' },
@@ -183,6 +183,8 @@ export async function run(argv: string[]): Promise<number> {
     const found = writableDir('found', v.found ?? FOUND_DIR);
     const html = v.html === undefined ? undefined : writableDir('html', v.html);
     const log = (s: string) => (v.json ? console.error(s) : console.log(s));
+    // Searching again (per process, after a diverged search) the command's header is already on the screen.
+    const head = again ? () => {} : log;
     let r: ServiceCampaignResult;
     let def: Awaited<ReturnType<typeof loadService>>;
     let reproduce = { before: '', after: '' };
@@ -201,21 +203,23 @@ export async function run(argv: string[]): Promise<number> {
       r = p.result;
     };
     const wall0 = performance.now();
+    let hostedApp = false;
     try {
       def = await loadService(v.service);
+      hostedApp = isHostedApp(def);
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
-      log(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, ${keySourceWords(keySource)}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
+      head(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, ${keySourceWords(keySource)}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
       // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
       const points = isHostedApp(def)
         ? `steps: whichever of the store's commands it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request (a kill's, on its instance); crash points: the answer of each, lost after the store ran it`
         : `steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`;
-      log(`faults: ${faults.join(', ')}${probeOff}; ${points}`);
+      head(`faults: ${faults.join(', ')}${probeOff}; ${points}`);
       reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
-      if (timeBudgetMs === undefined) log(`reproduce: ${commandOf(reproduce, runs)}`);
+      if (timeBudgetMs === undefined) head(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();
       const bar = serviceProgress({ what: `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`, unit: explore === 'exhaustive' ? 'schedules' : 'runs', total: timeBudgetMs !== undefined && v.runs === undefined ? undefined : shard !== undefined || explore === 'exhaustive' ? undefined : maxRuns, json: v.json === true });
       // One module load per simulated process, on the first runs of the same seed and fault space (--module-probe-runs).
@@ -276,6 +280,19 @@ export async function run(argv: string[]): Promise<number> {
       // No run ran (the budget was spent first): `--runs 0` is no command; the verdict's own line says what to run.
       if (timeBudgetMs !== undefined && ran > 0) log(`reproduce: ${commandOf(reproduce, ran)}`);
     } catch (e) {
+      // An app's exhaustive search whose runs went another way on one schedule: its modules keep state from one
+      // run to the next (a rate limiter, a cache at the top of a file — a Lambda's handler keeps its own there).
+      // The app is not malformed (a random campaign's verdict says inconclusive, not exit 2): search again with one
+      // module load per simulated process, as separate processes load them — what the line told users to type.
+      if (e instanceof ServiceError && e.divergedSearch && hostedApp && !perProcess && explore === 'exhaustive') {
+        log(`module state: the search's runs went another way on one schedule (${e.divergedAt ?? 'a decision differed'}): state kept at module level lived on from one simulated run to the next; searching again with one module load per simulated process, as separate processes load them (${PER_PROCESS_ENV}=1)`);
+        process.env[PER_PROCESS_ENV] = '1';
+        try {
+          return await run(argv, true);
+        } finally {
+          delete process.env[PER_PROCESS_ENV];
+        }
+      }
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
         if (e.stopped !== undefined) console.error(stoppedRunLine(e.stopped));

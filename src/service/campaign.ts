@@ -477,7 +477,10 @@ async function exhaustiveService(o: ServiceCampaignOptions, module: string, keyS
  */
 function divergedSearch(def: ServiceDefinition, e: ExplorationDivergenceError): ServiceError {
   const at = e.names ? `decision #${e.index} offered [${e.names.before.join(', ')}] in an earlier run and [${e.names.now.join(', ')}] in this one` : `decision #${e.index} offered ${e.expectedArity} candidates in an earlier run and ${e.actualArity} in this one`;
-  return new ServiceError(def.name, `does not run the same way twice on the same schedule (an exhaustive search's ${at}): its behaviour depends on more than the run — most often state kept at module level (a rate limiter, a cache, a counter), which lives on from one simulated run to the next; ${isHostedApp(def) ? `${APP_STATE_HOME}; or search with one module load per simulated process: ${PER_PROCESS_ENV}=1 before the same command` : SERVICE_STATE_HOME}`);
+  const e2 = new ServiceError(def.name, `does not run the same way twice on the same schedule (an exhaustive search's ${at}): its behaviour depends on more than the run — most often state kept at module level (a rate limiter, a cache, a counter), which lives on from one simulated run to the next; ${isHostedApp(def) ? `${APP_STATE_HOME}; or search with one module load per simulated process: ${PER_PROCESS_ENV}=1 before the same command` : SERVICE_STATE_HOME}`);
+  e2.divergedSearch = true;
+  e2.divergedAt = at;
+  return e2;
 }
 
 /**

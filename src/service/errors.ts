@@ -47,6 +47,14 @@ export class ServiceError extends Error {
    * line is all there is to say.
    */
   ofTheRun = false;
+  /**
+   * An exhaustive search whose runs went another way on one schedule (state
+   * kept at module level): `check --app` searches again with one module
+   * load per simulated process instead of stopping on it.
+   */
+  divergedSearch = false;
+  /** With {@link divergedSearch}: the decision that differed, in words. */
+  divergedAt?: string;
   /** Set by a campaign this error stopped: which run, and the file that replays it (src/service/stopped-run.ts). */
   stopped?: import('./stopped-run.js').StoppedRun;
 
