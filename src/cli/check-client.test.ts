@@ -67,9 +67,11 @@ describe('retry client counterexamples are replayable files', () => {
     const found = tmp('rs-client-backoff-');
     const r = await cli('check', '--client', HAMMER, '--found', found, '--json');
     expect(r.code, r.err).toBe(1);
-    const j = JSON.parse(r.out) as { verdict: string; violations: string[]; firstFailureRun: number; counterexample: string };
+    const j = JSON.parse(r.out) as { verdict: string; violations: string[]; firstFailureRun: number; firstFailureMs: number; counterexample: string };
     expect(j).toMatchObject({ verdict: 'fails', violations: ['backoff'] });
     expect(j.firstFailureRun).toBeLessThanOrEqual(10);
+    // The wall time to it, as check --service --json gives (it was missing).
+    expect(Number.isInteger(j.firstFailureMs) && j.firstFailureMs >= 0).toBe(true);
     const replayed = await cli('replay', j.counterexample);
     expect(replayed.code, replayed.err).toBe(0);
     expect(replayed.out).toMatch(/\n {2}backoff \(op1\): op1\.w0 retried \d+ times after \S+ (answers|outcomes) without waiting: attempts at t=[\d., ]+ ms\n/);
@@ -116,7 +118,8 @@ describe('retry client counterexamples are replayable files', () => {
     const found = tmp('rs-client-module-');
     const r = await cli('check', '--client', 'src/client/fixtures/module-breaker.ts', '--runs', '300', '--found', found, '--json');
     expect(r.code, r.out + r.err).toBe(2);
-    expect(r.out).toBe('');
+    // --json: the exit-2 object (it was nothing), no counterexample, nothing stopped.
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'error', ok: false, stopped: null, counterexample: null });
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
       expect.stringMatching(/^retrysim check: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/),
     ]);
@@ -199,7 +202,8 @@ describe('retry client counterexamples are replayable files', () => {
     const found = tmp('rs-client-budget-');
     const r = await cli('check', '--client', 'src/client/fixtures/shared-budget.ts', '--runs', '300', '--found', found, '--shard', '1/1', '--out', join(tmp('rs-client-budget-out-'), 'shard.json'), '--json');
     expect(r.code, r.out + r.err).toBe(2);
-    expect(r.out).toBe('');
+    // --json: the exit-2 object (it was nothing), no counterexample, nothing stopped.
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'error', ok: false, stopped: null, counterexample: null });
     expect(r.err).not.toMatch(/internal error/);
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
       expect.stringMatching(/^retrysim check: client module 'src\/client\/fixtures\/shared-budget\.ts': client 'shared-budget' does not fail the same way twice on the same run \(.+\): .*a retry budget.*inside run\(\)/),

@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
-import { stoppedRunLine } from '../service/stopped-run.js';
+import { stoppedRunLine, type StoppedRun } from '../service/stopped-run.js';
 import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
@@ -21,7 +21,7 @@ import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
-import { minimalCell, stoppedLine } from './check-service.js';
+import { errorJson, minimalCell, stoppedLine } from './check-service.js';
 import { machinePerformanceNow } from '../sim/load-clock.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { clientModuleStateLine } from '../client/module-state.js';
@@ -96,7 +96,10 @@ reproduces; what the minimiser could not show minimal is said.
   --html DIR      also write DIR/index.html and the counterexample's stepper page: the client's
                   own run (its requests, waits, answers, the faults, the check it breaks)
   --json          {client, module, seed, explore, faults, runs, complete (exhaustive), verdict, expected, ok, why, moduleLoads, firstFailureRun,
-                   counterexample, shrunkSize, violations, minimised, notMinimal, replay, coverage, neverReached}
+                   firstFailureMs, counterexample, shrunkSize, violations, minimised, notMinimal, replay, coverage, neverReached}
+                  exit 2 (a module cannot run as declared, or a run stopped): {client, module, seed, explore,
+                   verdict: "error", expected, ok: false, why, error, stopped: {run, shrinking, file, replay} or null,
+                   counterexample: null}
                   moduleLoads: once, or per-process when the verdict is the per-process one
 
 The client's module is loaded once for the campaign, so every call of every
@@ -188,9 +191,24 @@ export async function run(argv: string[]): Promise<number> {
       sharedModuleState = line;
       r = p;
     };
+    let clientName: string | undefined;
+    /**
+     * Exit 2 (the client or the service is broken, or a run stopped): `--json` gets one object that says so, as
+     * the stderr line does, and `--html` an index for a stopped run (a finding with a file), as check --service.
+     */
+    const stoppedReport = async (message: string, stopped: StoppedRun | undefined): Promise<2> => {
+      if (html !== undefined && stopped !== undefined) {
+        const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+        await writeServiceCheckPages(html, { subject: `retry client '${clientName ?? v.client}' (${v.client})${against !== '' ? ` against ${against}` : ''}`, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
+        console.error(`wrote ${join(html, 'index.html')}`);
+      }
+      if (v.json === true) console.log(JSON.stringify(errorJson({ client: clientName ?? null, module: v.client!, seed, explore, expected, message, stopped })));
+      return 2;
+    };
     try {
       // Its top level reads the instant every run starts at (its files' client.epochMs), as a fresh copy's does in a run.
       client = await loadClient(v.client, v.name, { epochMs: SIM_EPOCH_MS });
+      clientName = client.name;
       service = v.service === undefined ? undefined : await loadService(v.service);
       against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`
@@ -262,7 +280,7 @@ export async function run(argv: string[]): Promise<number> {
       if (e instanceof ClientError || e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
         if (e.stopped !== undefined) console.error(stoppedRunLine(e.stopped));
-        return 2;
+        return stoppedReport(e.message, e.stopped);
       }
       throw e;
     }
@@ -272,8 +290,9 @@ export async function run(argv: string[]): Promise<number> {
       const problem = replays(probeFile, shardProbe!.p);
       if (problem !== undefined) {
         rmSync(probeFile, { force: true });
-        console.error(`retrysim check: ${notReproducedMessage(`client '${client!.name}'`, problem, CLIENT_STATE_HOME)}`);
-        return 2;
+        const line = notReproducedMessage(`client '${client!.name}'`, problem, CLIENT_STATE_HOME);
+        console.error(`retrysim check: ${line}`);
+        return stoppedReport(line, undefined);
       }
     }
     const written = r.counterexample?.file;
@@ -311,8 +330,9 @@ export async function run(argv: string[]): Promise<number> {
           // judges it is the campaign run as separate processes would, which the variable does (the probe held).
           const home = heldPerProcess === undefined ? CLIENT_STATE_HOME
             : `with one load per simulated client process (each call its own, as separate processes load it) its first ${heldPerProcess} runs hold, so what failed it is state its calls share (a breaker or a retry budget meant to span calls is each real process's own); for the verdict of separate processes on every run: ${PER_PROCESS_ENV}=1 retrysim check ${argv.join(' ')}`;
-          console.error(`retrysim check: ${notReproducedMessage(`client '${client.name}'`, problem, home)}`);
-          return 2;
+          const line = notReproducedMessage(`client '${client.name}'`, problem, home);
+          console.error(`retrysim check: ${line}`);
+          return stoppedReport(line, undefined);
         }
       }
     }
@@ -391,6 +411,7 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
     console.log(JSON.stringify({
       client: r.client, module: o.module, seed: r.seed, explore: r.explore, faults: r.faults, runs: r.runs, ...(r.complete !== undefined ? { complete: r.complete } : {}), verdict: r.verdict, expected: o.expected ?? 'holds', ok, why, moduleLoads: o.moduleLoads ?? 'once',
       firstFailureRun: r.firstFailureRun ?? null,
+      firstFailureMs: r.firstFailureMs === undefined ? null : Math.round(r.firstFailureMs),
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
       minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
       coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],

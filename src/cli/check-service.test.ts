@@ -69,7 +69,9 @@ describe('retrysim check --service and replay --service on the examples', () => 
     const html = mkdtempSync(join(tmpdir(), 'html-'));
     const r = await cli(['check', '--service', 'src/service/fixtures/module-map.ts', '--runs', '50', '--found', found, '--html', html, '--json']);
     expect(r.code, r.out + r.err).toBe(2);
-    expect(r.out).toBe('');
+    // --json: the exit-2 object, saying what the stderr line says; no counterexample, no file, no page.
+    const stop = r.err.split('\n').find((l) => l.startsWith('retrysim check:'))!;
+    expect(JSON.parse(r.out)).toMatchObject({ service: 'module-map', verdict: 'error', ok: false, error: stop.replace('retrysim check: ', ''), stopped: null, counterexample: null });
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
       expect.stringMatching(/^retrysim check: service 'module-map': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level.*memory\(\)/),
     ]);
@@ -80,7 +82,8 @@ describe('retrysim check --service and replay --service on the examples', () => 
   it('a service whose failing case passes when rerun while shrinking (a quota at module level) is named in one line, exit 2, not an internal error', async () => {
     const r = await cli(['check', '--service', 'src/service/fixtures/module-quota.ts', '--runs', '300', '--found', found, '--json']);
     expect(r.code, r.out + r.err).toBe(2);
-    expect(r.out).toBe('');
+    // --json: the exit-2 object (it was nothing), no counterexample, nothing stopped.
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'error', ok: false, stopped: null, counterexample: null });
     expect(r.err).not.toMatch(/internal error/);
     expect(r.err.split('\n').filter((l) => l.startsWith('retrysim check:'))).toEqual([
       expect.stringMatching(/^retrysim check: service 'module-quota': does not fail the same way twice on the same run \(.+\): .*module level.*memory\(\)/),

@@ -7,7 +7,7 @@ import { freshServiceCopy } from '../service/fresh-copy.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
-import { stoppedRunLine } from '../service/stopped-run.js';
+import { stoppedRunLine, type StoppedRun } from '../service/stopped-run.js';
 import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-state.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
 import type { ScenarioRun } from '../scenario/run.js';
@@ -92,6 +92,9 @@ otherwise a line every 5 s (the runs, then the shrinking of a failure).
                    coverage, neverReached,
                    moduleLoads (--app: once, or per-process when the verdict is the per-process one),
                    moduleProbe (--app: {runs, verdict} of the per-process probe, null when it did not run)}
+                  exit 2 (the module cannot run as declared, or a run stopped): {service, module, keySource, keys,
+                   seed, explore, verdict: "error", expected, ok: false, why, error, stopped: {run, shrinking, file,
+                   replay} or null, counterexample: null}
 
 An app's modules (its own files, its idempotency library) are loaded once for
 the campaign, so what they keep at module level is shared by every simulated
@@ -204,9 +207,26 @@ export async function run(argv: string[], again = false): Promise<number> {
     };
     const wall0 = performance.now();
     let hostedApp = false;
+    let serviceName: string | undefined;
+    /**
+     * Exit 2 (the service is broken, or a run stopped): `--json` gets one object that says so, as the stderr
+     * line does (stdout was empty, and a script reading it had nothing to parse); `--html` gets an index for a
+     * stopped run, which is a finding with a file (a module that cannot run gets no page: nothing is written).
+     */
+    const stoppedReport = async (message: string, stopped: StoppedRun | undefined): Promise<2> => {
+      const subject = `${hostedApp ? 'app' : 'service'} ${serviceName ?? v.service} (${v.service})`;
+      if (html !== undefined && stopped !== undefined) {
+        const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+        await writeServiceCheckPages(html, { subject, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
+        console.error(`wrote ${join(html, 'index.html')}`);
+      }
+      if (v.json === true) console.log(JSON.stringify(errorJson({ service: serviceName ?? null, module: v.service!, keySource, seed, explore, expected, message, stopped })));
+      return 2;
+    };
     try {
       def = await loadService(v.service);
       hostedApp = isHostedApp(def);
+      serviceName = def.name;
       const faults = v.faults === undefined ? serviceFaults(def) : parseServiceFaults(def, v.faults);
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
@@ -296,7 +316,7 @@ export async function run(argv: string[], again = false): Promise<number> {
       if (e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
         if (e.stopped !== undefined) console.error(stoppedRunLine(e.stopped));
-        return 2;
+        return stoppedReport(e.message, e.stopped);
       }
       if (e instanceof ServiceFaultsError) {
         console.error(`retrysim check: ${e.message}`);
@@ -312,8 +332,9 @@ export async function run(argv: string[], again = false): Promise<number> {
       const problem = replays(probeFile);
       if (problem !== undefined) {
         rmSync(probeFile, { force: true });
-        console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
-        return 2;
+        const line = serviceNotReproduced(def, problem);
+        console.error(`retrysim check: ${line}`);
+        return stoppedReport(line, undefined);
       }
     }
     /** A shard's counterexample that did not reproduce in a fresh process (an app's, whose probe then failed): why. */
@@ -355,8 +376,9 @@ export async function run(argv: string[], again = false): Promise<number> {
           }
         }
         if (!fixed) {
-          console.error(`retrysim check: ${serviceNotReproduced(def, problem)}`);
-          return 2;
+          const line = serviceNotReproduced(def, problem);
+          console.error(`retrysim check: ${line}`);
+          return stoppedReport(line, undefined);
         }
       }
     }
@@ -390,6 +412,22 @@ export async function run(argv: string[], again = false): Promise<number> {
  */
 async function pageService(def: ServiceDefinition, module: string, failed: boolean): Promise<ServiceDefinition> {
   return failed ? (await freshServiceCopy(def, module)) ?? def : def;
+}
+
+/**
+ * `--json` of a campaign that ended in exit 2: its service was broken, or a run stopped (a request never
+ * answered, the run-time limit, a client stuck) — the stderr line as `error`, the written run as `stopped`.
+ * The field names are the verdict object's; `verdict` is `error`.
+ */
+export function errorJson(o: { service?: string | null; client?: string | null; module: string; keySource?: KeySource; seed: number; explore: string; expected: 'holds' | 'fails' | undefined; message: string; stopped: StoppedRun | undefined }): Record<string, unknown> {
+  return {
+    ...(o.client !== undefined ? { client: o.client } : { service: o.service ?? null }), module: o.module,
+    ...(o.keySource !== undefined ? { keySource: o.keySource, keys: keySourceWords(o.keySource) } : {}),
+    seed: o.seed, explore: o.explore, verdict: 'error', expected: o.expected ?? 'holds', ok: false, why: [o.message], error: o.message,
+    stopped: o.stopped === undefined ? null : { run: o.stopped.run, shrinking: o.stopped.shrinking, ...(o.stopped.exhaustive ? { exhaustive: true } : {}), file: o.stopped.file ?? null, replay: o.stopped.replay ?? null },
+    // Not a counterexample: the stopped run's file expects no violation (it replays to the stop).
+    counterexample: null,
+  };
 }
 
 /** The table's `minimal` cell: yes, not shown, or not shown because the shrink budget stopped shrinking. */

@@ -255,6 +255,8 @@ export interface ClientCampaignResult {
   verdict: 'holds' | 'fails' | 'inconclusive';
   /** 1-based number of the first failing scenario. */
   firstFailureRun?: number;
+  /** Wall ms on `clockMs` from the campaign's start to its first failure (as check --service's). */
+  firstFailureMs?: number;
   counterexample?: ClientCounterexample;
   /** Without a failure: how many runs reached each situation of the client's fault space (DESIGN invariant 9). */
   coverage?: Coverage;
@@ -299,6 +301,9 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   let done = 0;
   let index = -1;
   let firstFailureRun: number | undefined;
+  let firstFailureMs: number | undefined;
+  const clock = o.clockMs ?? (() => 0);
+  const t0 = clock();
   /** The run that first stopped the campaign (a client waiting on nothing the run settles, a run that never ends). */
   let firstStop: { run: number; shrinking: boolean } | undefined;
   /** The shrink budget, started at the first failure: fast-check's shrinking stops at it too. */
@@ -331,6 +336,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     if (firstFailureRun === undefined && o.shrinkBudgetMs !== undefined) shrinkLimit = shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs);
     // The run's number in the whole campaign (a shard's own count of runs would be another).
     firstFailureRun ??= index + 1;
+    firstFailureMs ??= clock() - t0;
     return false;
   }));
   const details = await fc.check(prop, { numRuns: o.runs, seed: o.seed, ...(o.timeBudgetMs !== undefined ? { interruptAfterTimeLimit: o.timeBudgetMs, markInterruptAsFailure: false } : {}) });
@@ -361,7 +367,7 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
   const [c] = details.counterexample as [GeneratedCase];
   const at = firstFailureRun ?? details.numRuns;
   const counterexample = await recordClientCounterexample(o.client, c, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(explore === 'pct' ? { choices: await choicesOf(c) } : {}), ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, at) } : {}), ...(shrinkLimit !== undefined ? { timeLimit: shrinkLimit } : {}) });
-  return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), counterexample };
+  return { ...base, runs: firstFailureRun ?? details.numRuns, verdict: 'fails', ...(firstFailureRun !== undefined ? { firstFailureRun } : {}), ...(firstFailureMs !== undefined ? { firstFailureMs } : {}), counterexample };
 }
 
 /**
@@ -382,6 +388,8 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
   const fails = (r: ClientRun) => r.violations.length > 0;
   let schedules = 0;
   let complete = true;
+  const clock = o.clockMs ?? (() => 0);
+  const t0 = clock();
   const counted = counter(o, faults, { slowAtAnyStep: true, killAtAnswer: true });
   for (const s of clientSmallScenarios(service ? { service, module: module! } : { variant: o.variant ?? 'key_atomic' }, faults)) {
     const scenario = { ...s, seed: o.seed };
@@ -398,9 +406,10 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
     complete &&= e.complete;
     const failing = e.results[0];
     if (failing) {
+      const firstFailureMs = clock() - t0;
       const timeLimit = o.shrinkBudgetMs !== undefined ? shrinkTimeLimit(o.clockMs ?? (() => 0), o.shrinkBudgetMs) : undefined;
       const counterexample = await recordClientCounterexample(o.client, { scenario, choices: failing.choices }, { module: o.module, seed: o.seed, foundDir: o.foundDir, ...opts, ...(o.onShrink ? { onRun: (n: number) => o.onShrink!(n, schedules) } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}) });
-      return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, counterexample };
+      return { ...base, runs: schedules, verdict: 'fails', complete: false, firstFailureRun: schedules, firstFailureMs, counterexample };
     }
   }
   const coverage = counted.coverage(schedules);

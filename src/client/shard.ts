@@ -68,6 +68,7 @@ const resultSchema = z.looseObject({
   verdict: z.enum(['holds', 'fails', 'inconclusive']),
   inconclusive: z.string().optional(),
   firstFailureRun: z.number().int().positive().optional(),
+  firstFailureMs: z.number().nonnegative().optional(),
   counterexample: z.looseObject({
     size: z.looseObject({}),
     violations: z.array(z.looseObject({ invariant: z.string(), op: z.string(), detail: z.string() })),
@@ -147,7 +148,7 @@ export function mergeClientShards(files: ReadonlyArray<{ source: string; file: C
   const failing = results.filter((r) => r.verdict === 'fails').sort((a, b) => a.firstFailureRun! - b.firstFailureRun!);
   if (failing.length > 0) {
     const f = failing[0]!;
-    return { ...ctx, result: { ...base, runs: f.firstFailureRun!, verdict: 'fails', firstFailureRun: f.firstFailureRun!, ...(f.counterexample ? { counterexample: f.counterexample } : {}) } };
+    return { ...ctx, result: { ...base, runs: f.firstFailureRun!, verdict: 'fails', firstFailureRun: f.firstFailureRun!, ...(f.firstFailureMs !== undefined ? { firstFailureMs: f.firstFailureMs } : {}), ...(f.counterexample ? { counterexample: f.counterexample } : {}) } };
   }
   const runs = results.reduce((n, r) => n + r.runs, 0);
   const generated = Math.max(...results.map((r) => r.generated ?? 0));

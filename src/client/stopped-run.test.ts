@@ -34,4 +34,18 @@ describe('the run that stopped a client campaign', () => {
     expect(replay.stdout).toMatch(/answer 409/);
     expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
   }, 120_000);
+
+  it('--json: one object on stdout (verdict error, the stderr line, the written run), exit 2; --html: an index naming the stop', async () => {
+    const found = tmp('rs-client-stopped-json-');
+    const html = tmp('rs-client-stopped-html-');
+    const r = await runMain(['check', '--client', CLIENT, '--found', found, '--json', '--html', html]);
+    expect(r.code, r.err).toBe(2);
+    const stop = r.err.split('\n').find((l) => l.startsWith('retrysim check:'))!;
+    const j = JSON.parse(r.out) as Record<string, unknown>;
+    const file = join(found, readdirSync(found)[0]!);
+    expect(j).toMatchObject({ client: 'stuck-on-409', module: CLIENT, verdict: 'error', ok: false, error: stop.replace('retrysim check: ', ''), stopped: { file, replay: `retrysim replay --client ${CLIENT} ${file} --trace` } });
+    const page = readFileSync(join(html, 'index.html'), 'utf8');
+    expect(page).toContain('<td>error</td>');
+    expect(page).toContain('waiting, but on neither a timer nor a request');
+  }, 120_000);
 });

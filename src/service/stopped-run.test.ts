@@ -45,6 +45,25 @@ describe('the run that stopped a campaign', () => {
     expect(readFileSync(join(again, files[0]!), 'utf8')).toBe(readFileSync(file, 'utf8'));
   }, 120_000);
 
+  it('--json: one object on stdout (verdict error, the stderr line, the written run), exit 2; --html: an index naming the stop and its replay', async () => {
+    const found = tmp('rs-stopped-json-');
+    const html = tmp('rs-stopped-html-');
+    const r = await runMain(['check', '--service', SERVICE, '--runs', '200', '--found', found, '--json', '--html', html]);
+    expect(r.code, r.err).toBe(2);
+    const stop = r.err.split('\n').find((l) => l.startsWith('retrysim check:'))!;
+    const j = JSON.parse(r.out) as Record<string, unknown>;
+    const file = join(found, readdirSync(found)[0]!);
+    expect(j).toMatchObject({ service: 'hangs-on-duplicate', module: SERVICE, seed: 1, explore: 'random', verdict: 'error', ok: false, error: stop.replace('retrysim check: ', ''), counterexample: null });
+    expect(j.why).toEqual([j.error]);
+    expect(j.stopped).toEqual({ run: expect.any(Number), shrinking: false, file, replay: `retrysim replay --service ${SERVICE} ${file} --trace` });
+    expect(readdirSync(html)).toEqual(['index.html']);
+    const page = readFileSync(join(html, 'index.html'), 'utf8');
+    expect(page).toContain('<td>error</td>');
+    expect(page).toContain(`The campaign stopped at run ${(j.stopped as { run: number }).run}`);
+    expect(page).toContain('never answered request');
+    expect(page).toContain(`retrysim replay --service ${SERVICE} ${file} --trace`);
+  }, 120_000);
+
   it('an exhaustive search stopped so writes the schedule it was on; its replay stops the same way', async () => {
     const found = tmp('rs-stopped-exhaustive-');
     const r = await runMain(['check', '--service', SERVICE, '--explore', 'exhaustive', '--found', found]);

@@ -67,6 +67,8 @@ export interface ServiceCheckRow {
   counterexample?: { scenario: Scenario; file?: string; replay: string; violations: readonly { invariant: string }[] };
   /** What the runs reached (a campaign that keeps count): folded into the row, as `check --html` does for a claim. */
   coverage?: Coverage;
+  /** A campaign a run stopped (exit 2): what stopped it, and the file that replays that run up to the stop. */
+  error?: { message: string; file?: string; replay?: string };
 }
 
 /**
@@ -104,8 +106,14 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; } .wide { overflow-x: auto; max-width: 100%; }</style></head><body><div id="app">`,
     `<p class="crumb">retrysim · check</p><h1>${escapeHtml(row.subject)}</h1>`,
     '<div class="wide"><table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
-    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
-    '</tbody></table></div></div></body></html>',
+    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${row.error?.file !== undefined ? escapeHtml(basename(row.error.file)) : link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
+    '</tbody></table></div>',
+    // Not a verdict: the run that stopped the campaign, and how to see it up to the stop.
+    ...(row.error !== undefined ? [
+      `<h2>The campaign stopped at run ${row.runs}</h2><p class="stop">${escapeHtml(row.error.message)}</p>`,
+      row.error.replay !== undefined ? `<p>Its run is written to <code>${escapeHtml(row.error.file ?? '')}</code>; replayed with its timeline up to the stop: <code>${escapeHtml(row.error.replay)}</code></p>` : '<p>The run was not written (it did not stop again when run once more).</p>',
+    ] : []),
+    '</div></body></html>',
     '',
   ].join('\n'));
   written.push(index);
