@@ -218,6 +218,8 @@ export interface Answers {
   others: Set<number>;
   /** The first exception a handler threw, in the campaign's first run that threw one. */
   threw?: string;
+  /** The first crash of a process by the code it runs (an unhandled rejection, an uncaught exception), as the table's crash line says it. */
+  crashed?: string;
 }
 
 export function noteAnswers(answers: Answers, r: ScenarioRun): void {
@@ -243,7 +245,9 @@ export function neverSucceeded(def: ServiceDefinition, module: string, runs: num
   const noun = def.effects.noun ?? 'effect';
   // The exception itself, where the service threw it: "answers: 500" alone sent the reader off to serve it by hand.
   const threw = answers.threw !== undefined ? `; its handler threw ${answers.threw}` : '';
-  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+  // A process its own code crashed answers nothing at all: "answers: none" said nothing of the rejection that did it.
+  const crashed = answers.crashed !== undefined ? `; its process crashed (${answers.crashed})` : '';
+  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}${crashed}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
@@ -258,6 +262,7 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
     if (answers !== undefined) {
       noteAnswers(answers, r);
       answers.threw ??= reached.threw;
+      answers.crashed ??= r.crashes?.[0]?.cause;
     }
     return r;
   };

@@ -173,6 +173,17 @@ export class ServiceHost implements HostedInstance {
   crash(reason: unknown, kind: CrashKind = 'unhandled rejection'): boolean {
     const hook = this.crashHook;
     if (hook === undefined) return false;
+    // retrysim's own refusal of the module (a step inside an open transaction, an undeclared step) that the
+    // service's code left unhandled — thrown inside an async function handed to db.transaction(), say — is
+    // the campaign's one line, exit 2, as when it reaches the request itself; as a crash it was "no request
+    // answered 2xx" on every run, its reason in a coverage row.
+    const k = this.clock?.kernel;
+    if (reason instanceof ServiceError && k !== undefined) {
+      k.schedule(0, () => {
+        throw reason;
+      });
+      return true;
+    }
     const text = `${kind}: ${describeThrow(reason)}`;
     this.reached?.add('process-crash');
     // The dead process's connection closes: SQLite rolls back what it left open.
@@ -691,7 +702,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   async step(label: string, footprint?: Footprint): Promise<void> {
     const def = this.host.def;
     if (!def.steps.includes(label)) throw new ServiceError(def.name, `handle called sim.step('${label}'), which is not declared in steps [${def.steps.join(', ')}]; declare every interleaving point`);
-    if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one`);
+    if (this.db.inTransaction) throw new ServiceError(def.name, `sim.step('${label}') was called inside an open transaction (${this.req.method} ${this.req.path}); steps go between transactions, never inside one (a function given to db.transaction() runs synchronously: an async one runs up to its first await inside the transaction)`);
     if (this.awaitingOthers !== undefined) await this.rejoin(); // (tested first: an await costs the hot path even when there is nothing to wait for)
     // Which declared steps a run reached at all: a hosted app declares every store command, and uses a few.
     this.host.reached?.add(`step:${label}`);
