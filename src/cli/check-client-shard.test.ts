@@ -8,11 +8,12 @@ const tmp = tempDirs();
 
 const CLIENT = 'examples/fetch-retry-client/client.ts';
 
-/** `check --client --json` or `merge --json`, parsed, with where files went taken out (the found dirs differ by shard). */
+/** `check --client --json` or `merge --json`, parsed, with where files went (the found dirs differ by shard) and the wall time taken out. */
 async function json(args: string[]): Promise<{ code: number; j: Record<string, unknown> }> {
   const r = await runMain([...args, '--json']);
   if (r.out === '') throw new Error(`no JSON (exit ${r.code}): ${r.err}`);
   const j = JSON.parse(r.out) as Record<string, unknown>;
+  delete j.firstFailureMs;
   if (typeof j.counterexample === 'string') j.counterexample = basename(j.counterexample);
   if (typeof j.replay === 'string') j.replay = (j.replay as string).replace(/ \S+\/([^/ ]+\.json)/, ' $1');
   return { code: r.code, j };
