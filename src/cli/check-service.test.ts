@@ -263,7 +263,12 @@ describe('retrysim check --service and replay --service on the examples', () => 
       expect(r.code).toBe(1);
       expect(j.counterexample.startsWith(join('.retrysim', 'found'))).toBe(true);
       expect(existsSync(join(work, j.counterexample))).toBe(true);
-      expect(readFileSync(join(html, 'index.html'), 'utf8')).toContain('two-transactions');
+      const index = readFileSync(join(html, 'index.html'), 'utf8');
+      expect(index).toContain('two-transactions');
+      // What it breaks and the replay command, as the text table's lines under it say (the index had only the link).
+      const v = (JSON.parse((await cli(['replay', '--service', module, join(work, j.counterexample), '--json'])).out) as { violations: { invariant: string; op: string; detail: string }[] }).violations[0]!;
+      expect(index).toContain(`<li><strong>${v.invariant}</strong> (${v.op}): ${v.detail.replace(/'/g, '&#39;')}</li>`);
+      expect(index).toMatch(/replay: <code>retrysim replay --service .*two-transactions\/service\.ts .*\.json --trace<\/code>/);
       // The stepper page of the very file, through the user's service, as replay --html draws it.
       const page = readFileSync(join(html, `${basename(j.counterexample, '.json')}.html`), 'utf8');
       expect(page).toContain('<!doctype html>');

@@ -64,7 +64,7 @@ export interface ServiceCheckRow {
   verdict: string;
   runs: number;
   ok: boolean;
-  counterexample?: { scenario: Scenario; file?: string; replay: string; violations: readonly { invariant: string }[] };
+  counterexample?: { scenario: Scenario; file?: string; replay: string; violations: readonly { invariant: string; op?: string; detail?: string }[] };
   /** What the runs reached (a campaign that keeps count): folded into the row, as `check --html` does for a claim. */
   coverage?: Coverage;
   /** A campaign a run stopped (exit 2): what stopped it, and the file that replays that run up to the stop. */
@@ -108,6 +108,11 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     '<div class="wide"><table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
     `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${row.error?.file !== undefined ? escapeHtml(basename(row.error.file)) : link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
     '</tbody></table></div>',
+    // What the counterexample breaks and the command that replays it, as the text table's lines under it say.
+    ...(cx !== undefined ? [
+      `<ul class="violations">${cx.violations.map((x) => `<li><strong>${escapeHtml(x.invariant)}</strong>${x.op !== undefined ? ` (${escapeHtml(x.op)})` : ''}${x.detail !== undefined ? `: ${escapeHtml(x.detail)}` : ''}</li>`).join('')}</ul>`,
+      `<p>replay: <code>${escapeHtml(cx.replay)}</code></p>`,
+    ] : []),
     // Not a verdict: the run that stopped the campaign, and how to see it up to the stop.
     ...(row.error !== undefined ? [
       `<h2>The campaign stopped at run ${row.runs}</h2><p class="stop">${escapeHtml(row.error.message)}</p>`,
