@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { noteRefusal } from './refusals.js';
 
 /**
  * A hosted app's state lives in the simulated store (`env.redis`): shared by
@@ -35,12 +36,6 @@ export function databaseFileText(file: string): string {
   return `the app used the SQLite database file ${file} (better-sqlite3, or knex, Kysely or Drizzle over it): a file outlives the simulated runs — it is not emptied between runs, the faults never reach it, and every instance and campaign shares it — so a run's requests would be answered from what earlier runs stored; keep the app's state in env.redis (the simulated store), use an in-memory database (':memory:', the process's own memory), or write the endpoint as a ServiceDefinition on sim.db (docs/services.md)`;
 }
 
-/** Where a refused use is reported: the turn of app code that runs now (set by the host on enter/leave). */
-let sink: ((file: string) => void) | undefined;
-export function setDatabaseFileSink(s: ((file: string) => void) | undefined): void {
-  sink = s;
-}
-
 interface NativeDb {
   readonly memory: boolean;
   readonly readonly: boolean;
@@ -49,7 +44,7 @@ interface NativeDb {
 
 function refuseFile(db: NativeDb | undefined, from: (...a: never[]) => unknown): void {
   if (db === undefined || db.memory || db.readonly) return;
-  sink?.(db.name);
+  noteRefusal(databaseFileText(db.name));
   const e = new AppDatabaseFileError(db.name);
   // The stack starts at the app's call (its file and line), not here.
   Error.captureStackTrace(e, from);
