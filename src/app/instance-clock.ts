@@ -10,6 +10,7 @@ import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { quietOutputSwaps } from './quiet-output.js';
 import { noListenSwap } from './no-listen.js';
 import { databaseFileSwaps } from './database-file.js';
+import { noSocketSwap } from './no-socket.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -127,6 +128,8 @@ export class InstanceClock {
       noListenSwap(),
       // A SQLite file of the app's own outlives the simulated runs (database-file.ts); real mode (no identity) keeps it.
       ...(identity !== undefined ? databaseFileSwaps() : []),
+      // A simulated process reaches only the simulated store: no TCP connection of its own (no-socket.ts).
+      ...(identity !== undefined ? [noSocketSwap()] : []),
     ];
   }
 
