@@ -9,6 +9,8 @@ import { answerThreadPoolWhile } from '../sim/sync-thread-pool.js';
 import { timeoutSignal } from '../sim/virtual-abort-timeout.js';
 import { quietOutputSwaps } from './quiet-output.js';
 import { noListenSwap } from './no-listen.js';
+import { databaseFileSwaps } from './database-file.js';
+import { noSocketSwap } from './no-socket.js';
 
 /**
  * One hosted app process's machine: its own fake clock (timers, immediates,
@@ -124,6 +126,10 @@ export class InstanceClock {
       ...(keepLogs ? [] : quietOutputSwaps()),
       // retrysim delivers the requests: a real port per simulated process would collide (no-listen.ts).
       noListenSwap(),
+      // A SQLite file of the app's own outlives the simulated runs (database-file.ts); real mode (no identity) keeps it.
+      ...(identity !== undefined ? databaseFileSwaps() : []),
+      // A simulated process reaches only the simulated store: no TCP connection of its own (no-socket.ts).
+      ...(identity !== undefined ? [noSocketSwap()] : []),
     ];
   }
 

@@ -94,12 +94,21 @@ export async function load(url, context, next) {
 
 let hooked = false;
 let loads = 0;
-/** require.cache as it was before the first user module loaded: retrysim's own CommonJS dependencies, kept. */
-let baseline: Set<string> | undefined;
 const require = createRequire(import.meta.url);
+/**
+ * require.cache as it was when retrysim loaded: its own CommonJS
+ * dependencies, kept. Taken here, not when retrysim first loads a user
+ * module: under vitest the test file imports the app next to
+ * retrysim/vitest, so the app's libraries (Fastify, from node_modules) are
+ * in the cache by then, and counted as retrysim's they stayed cached while
+ * tsx's require loaded others of their files afresh — a Fastify of two
+ * copies, whose app() failed in every per-process load (until 2026-12;
+ * src/app/cjs-libraries-per-process.test.ts).
+ */
+let baseline: Set<string> | undefined = new Set(Object.keys(require.cache));
 let tsxEsm: { import: (specifier: string, parent: string) => Promise<unknown> } | undefined;
 
-/** Called just before the first user module loads: what is in require.cache then is retrysim's. */
+/** Called just before the first user module loads; the cache was noted when this module loaded (above), which comes first. */
 export function noteCjsBaseline(): void {
   baseline ??= new Set(Object.keys(require.cache));
 }

@@ -9,6 +9,7 @@ import type { BackgroundSim, ServiceRequest, ServiceResponse, ServiceSim } from 
 import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow, ofTheRun, userFrame } from '../service/errors.js';
 import { AppListensError } from './no-listen.js';
+import { setRefusalSink } from './refusals.js';
 import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
@@ -57,11 +58,13 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
     enter: () => {
       clock.enter();
       setKvSink(pending);
+      setRefusalSink(pending.refuse);
       turnOwner = pending;
     },
     leave: () => {
       turnOwner = undefined;
       setKvSink(undefined);
+      setRefusalSink(undefined);
       clock.leave();
     },
   };
@@ -86,6 +89,11 @@ class Pending implements KvSink {
   unsupported(method: string): void {
     this.missing ??= method;
   }
+  /** The first thing the app did that a simulated process may not (refusals.ts): its one-line text. */
+  refused: string | undefined;
+  readonly refuse = (text: string): void => {
+    this.refused ??= text;
+  };
   readonly queue: Array<{ c: KvCommand; resolve: (v: unknown) => void; reject: (e: unknown) => void; timer: TimerKind | undefined }> = [];
   submit(c: KvCommand): Promise<unknown> {
     const timer = firingTimer();
@@ -201,6 +209,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       }
       // Whatever the app did with the exception (a framework answers 500), the run cannot say anything about this app.
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${unsupportedText(pending.missing)}`);
+      if (pending.refused !== undefined) throw new ServiceError(desc.name, `${req.method} ${req.path}: ${pending.refused}`);
       // Only this request's code ran in the turn: a rejection it left unhandled ends the process, as in Node.
       const rejected = takeRejection();
       if (rejected !== undefined) {
@@ -372,6 +381,7 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
       clock.advanceTo(now);
       await hostTurn();
       if (pending.missing !== undefined) throw new ServiceError(desc.name, `a timer of the app: ${unsupportedText(pending.missing)}`);
+      if (pending.refused !== undefined) throw new ServiceError(desc.name, `a timer of the app: ${pending.refused}`);
       const rejected = takeRejection();
       if (rejected !== undefined) {
         leave();
