@@ -21,7 +21,7 @@ import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
-import { errorJson, minimalCell, stoppedLine } from './check-service.js';
+import { minimalCell, reportStopped, stoppedLine } from './check-service.js';
 import { machinePerformanceNow } from '../sim/load-clock.js';
 import { MODULE_PROBE_RUNS } from '../app/module-probe.js';
 import { clientModuleStateLine } from '../client/module-state.js';
@@ -192,19 +192,9 @@ export async function run(argv: string[]): Promise<number> {
       r = p;
     };
     let clientName: string | undefined;
-    /**
-     * Exit 2 (the client or the service is broken, or a run stopped): `--json` gets one object that says so, as
-     * the stderr line does, and `--html` an index for a stopped run (a finding with a file), as check --service.
-     */
-    const stoppedReport = async (message: string, stopped: StoppedRun | undefined): Promise<2> => {
-      if (html !== undefined && stopped !== undefined) {
-        const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-        await writeServiceCheckPages(html, { subject: `retry client '${clientName ?? v.client}' (${v.client})${against !== '' ? ` against ${against}` : ''}`, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
-        console.error(`wrote ${join(html, 'index.html')}`);
-      }
-      if (v.json === true) console.log(JSON.stringify(errorJson({ client: clientName ?? null, module: v.client!, seed, explore, expected, message, stopped })));
-      return 2;
-    };
+    const stoppedReport = (message: string, stopped: StoppedRun | undefined): Promise<2> =>
+      reportStopped({ html, json: v.json === true, subject: `retry client '${clientName ?? v.client}' (${v.client})${against !== '' ? ` against ${against}` : ''}`, message, stopped },
+        { client: clientName ?? null, module: v.client!, seed, explore, expected });
     try {
       // Its top level reads the instant every run starts at (its files' client.epochMs), as a fresh copy's does in a run.
       client = await loadClient(v.client, v.name, { epochMs: SIM_EPOCH_MS });

@@ -208,21 +208,10 @@ export async function run(argv: string[], again = false): Promise<number> {
     const wall0 = performance.now();
     let hostedApp = false;
     let serviceName: string | undefined;
-    /**
-     * Exit 2 (the service is broken, or a run stopped): `--json` gets one object that says so, as the stderr
-     * line does (stdout was empty, and a script reading it had nothing to parse); `--html` gets an index for a
-     * stopped run, which is a finding with a file (a module that cannot run gets no page: nothing is written).
-     */
-    const stoppedReport = async (message: string, stopped: StoppedRun | undefined): Promise<2> => {
-      const subject = `${hostedApp ? 'app' : 'service'} ${serviceName ?? v.service} (${v.service})`;
-      if (html !== undefined && stopped !== undefined) {
-        const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-        await writeServiceCheckPages(html, { subject, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
-        console.error(`wrote ${join(html, 'index.html')}`);
-      }
-      if (v.json === true) console.log(JSON.stringify(errorJson({ service: serviceName ?? null, module: v.service!, keySource, seed, explore, expected, message, stopped })));
-      return 2;
-    };
+    // Exit 2: one --json object and, for a stopped run, an --html index (reportStopped).
+    const stoppedReport = (message: string, stopped: StoppedRun | undefined): Promise<2> =>
+      reportStopped({ html, json: v.json === true, subject: `${hostedApp ? 'app' : 'service'} ${serviceName ?? v.service} (${v.service})`, message, stopped },
+        { service: serviceName ?? null, module: v.service!, keySource, seed, explore, expected });
     try {
       def = await loadService(v.service);
       hostedApp = isHostedApp(def);
@@ -428,6 +417,26 @@ export function errorJson(o: { service?: string | null; client?: string | null; 
     // Not a counterexample: the stopped run's file expects no violation (it replays to the stop).
     counterexample: null,
   };
+}
+
+/**
+ * Exit 2 of check --service/--app/--client (the module is broken, or a run stopped): `--json` gets one
+ * object that says so, as the stderr line does (stdout was empty, and a script reading it had nothing to
+ * parse); `--html` gets an index for a stopped run, which is a finding with a file (a module that cannot
+ * run gets no page: nothing is written).
+ */
+export async function reportStopped(
+  o: { html: string | undefined; json: boolean; subject: string; message: string; stopped: StoppedRun | undefined },
+  fields: Omit<Parameters<typeof errorJson>[0], 'message' | 'stopped'>,
+): Promise<2> {
+  const { html, stopped, message } = o;
+  if (html !== undefined && stopped !== undefined) {
+    const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
+    await writeServiceCheckPages(html, { subject: o.subject, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
+    console.error(`wrote ${join(html, 'index.html')}`);
+  }
+  if (o.json) console.log(JSON.stringify(errorJson({ ...fields, message, stopped })));
+  return 2;
 }
 
 /** The table's `minimal` cell: yes, not shown, or not shown because the shrink budget stopped shrinking. */
