@@ -16,6 +16,8 @@ import moduleLimiter from './client/fixtures/module-limiter.js';
 import instanceHeader from './client/fixtures/instance-header.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import hangsOnDuplicate from './service/fixtures/hangs-on-duplicate.js';
+import noAnswerOnReuse from './app/fixtures/no-answer-on-reuse.js';
+import { appService } from './app/define.js';
 import stuckOn409 from './client/fixtures/stuck-on-409.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
@@ -154,6 +156,14 @@ describe('retrysim/vitest', () => {
     const r = await cli(['replay', '--service', module, file]);
     expect(r.code).toBe(2);
     expect(r.err.trim()).toBe(line!.replace(/^retrysim: /, 'retrysim replay: ').replace(' (retrysim check --service says the same, exit 2)', ''));
+  }, 60_000);
+
+  it('an app whose run stops says check --app says the same (an app is checked with --app, not --service)', async () => {
+    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const app = appService(noAnswerOnReuse);
+    const prop = fc.asyncProperty(serviceCases(app, { module: 'src/app/fixtures/no-answer-on-reuse.ts' }), async (c) => (await runServiceCase(app, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(app, { foundDir: found }), numRuns: 100, seed: 1 }));
+    expect(msg.split('\n')[0]).toMatch(/^retrysim: app 'no-answer-on-reuse': never answered POST \/orders.* \(retrysim check --app says the same, exit 2\)$/);
   }, 60_000);
 
   it('explainClient, as check --client: a client whose run stops (it waits on nothing the run settles) fails with check\'s line and the shrunk stopping run written', async () => {

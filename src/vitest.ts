@@ -333,7 +333,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         const e = details.errorInstance;
         // A run that stopped on its own course (a request never answered): the shrunk case, written for replay --trace, as check writes it.
         const stop = e.ofTheRun && c !== undefined ? await writeStoppedRun(def, moduleOf(def, o.module), c, new ListChoice(c.choices), details.seed, o.foundDir ?? FOUND_DIR, { run: details.numRuns, shrinking: false }, 'vitest') : undefined;
-        throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check --service says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
+        throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check ${moduleFlag(def)} says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
       }
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
       const module = moduleOf(def, o.module);
