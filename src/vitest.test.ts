@@ -17,6 +17,9 @@ import instanceHeader from './client/fixtures/instance-header.js';
 import wrongPath from './client/fixtures/wrong-path-client.js';
 import hangsOnDuplicate from './service/fixtures/hangs-on-duplicate.js';
 import noAnswerOnReuse from './app/fixtures/no-answer-on-reuse.js';
+import stuckAfterKill from './service/fixtures/stuck-after-kill.js';
+import stuckAfterKillProgress from './service/fixtures/stuck-after-kill-progress.js';
+import { PROGRESS_NOT_JUDGED } from './campaign/coverage.js';
 import { appService } from './app/define.js';
 import stuckOn409 from './client/fixtures/stuck-on-409.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
@@ -156,6 +159,19 @@ describe('retrysim/vitest', () => {
     const r = await cli(['replay', '--service', module, file]);
     expect(r.code).toBe(2);
     expect(r.err.trim()).toBe(line!.replace(/^retrysim: /, 'retrysim replay: ').replace(' (retrysim check --service says the same, exit 2)', ''));
+  }, 60_000);
+
+  it('a passing property over a service without `progress` says, once, that progress was not judged (as check does under its verdict); with progress the stuck key fails', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const module = 'src/service/fixtures/stuck-after-kill.ts';
+    const prop = fc.asyncProperty(serviceCases(stuckAfterKill, { module }), async (c) => (await runServiceCase(stuckAfterKill, c)).violations.length === 0);
+    await fc.assert(prop, { ...replayable(stuckAfterKill), numRuns: 50, seed: 1 });
+    await fc.assert(prop, { ...replayable(stuckAfterKill), numRuns: 50, seed: 2 });
+    const said = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith('retrysim:'));
+    expect(said).toEqual([`retrysim: service 'stuck-after-kill' passed, but ${PROGRESS_NOT_JUDGED}`]);
+    const judged = fc.asyncProperty(serviceCases(stuckAfterKillProgress, { module: 'src/service/fixtures/stuck-after-kill-progress.ts' }), async (c) => (await runServiceCase(stuckAfterKillProgress, c)).violations.length === 0);
+    expect(await failure(fc.assert(judged, { ...replayable(stuckAfterKillProgress, { foundDir: mkdtempSync(join(tmpdir(), 'found-')) }), numRuns: 300, seed: 1 }))).toMatch(/progress/);
+    expect(warn.mock.calls.filter((c) => String(c[0]).includes('stuck-after-kill-progress'))).toEqual([]);
   }, 60_000);
 
   it('an app whose run stops says check --app says the same (an app is checked with --app, not --service)', async () => {

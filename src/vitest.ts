@@ -43,6 +43,7 @@ import { Reached } from './service/reached.js';
 import { ServiceError } from './service/errors.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from './campaign/run.js';
+import { PROGRESS_NOT_JUDGED } from './campaign/coverage.js';
 
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
@@ -299,6 +300,9 @@ function stoppedText(cx: { minimised: { stopped?: { by: string } } }): { heading
   };
 }
 
+/** The definitions whose passing property has said that progress was not judged (once each). */
+const progressNoted = new WeakSet<ServiceDefinition>();
+
 /**
  * fast-check parameters whose reporter turns the shrunk failure into a
  * minimised, replayable scenario file and names it in the failure message.
@@ -323,6 +327,12 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         if (isHostedApp(def) && moduleLoadsOf(def) === 'once' && details.numRuns > 0) await probeModules(def, details, o);
         const moved = first === undefined ? undefined : await afterLastRun(() => first.recheck(def));
         if (moved !== undefined) throw new Error(`retrysim: inconclusive, not passed: ${carriedStateLine(def.name, moved, `${PER_PROCESS_ENV}=1 retrysim check ${moduleFlag(def)} ${moduleOf(def, o.module)}`)}`);
+        // check says it under its verdict (src/campaign/coverage.ts); a passing property said nothing, and a
+        // service that leaves a key "in progress" for ever after a kill passed without a word. Once per definition.
+        if (def.progress === undefined && details.numRuns > 0 && !progressNoted.has(def)) {
+          progressNoted.add(def);
+          console.warn(`retrysim: ${isHostedApp(def) ? 'app' : 'service'} '${def.name}' passed, but ${PROGRESS_NOT_JUDGED}`);
+        }
         return;
       }
       // A module retrysim cannot run as declared (an undeclared step, a step
