@@ -357,6 +357,12 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module]);
       if (problem !== undefined) {
         rmSync(cx.file!, { force: true });
+        // An app's state carried over from an earlier run (loaded once): as check --app, its runs again with one
+        // load per simulated process, whose failure (two replicas with a Map each) is the finding; only if that
+        // holds is "did not reproduce" the message (until 2026-12 it was, and check's failure was not shown).
+        if (isHostedApp(def) && moduleLoadsOf(def) === 'once') {
+          await probeModules(def, details, o, { asked: details.runConfiguration.numRuns ?? 100, how: 'carried', heading: `Property failed with the app's modules loaded once (seed ${details.seed}) on a case that state kept from earlier runs decided (it did not reproduce in a fresh process), and fails with one load per simulated process` });
+        }
         throw new Error(`${failedLine(details)}\n\nretrysim: ${serviceNotReproduced(def, problem)}`);
       }
       const s = cx.size;
@@ -380,7 +386,9 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
  * check prints and a counterexample that replays (its file says
  * `service.moduleLoads: "per-process"`).
  */
-async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions): Promise<void> {
+async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions, after: { asked: number; how: 'shared' | 'carried'; heading: string } = {
+  asked: details.numRuns, how: 'shared', heading: `Property passed ${details.numRuns} tests with the app's modules loaded once (seed ${details.seed}), and fails with one load per simulated process`,
+}): Promise<void> {
   const module = moduleOf(def, o.module);
   if (!existsSync(resolve(module))) {
     throw new Error(`retrysim: app '${def.name}': its module is not known (${module} is no file), so its modules cannot be loaded once per simulated process, as separate processes load them; give serviceCases and replayable { module: new URL('./app.ts', import.meta.url) }`);
@@ -388,12 +396,12 @@ async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[Gene
   const co = caseOptions.get(def) ?? {};
   const set = shrinkSettings.get(def);
   const probe = await afterLastRun(() => runModuleProbe({
-    module, once: def, runs: Math.min(details.numRuns, MODULE_PROBE_RUNS), seed: details.seed, keySource: co.keySource ?? 'tool_call', faults: co.faults ?? serviceFaults(def), explore: 'random',
+    module, once: def, runs: Math.min(after.asked, MODULE_PROBE_RUNS), seed: details.seed, keySource: co.keySource ?? 'tool_call', faults: co.faults ?? serviceFaults(def), explore: 'random',
     foundDir: o.foundDir ?? FOUND_DIR, foundBy: 'vitest', ...(set !== undefined ? { shrinkBudgetMs: set.budgetMs, clockMs: set.clockMs } : {}),
   }));
   const cx = probe.result.counterexample;
   if (probe.result.verdict !== 'fails' || cx === undefined) return;
-  const line = moduleStateLine(def.name, 'shared', probe);
+  const line = moduleStateLine(def.name, after.how, probe);
   // The file must replay as its reader will run it: a fresh process, no environment variable (the file says how the modules load).
   const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module], { [PER_PROCESS_ENV]: '' });
   if (problem !== undefined) {
@@ -403,7 +411,7 @@ async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[Gene
 retrysim: ${serviceNotReproduced(def, problem)}`);
   }
   const stopped = stoppedText(cx);
-  throw new Error(`Property passed ${details.numRuns} tests with the app's modules loaded once (seed ${details.seed}), and fails with one load per simulated process\n\n` +
+  throw new Error(`${after.heading}\n\n` +
     `retrysim: ${line}\n\n` +
     `retrysim: ${stopped.heading} (${sizeText(cx.size)}):\n` +
     `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +

@@ -12,6 +12,7 @@ import { tempDirs } from '../testing/temp-dirs.js';
 import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
 import { appService } from './define.js';
 import storeApp from './fixtures/module-store-app.js';
+import mapApp from './fixtures/module-map-app.js';
 import claimDescriptor from '../../examples/app-plain-http/app-claim.js';
 
 const tmp = tempDirs();
@@ -122,6 +123,25 @@ describe('every path that judges an app runs the per-process probe', () => {
     const claimModule = new URL('../../examples/app-plain-http/app-claim.ts', import.meta.url);
     const ok = fc.asyncProperty(serviceCases(claim, { module: claimModule, faults: ['instances', 'kill', 'loseResponse'] }), async (c) => (await runServiceCase(claim, c)).violations.length === 0);
     await fc.assert(ok, { ...replayable(claim, { module: claimModule, foundDir: found }), numRuns: 20, seed: 1 });
+  }, 120_000);
+
+  it('the vitest helper: a property that fails on state an earlier run left (the Map app) gives check\'s per-process failure and a file that replays, not only "did not reproduce"', async () => {
+    const found = tmp('rs-modloads-vitest-');
+    const service = appService(mapApp);
+    const module = new URL('./fixtures/module-map-app.ts', import.meta.url);
+    const prop = fc.asyncProperty(serviceCases(service, { module, faults: ['instances', 'kill', 'loseResponse'] }), async (c) => (await runServiceCase(service, c)).violations.length === 0);
+    let msg = '';
+    try {
+      await fc.assert(prop, { ...replayable(service, { module, foundDir: found }), numRuns: 100, seed: 1 });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toMatch(/^Property failed with the app's modules loaded once \(seed 1\) on a case that state kept from earlier runs decided \(it did not reproduce in a fresh process\), and fails with one load per simulated process/);
+    expect(msg).toMatch(/retrysim: app 'module-map-app' keeps state at module level, which carried over from one simulated run to the next while its modules were loaded once: .* it fails exactly-one \(run \d+ of 50\)/);
+    const file = readdirSync(found)[0]!;
+    expect(msg).toContain(`written to ${join(found, file)}`);
+    expect(JSON.parse(readFileSync(join(found, file), 'utf8'))).toMatchObject({ service: { moduleLoads: 'per-process' } });
+    expect(cli(['replay', '--app', 'src/app/fixtures/module-map-app.ts', join(found, file)]).status).toBe(0);
   }, 120_000);
 
   it('--expect fails on the module-store app: its per-process failure is the verdict asked for (ok, exit 0, no reasons), and the line still says why', async () => {
