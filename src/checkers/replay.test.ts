@@ -47,6 +47,13 @@ describe('checkReplayEqualsFirst', () => {
     expect(tied[0]!.detail).toMatch(/^key 'k': a concurrent worker's attempt toolu_r1_1#1 \(marked as a replay\) was answered HTTP 200/);
   });
 
+  test('a replay that arrives before the answer it replays (the original\'s answer delayed) is named as the replay it is, where it is the first success', () => {
+    const replayFirst = ok({ attempt: 2, endMs: 30, replay: true, outcome: { kind: 'http', status: 200 }, body: '{"id":1,"cached":true}' });
+    const original = ok({ endMs: 60 });
+    expect(checkReplayEqualsFirst(op([original, replayFirst]), [1])[0]!.detail).toBe(
+      `key 'k': attempt toolu_r1_1#1 was answered HTTP 201 {"id":1} at t=60 ms, but the first success (attempt toolu_r1_1#2, marked as a replay, t=30 ms) was HTTP 200 {"id":1,"cached":true}`);
+  });
+
   test('the workers are named when known: two workers of one operation make the same call (call-1#1 twice)', () => {
     const v = checkReplayEqualsFirst(op([ok({ worker: 'op1.w1', endMs: 40, outcome: { kind: 'http', status: 200 } }), ok({ worker: 'op1.w0', endMs: 30 })]), [1]);
     expect(v[0]!.detail).toBe(`key 'k': op1.w1's attempt toolu_r1_1#1 was answered HTTP 200 {"id":1} at t=40 ms, but the first success (op1.w0's attempt toolu_r1_1#1, t=30 ms) was HTTP 201 {"id":1}`);

@@ -48,7 +48,7 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly Effec
       out.push({
         invariant: 'replay-equals-first',
         op: op.id,
-        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (${named(first)}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
+        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (${named(first)}${first.replay ? ', marked as a replay' : ''}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
       });
       break; // one sentence per key says it
     }
