@@ -308,7 +308,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         void Promise.resolve(returned).then((x) => (answered = x), () => undefined);
         await hostTurn();
         if (isFetchResponse(answered)) throw new ServiceError(desc.name, FETCH_HANDLER_TEXT);
-        throw ofTheRun(new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`));
+        throw ofTheRun(new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O — a file read, a dynamic import(): import the module at the top of the file instead —, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`));
       }
     }
   } finally {

@@ -379,7 +379,7 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return ofTheRun(new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`));
+  return ofTheRun(new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O, such as a file read or a dynamic import() — import the module at the top of the file instead; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`));
 }
 
 /**
