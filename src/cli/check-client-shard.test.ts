@@ -50,6 +50,17 @@ describe('check --client --shard I/N --out FILE, then retrysim merge', () => {
     expect(text.out).toContain(`replay: retrysim replay --client ${CLIENT} ${named} --trace`);
   });
 
+  it('a shard whose runs fail: exit 0 (the shard ran), and its --json (shard.exitCode) and its last line say so', async () => {
+    const dir = tmp('rs-client-shard-');
+    const args = ['check', '--client', CLIENT, '--runs', '100', '--shard', '1/2', '--out', join(dir, 's.json'), '--found', dir];
+    const j = await json(args);
+    expect(j.code).toBe(0);
+    expect(j.j).toMatchObject({ verdict: 'fails', ok: false, shard: { index: 1, count: 2, exitCode: 0 } });
+    const text = await runMain(args);
+    expect(text.code).toBe(0);
+    expect(text.out + text.err).toContain("shard 1/2: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)");
+  });
+
   it('a holding client: the merged --json is the unsharded one, coverage counts included', async () => {
     const dir = tmp('rs-client-shard-');
     const args = ['check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '150'];

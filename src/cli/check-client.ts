@@ -19,7 +19,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
 import { moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
-import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, reportStopped, stoppedLine } from './check-service.js';
 import { machinePerformanceNow } from '../sim/load-clock.js';
@@ -350,10 +350,10 @@ export async function run(argv: string[]): Promise<number> {
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
     const target = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
     const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
-    const code = reportClientCampaign(r, { module: v.client, expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
+    const code = reportClientCampaign(r, { module: v.client, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
-      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
+      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`);
       return 0;
     }
     return code;
@@ -386,6 +386,8 @@ export interface ClientReport {
   moduleLoads?: 'once' | 'per-process';
   /** A verdict that changed with one load per client process (the line `check` printed): why it fails. */
   sharedModuleState?: string;
+  /** One shard's report (`--shard I/N`): its verdict covers its runs only, and the command exits 0 once it ran. */
+  shard?: { index: number; count: number };
 }
 
 /** Prints a client campaign's table (or `--json`), the counterexample and the coverage; returns the exit code. */
@@ -405,6 +407,7 @@ export function reportClientCampaign(r: ShardClientResult, o: ClientReport): num
       counterexample: cx?.file ?? null, shrunkSize: cx?.size ?? null, violations: invariants,
       minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [], replay: cx?.replay ?? null,
       coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
+      ...shardJson(o.shard),
     }));
     return code;
   }

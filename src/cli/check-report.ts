@@ -5,6 +5,7 @@ import { exitCodeOf } from '../campaign/verdict.js';
 import { textTable } from '../report/table.js';
 import { firstFailureCell } from '../report/first-failure.js';
 import { sizeText as sizeOf } from '../scenario/arbitraries.js';
+import { shardJson } from './shard-args.js';
 
 /** Runs per claim of the long (nightly / CI) campaign: what "to conclude" suggests when nothing else was asked. */
 export const NIGHTLY_RUNS = 100_000;
@@ -16,6 +17,8 @@ export interface ReportContext {
   json: boolean;
   /** Wall time of the campaign (the slowest shard's, after a merge); omitted from the text when undefined. */
   wallMs?: number;
+  /** One shard's report (`--shard I/N`): each row's `--json` says it covers the shard's runs only (exit 0 once it ran). */
+  shard?: { index: number; count: number };
 }
 
 /** Runs; in exhaustive mode whether that was all of them, and the count without reduction when asked for; the bounded part beside a random campaign. */
@@ -104,7 +107,7 @@ export function printResults(results: readonly CampaignResult[], c: ReportContex
   const judged = results.map((r) => ({ r, j: judge(r) }));
   const code = exitCodeOf(judged.map((x) => x.j));
   if (c.json) {
-    console.log(JSON.stringify(results.map(resultJson)));
+    console.log(JSON.stringify(results.map((r) => ({ ...resultJson(r), ...shardJson(c.shard) }))));
     return code;
   }
   console.log('');

@@ -55,6 +55,19 @@ describe('check --service --shard I/N --out FILE, then retrysim merge', () => {
     expect(text.out).toContain(`replay: retrysim replay --service examples/three-way-race/service.ts ${join(dir, 'found-2')}/`);
   });
 
+  it('a shard whose runs fail: exit 0 (the shard ran), and its --json and its last line say why the code is 0 — the table, ok: false and exit 0 disagreed', async () => {
+    const dir = tmp('rs-svc-shard-');
+    const args = ['check', '--service', 'examples/three-way-race/service.ts', '--runs', '300', '--shard', '2/3', '--out', join(dir, 's.json'), '--found', dir];
+    const j = await json(args);
+    expect(j.code).toBe(0);
+    expect(j.j).toMatchObject({ verdict: 'fails', ok: false, shard: { index: 2, count: 3, exitCode: 0, covers: expect.stringMatching(/^this shard's runs only: retrysim merge .* gives the campaign's verdict and exit code$/) } });
+    const text = await runMain(args);
+    expect(text.code).toBe(0);
+    expect(text.out + text.err).toContain("shard 2/3: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)");
+    // The unsharded --json has no shard field.
+    expect((await json(['check', '--service', 'examples/three-way-race/service.ts', '--runs', '100', '--found', dir])).j.shard).toBeUndefined();
+  });
+
   it('refuses a missing shard, a shard given twice, another campaign, a claim shard beside it and counts no shard writes; nothing is printed but the line', async () => {
     const dir = tmp('rs-svc-shard-');
     const args = ['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '100'];

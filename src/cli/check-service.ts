@@ -20,7 +20,7 @@ import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
 import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe, withoutScenario, type ModuleProbe } from '../app/module-probe.js';
-import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
@@ -384,10 +384,10 @@ export async function run(argv: string[], again = false): Promise<number> {
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
     const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once',
-      ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : await pageService(def, v.service!, r.counterexample !== undefined) } : {}) });
+      ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : await pageService(def, v.service!, r.counterexample !== undefined) } : {}) });
     if (shard !== undefined) {
       // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
-      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's`);
+      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`);
       return 0;
     }
     return code;
@@ -476,6 +476,8 @@ export interface ServiceReport {
    * than holds, the whole campaign per process, or one shard's table).
    */
   moduleProbe?: { runs: number; verdict: ServiceCampaignResult['verdict'] } | null;
+  /** One shard's report (`--shard I/N`): its verdict covers its runs only, and the command exits 0 once it ran. */
+  shard?: { index: number; count: number };
 }
 
 /** The table's module-loads cell of an app: how its modules were loaded, and what ran with one load per process. */
@@ -518,6 +520,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
       minimised: cx?.minimised ?? null, notMinimal: cx?.notMinimal ?? [],
       preemptionsMinimal: cx?.preemptionsMinimal ?? null, removed: cx?.removed ?? [], replay: cx?.replay ?? null, crashes: cx?.crashes ?? [],
       coverage: r.coverage ?? null, neverReached: r.coverage ? neverReached(r.coverage).map((x) => x.id) : [],
+      ...shardJson(o.shard),
     }));
     return code;
   }

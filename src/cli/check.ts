@@ -314,7 +314,7 @@ async function check(p: Parsed): Promise<number> {
     writeFileSync(p.out, JSON.stringify(f, null, 1) + '\n');
     log(`results written to ${p.out}${p.shard ? ` (shard ${p.shard.index + 1}/${p.shard.count}: merge every shard's file with retrysim merge)` : ''}`);
   }
-  const code = printResults(results, { seed: p.seed, explore: p.explore, json: p.json, wallMs });
+  const code = printResults(results, { seed: p.seed, explore: p.explore, json: p.json, wallMs, ...(p.shard !== undefined ? { shard: p.shard } : {}) });
   if (p.timeBudgetMs !== undefined) {
     // Run i is a function of (seed, claim, i): --runs <runs done> reruns exactly what the budget allowed.
     for (const r of results) {

@@ -46,6 +46,12 @@ describe('retrysim check --shard and retrysim merge', () => {
       expect(bad.stderr).toMatch(/bad\.json: not a retrysim\.shard\/1 file/);
       expect(bad.stderr).not.toMatch(/\n\s+at /);
       expect(readdirSync(join(d, 'f')).length).toBeGreaterThan(0);
+      // One shard's --json: each row says it covers the shard's runs only, and why the shard exits 0.
+      const one = cli(...common, '--shard', '1/3', '--out', join(d, 's1b.json'), '--found', join(d, 'f'), '--json');
+      expect(one.status).toBe(0);
+      const rows = JSON.parse(one.stdout) as Array<{ verdict: string; shard: unknown }>;
+      expect(rows.some((r) => r.verdict === 'fails')).toBe(true);
+      for (const r of rows) expect(r.shard).toMatchObject({ index: 1, count: 3, exitCode: 0 });
     } finally {
       rmSync(d, { recursive: true, force: true });
     }

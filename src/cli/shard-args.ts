@@ -61,3 +61,11 @@ export function shardFromEnv(env: NodeJS.ProcessEnv): { index: number; count: nu
   }
   throw new UsageError(`--shard auto found no shard in the environment: set RETRYSIM_SHARD=I/N, or run under ${ENV_SHARDS.map((e) => `${e.index}/${e.count}`).join(', ')}`);
 }
+
+/**
+ * `--json`'s `shard` of one shard's report: which one, and that its exit code is 0 once it ran (merge gives
+ * the campaign's). `ok: false` beside exit 0 read as a disagreement (a CI job per shard went green on a ✗).
+ */
+export function shardJson(shard: { index: number; count: number } | undefined): Record<string, unknown> {
+  return shard === undefined ? {} : { shard: { index: shard.index + 1, count: shard.count, exitCode: 0, covers: "this shard's runs only: retrysim merge of every shard's --out file gives the campaign's verdict and exit code" } };
+}
