@@ -4,7 +4,6 @@ import { KV_COMMANDS } from '../kv/client.js';
 import { KV_TABLE, KvStore, setupKv } from '../kv/store.js';
 import type { AppDescriptor, KvView } from './descriptor.js';
 import { AppInstance, serveRequest } from './serve-request.js';
-import { showId } from '../service/ids.js';
 
 /** The interleaving points of every hosted app: one per store command. */
 export const APP_STEPS: readonly string[] = KV_COMMANDS.map((c) => `kv.${c}`);
@@ -84,22 +83,8 @@ export function appService(desc: AppDescriptor, fresh?: () => Promise<AppDescrip
     handle: (req, sim) => serveRequest(desc, sim.memory, storeOf(sim.db), req, sim),
     operation: desc.operation,
     effects: {
-      of: (db, op) => {
-        const view = viewOf(db);
-        const ids = e.of(view, op);
-        // of and owner are two readings of one store; when they disagree the
-        // descriptor, not the app, is wrong (an of that ignores op.tenant
-        // counts another tenant's effect too, and reads as a duplicate).
-        if (e.owner !== undefined) {
-          for (const id of ids) {
-            const o = e.owner(view, id);
-            if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
-              throw new ServiceError(desc.name, `effects.of counted ${e.noun ?? 'effect'} ${showId(id)} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
-            }
-          }
-        }
-        return ids;
-      },
+      // An of that disagrees with owner (one ignoring op.tenant) is refused where every definition's is (effectsOf).
+      of: (db, op) => e.of(viewOf(db), op),
       ...(e.owner ? { owner: (db: ServiceDb, id: EffectId) => e.owner!(viewOf(db), id) } : {}),
       ...(e.total ? { total: (db: ServiceDb) => e.total!(viewOf(db)) } : {}),
       ...(e.noun !== undefined ? { noun: e.noun } : {}),

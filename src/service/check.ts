@@ -27,6 +27,18 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
     const hint = oneId ? " (a row, not its id: return the id itself, e.g. with better-sqlite3's .pluck())" : '';
     throw new ServiceError(def.name, `effects.of must return an array of ids (numbers or non-empty strings), got ${valueText(row)}${hint} at index ${bad} of ${valueText(ids)} for operation ${op.runId} of tenant '${op.tenant}'`);
   }
+  // of and owner are two readings of one database; when they disagree the definition, not the service, is
+  // wrong: an of that ignores op.tenant counts another tenant's effect too, and a correct service "failed"
+  // exactly-one (until 2026-12 for a service; an app descriptor was refused so). Only a list of two or more
+  // is asked (the hot path of a holding campaign is one id): a wrong of shows as a duplicate there.
+  if (ids.length > 1 && def.effects.owner !== undefined) {
+    for (const id of ids as EffectId[]) {
+      const o = ownerOf(def, db, id);
+      if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
+        throw new ServiceError(def.name, `effects.of counted ${def.effects.noun ?? 'effect'} ${showId(id)} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
+      }
+    }
+  }
   return ids as EffectId[];
 }
 
