@@ -19,6 +19,9 @@ import { serviceEpochField } from './epoch.js';
  * or the same key sent again with another body.
  * Small enough that every schedule of each can be run.
  */
+/** The small scenarios' lease (service.leaseMs): the pause past it lasts two. */
+const LEASE_MS = 5000;
+
 export function serviceSmallScenarios(def: ServiceDefinition, module: string, faults: readonly FaultKind[], keySource: KeySource = 'tool_call'): Scenario[] {
   const has = (k: FaultKind) => faults.includes(k);
   const workers = has('concurrency') ? 2 : 1;
@@ -28,7 +31,7 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
   const base = {
     format: SCENARIO_FORMAT,
     seed: 1,
-    service: { module, leaseMs: 5000, ...epoch },
+    service: { module, leaseMs: LEASE_MS, ...epoch },
     client: { keySource, maxAttempts: 2, timeoutMs: 2000 },
     operations: [op],
     expect: {},
@@ -47,6 +50,10 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
     ...(isHostedApp(def) ? crashPoints : []).map((p): [string, boolean, Record<string, unknown>] => [`one crash at ${p}, its 2nd reach in a request`, has('crash'), { faults: { crashMidRequest: 1, crashAt: p, crashAtNth: 2 } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`slow after ${s}`, has('slow'), { faults: { slowMs: 2500, slowAtStep: s } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the client's timeout`, has('pause'), { faults: { pause: { atStep: s, ms: 2500, count: 1 } } }]),
+    // Paused for two leases while the client, patient for most of one, retries through it: a claim that
+    // expires (a lease, a TTL near it) is taken over while its holder still runs — the random campaign's
+    // pause-past-the-lease case, which the 2.5 s pause above never reaches (a 5 s key TTL held "(all)").
+    ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the lease, retried through it`, has('pause'), { faults: { pause: { atStep: s, ms: 2 * LEASE_MS, count: 1 } }, client: { ...base.client, maxAttempts: 5, timeoutMs: Math.round(0.9 * LEASE_MS) } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`kill at ${s}`, has('kill'), { faults: { kill: { atStep: s, restartAfterMs: 5 } } }]),
     // The work done, the answer never sent, the process back without its memory (an in-process cache of answers).
     ['kill as its answer leaves', has('kill'), { faults: { kill: { atAnswer: 1, restartAfterMs: 5 } } }],
