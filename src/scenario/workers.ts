@@ -89,6 +89,9 @@ export function planWorkers(s: Scenario, endpoint?: Endpoint): { ends: Operation
   return { ends, workers };
 }
 
+/** How the key-reuse probe's trace notes begin (the stepper finds the probe's request after it). */
+export const KEY_REUSE_PROBE = 'key-reuse probe:';
+
 /** The title the key-reuse probe sends instead of the operation's. */
 export function editedTitle(title: string): string {
   return `${title} (edited)`;
@@ -109,7 +112,7 @@ async function probeKeyReuse(transport: Transport, key: string, original: Report
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   if (endpoint && body === endpoint.body(original)) return undefined;
   // Said on the trace: otherwise a worker that already succeeded is seen sending again, for no stated reason.
-  note?.(`key-reuse probe: key '${key}' sent again with another body (title '${intent.title}'): it must be refused`);
+  note?.(`${KEY_REUSE_PROBE} key '${key}' sent again with another body (title '${intent.title}'): it must be refused`);
   const send = async () => {
     const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
     return wire.kind === 'response' ? wire.status : wire.reason;
@@ -120,7 +123,7 @@ async function probeKeyReuse(transport: Transport, key: string, original: Report
   // and only a service that answers the other body with a server error
   // every time is judged for it (src/service/check.ts).
   for (let i = 1; i < PROBE_SENDS_MAX && typeof outcome === 'number' && outcome >= 500; i++) {
-    note?.(`key-reuse probe: answered HTTP ${outcome}, a server error; sent again, as a client would`);
+    note?.(`${KEY_REUSE_PROBE} answered HTTP ${outcome}, a server error; sent again, as a client would`);
     outcome = await send();
   }
   return { key, outcome };

@@ -237,6 +237,22 @@ describe('the summary is written from the run', () => {
     expect(v.why).toMatch(/^op1's client is answered 200 .* here, where the first success was 201 /);
   });
 
+  it('the key-reuse probe\'s request is told as the probe (not "the client retried"), key-reuse is pinned on its answer, and its row label is short', async () => {
+    const { loadService } = await import('../../service/load.js');
+    const def = await loadService(join(root, 'src', 'report', 'html', 'key-reuse.fixture.ts'));
+    // Found by `retrysim check --service src/report/html/key-reuse.fixture.ts` (seed 1): the probe's other body is a second charge.
+    const file = join('src', 'report', 'html', 'key-reuse.fixture.json');
+    const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
+    expect(data.summary[1]).toMatch(/^The client sent the key again with another body as #2 \(the key-reuse probe\), where a refusal was due: .* added a second charge, so exactly-one breaks/);
+    const v = data.violations.find((x) => x.invariant === 'key-reuse')!;
+    const st = data.steps[v.step]!;
+    expect({ kind: st.kind, text: st.text }).toMatchObject({ kind: 'answer', text: expect.stringMatching(/^#2 answers 201 /) });
+    expect(v.why).toMatch(/^the key sent again with another body is answered 201 .* here, where a refusal \(a 4xx\) was due$/);
+    const { shortLabel } = await import('./client/stepper-view.js');
+    const probe = data.steps.find((x) => x.event.startsWith('key-reuse probe:'))!;
+    expect(shortLabel(probe)).toBe('key-reuse probe');
+  });
+
   it('replay-equals-first compares answers the client received: a 201 its server died with as it left is no first success', async () => {
     const { default: def } = await import('./stamped-replay.fixture.js');
     // Found by `retrysim check --service src/report/html/stamped-replay.fixture.ts` (seed 1): the first 201 (#2) dies with its

@@ -17,6 +17,7 @@ import type { ServiceDefinition } from '../../service/definition.js';
 import { pinClientViolations, withClientSteps, type ClientWorker } from './client-steps.js';
 import { keySourceWords } from '../../harness/keys.js';
 import { moduleLoadsOf } from '../../app/define.js';
+import { KEY_REUSE_PROBE } from '../../scenario/workers.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
@@ -521,6 +522,15 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
       const other = first === undefined ? undefined : ok.slice(1).find(({ st }) => said(st) !== said(first.st));
       if (first !== undefined && other !== undefined) return at(other.i, `${v.op}'s client is answered ${said(other.st)} here, where the first success was ${said(first.st)} (${/#\d+$/.exec(first.st.actor)?.[0] ?? first.st.actor})`);
       return at(-1, '');
+    }
+    if (v.invariant === 'key-reuse') {
+      // The probe's request (the first of the operation sent after its `key-reuse probe` note) is answered here:
+      // its last answer the client received, the acceptance (or the last of its 5xx). "The end state" named no request.
+      const probe = steps.findIndex((st) => st.kind === 'worker' && isOpActor(st.actor) && st.event.startsWith(KEY_REUSE_PROBE));
+      const received = receivedAnswers(steps);
+      const answers = steps.map((st, i) => ({ st, i })).filter(({ st, i }) => i > probe && st.kind === 'answer' && isOpActor(st.actor) && received.has(st.actor));
+      const last = probe < 0 ? undefined : answers[answers.length - 1];
+      return last === undefined ? at(-1, '') : at(last.i, `the key sent again with another body is answered ${last.st.text.replace(/^#\d+ answers /, '')} here, where a refusal (a 4xx) was due`);
     }
     // progress is judged after the main run, on the resubmissions once the faults stopped: "the end state breaks it"
     // blamed this run's end, where the operation may hold nothing wrong yet (the second effect came in recovery).

@@ -1,6 +1,7 @@
 import type { Step, ViolationAt } from './stepper-types.js';
 import { plural } from '../../service/noun.js';
 import { effectsAdded } from '../../net/sim-network.js';
+import { KEY_REUSE_PROBE } from '../../scenario/workers.js';
 
 /**
  * The stepper's two-sentence summary, written from the run's own steps:
@@ -35,6 +36,9 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
           // The second effect came from the worker's earlier request (held by a pause or a slow step), not from a
           // retry: "The client retried as #1" told the order backwards.
           ? `${name(b)}, sent before it, went on${gaveUpOn(steps, b, a) ? ` (the client had given up waiting for it and sent ${name(a)})` : ''}${rekeyed}`
+        : sameWorker(a, b) && probed(steps, b)
+          // The key-reuse probe's request is no retry: the same key with another body, which must be refused.
+          ? `The client sent the key again with another body as ${name(b)} (the key-reuse probe), where a refusal was due`
         : sameWorker(a, b)
           ? rekeyed !== '' ? `The client sent it again as ${name(b)}${rekeyed}` : `The client retried as ${name(b)}`
           : `${name(b)}, from another worker, went on${rekeyed}`;
@@ -64,6 +68,18 @@ const REQUEST = /^s\d+\/(.+)#(\d+)$/;
 function name(actor: string): string {
   const m = REQUEST.exec(actor);
   return m ? `#${m[2]}` : actor;
+}
+
+/** Whether request `b` is the key-reuse probe's: its worker's step just before it is the probe's note. */
+function probed(steps: readonly Step[], b: string): boolean {
+  const worker = REQUEST.exec(b)?.[1];
+  const first = steps.findIndex((s) => s.actor === b);
+  for (let i = first - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    if (s.actor === worker) return s.event.startsWith(KEY_REUSE_PROBE);
+    if (REQUEST.exec(s.actor)?.[1] === worker && s.kind === 'request') return false;
+  }
+  return false;
 }
 
 function sameWorker(a: string, b: string): boolean {

@@ -37,7 +37,7 @@ const HEAD_H = 34;
 const MARK_W = 150;
 
 /** Short label drawn on the diagram for a step; the full sentence is in the text column. */
-function shortLabel(s: Step): string {
+export function shortLabel(s: Step): string {
   const n = /#\d+/.exec(s.text)?.[0] ?? '';
   switch (s.kind) {
     case 'request': return `${n} POST`;
@@ -59,7 +59,9 @@ function shortLabel(s: Step): string {
     case 'error': return '! threw';
     case 'note': return `${n} ${s.event.split(' ')[0]}`;
     case 'resumed': return `${n} ${s.event} ↻`;
-    default: return s.event.startsWith('result') ? s.event.replace('result ', '') : s.event;
+    // A worker's own note (the key-reuse probe's sentence) is named by what comes before its colon: the whole
+    // sentence, drawn in a lane's box, ran over the time column (the text column has it in full).
+    default: return s.event.startsWith('result') ? s.event.replace('result ', '') : s.event.includes(': ') ? s.event.slice(0, s.event.indexOf(': ')) : s.event;
   }
 }
 
