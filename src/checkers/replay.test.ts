@@ -54,6 +54,13 @@ describe('checkReplayEqualsFirst', () => {
       `key 'k': attempt toolu_r1_1#1 was answered HTTP 201 {"id":1} at t=60 ms, but the first success (attempt toolu_r1_1#2, marked as a replay, t=30 ms) was HTTP 200 {"id":1,"cached":true}`);
   });
 
+  test('two differing successes at one instant, neither marked as a replay: both are named, neither is blamed as the later one', () => {
+    const w0 = ok({ worker: 'op1.w0', endMs: 9, body: '{"id":1,"status":"created"}' });
+    const w1 = ok({ worker: 'op1.w1', endMs: 9, body: '{"status":"created","id":1}' });
+    expect(checkReplayEqualsFirst(op([w1, w0]), [1])[0]!.detail).toBe(
+      `key 'k': two 2xx answers arrived at t=9 ms and differ: op1.w1's attempt toolu_r1_1#1 was answered HTTP 201 {"status":"created","id":1}, op1.w0's attempt toolu_r1_1#1 HTTP 201 {"id":1,"status":"created"}`);
+  });
+
   test('the workers are named when known: two workers of one operation make the same call (call-1#1 twice)', () => {
     const v = checkReplayEqualsFirst(op([ok({ worker: 'op1.w1', endMs: 40, outcome: { kind: 'http', status: 200 } }), ok({ worker: 'op1.w0', endMs: 30 })]), [1]);
     expect(v[0]!.detail).toBe(`key 'k': op1.w1's attempt toolu_r1_1#1 was answered HTTP 200 {"id":1} at t=40 ms, but the first success (op1.w0's attempt toolu_r1_1#1, t=30 ms) was HTTP 201 {"id":1}`);

@@ -45,10 +45,14 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly Effec
       // Two workers of one operation make the same call: the worker says whose attempt it was.
       const named = (x: AttemptRecord) => (x.worker === undefined ? `attempt ${label(x)}` : `${x.worker}'s attempt ${label(x)}`);
       const who = a.worker === undefined && label(a) === label(first) ? `a concurrent worker's attempt ${label(a)}` : named(a);
+      // At one instant neither is known to be the first (the service marked no replay): say both, blaming neither.
+      const tied = a.endMs === first.endMs && !a.replay && !first.replay;
       out.push({
         invariant: 'replay-equals-first',
         op: op.id,
-        detail: `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (${named(first)}${first.replay ? ', marked as a replay' : ''}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
+        detail: tied
+          ? `key '${key}': two 2xx answers arrived at t=${a.endMs.toFixed(0)} ms and differ: ${named(first)} was answered HTTP ${status(first)} ${clip(first.body!)}, ${who} HTTP ${status(a)} ${clip(a.body!)}`
+          : `key '${key}': ${who}${a.replay ? ' (marked as a replay)' : ''} was answered HTTP ${status(a)} ${clip(a.body!)} at t=${a.endMs.toFixed(0)} ms, but the first success (${named(first)}${first.replay ? ', marked as a replay' : ''}, t=${first.endMs.toFixed(0)} ms) was HTTP ${status(first)} ${clip(first.body!)}`,
       });
       break; // one sentence per key says it
     }
