@@ -68,16 +68,20 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
     }
     sent.push(rec);
     let settled = false;
+    const task = `${actor}.fetch${++n}`;
     const onAbort = () => {
       if (settled) return;
       settled = true;
       rec.outcome = 'aborted';
       rec.abortedAtMs = kernel.now;
+      // Shown, never hashed (no recorded run's hash moves), and without touching the run's last-event time: the
+      // timeline had no line where the client gave up, and its answer's 'done' later read as received.
+      kernel.trace?.note(kernel.now, task, 'aborted (the client gave up on it; an answer that comes later is not read)');
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     bridge.inFlight++;
-    kernel.spawn(`${actor}.fetch${++n}`, async () => {
+    kernel.spawn(task, async () => {
       const out: WireOutcome = await transport.send(req, WIRE_WAIT_MS);
       bridge.inFlight--;
       bridge.deliver(() => {

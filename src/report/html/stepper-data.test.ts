@@ -248,7 +248,7 @@ describe('the summary is written from the run', () => {
     const st = data.steps[v.step]!;
     expect({ kind: st.kind, text: st.text }).toMatchObject({ kind: 'answer', text: expect.stringMatching(/^#2 answers 201 /) });
     expect(v.why).toMatch(/^the key sent again with another body is answered 201 .* here, where a refusal \(a 4xx\) was due$/);
-    const { shortLabel } = await import('./client/stepper-view.js');
+    const { shortLabel } = await import('./short-label.js');
     const probe = data.steps.find((x) => x.event.startsWith('key-reuse probe:'))!;
     expect(shortLabel(probe)).toBe('key-reuse probe');
   });

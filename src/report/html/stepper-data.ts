@@ -334,9 +334,26 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
     steps.push(change.length > 0 ? { ...st, dbChange: change } : st);
     prevDb = st.db;
   };
+  /** Request number → its `delivered` step (an abort at the same instant says the answer was not read). */
+  const delivered = new Map<number, number>();
   entries.forEach((e, i) => {
     // A user's client: the bridge's task and each fetch's task are plumbing (the request and its delivery are their own steps).
-    if (service.client && CLIENT_PLUMBING.test(e.actor)) return;
+    if (service.client && CLIENT_PLUMBING.test(e.actor)) {
+      // Except where the client gave up on a request (its fetch task's `aborted` line): a row of its own, and the
+      // answer that comes later is told as late (it was drawn as an answer the worker received).
+      const m = /^(.+)\.fetch(\d+)$/.exec(e.actor);
+      if (m !== null && e.event.startsWith('aborted')) {
+        const r = [...requests.values()].filter((q) => q.worker === m[1]).sort((x, y) => x.n - y.n)[Number(m[2]) - 1];
+        if (r !== undefined) {
+          state.timedOut.add(r.n);
+          // An answer that reached the worker at this very instant was not read: the abort settled the fetch first.
+          const d = delivered.get(r.n);
+          if (d !== undefined && steps[d]!.t === e.t) steps[d] = { ...steps[d]!, text: `#${r.n}: the answer arrives as the client gives up on it (not read)` };
+          push({ t: e.t, actor: m[1]!, event: 'aborted', db: after[i]!, line: formatEntry(e), kind: 'timeout', from: lane(m[1]!), text: `request #${r.n}: the client gives up on it (its own timeout or signal aborted the fetch)` });
+        }
+      }
+      return;
+    }
     addLeaseExpiries(states[prevDb], e.t, prevDb, state.leases, DB, push);
     const base = { t: e.t, actor: e.actor, event: e.event, db: after[i]!, line: formatEntry(e) };
     const req = requests.get(e.actor);
@@ -409,6 +426,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], final:
       const late = state.timedOut.has(req.n) ? ' (the client had already timed out)' : '';
       const text = how === 'answered' ? `${name}: the client receives the answer${late}` : how === 'lost' ? `${name}: the client sees the connection close${late}` : how === 'refused' ? `${name}: the client sees the refusal${late}` : `${name} ends`;
       push({ ...base, kind: 'delivered', from: NET, to: wl, text });
+      delivered.set(req.n, steps.length - 1);
     } else if (e.event === 'killed') {
       push({ ...base, kind: 'killed', from: srv, text: `${name} dies with its server (no response, nothing after this point runs)` });
     } else if (e.event === 'threw') {

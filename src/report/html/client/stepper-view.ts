@@ -1,5 +1,6 @@
 import type { DbState, KeyView, Step, StepperData, TableView } from '../stepper-types.js';
 import { el, svg } from './dom.js';
+import { shortLabel } from '../short-label.js';
 import { plural } from '../../../service/noun.js';
 
 /**
@@ -35,41 +36,6 @@ const ROW_H = 24;
 const HEAD_H = 34;
 /** Room on the right of the lanes for marks (violation, preemption). */
 const MARK_W = 150;
-
-/** Short label drawn on the diagram for a step; the full sentence is in the text column. */
-export function shortLabel(s: Step): string {
-  const n = /#\d+/.exec(s.text)?.[0] ?? '';
-  switch (s.kind) {
-    case 'request': return `${n} POST`;
-    case 'phase': {
-      const fence = s.dbChange?.join(' ').match(/fence (\d+)/)?.[1];
-      return `${n} ${s.event}${s.check ? (s.check.outcome === 'pass' ? ' ✓' : ' ✗') : ''}${fence ? ` f${fence}` : ''}`;
-    }
-    case 'db': return `${n} ${s.event.replace(/^(?:db|store): /, '')}`;
-    case 'answer': return `${n} ${s.event.slice(7)}`;
-    case 'lost': return `✕ ${n} lost`;
-    case 'delivered': return s.text.includes('receives') ? 'answer' : s.text.includes('close') ? 'closed' : s.text.includes('refusal') ? 'refused' : 'end';
-    case 'refused': return `${n} refused`;
-    case 'timeout': return 'timeout';
-    case 'decision': return `${s.decision?.preempted ? '⚡' : '◆'} ${taskShort(s.decision!.of[s.decision!.chosen]!)}`;
-    case 'kill': return '✕ kill -9';
-    case 'restart': return '↻ restart';
-    case 'killed': return '✝ killed';
-    case 'lease': return 'lease over';
-    case 'error': return '! threw';
-    case 'note': return `${n} ${s.event.split(' ')[0]}`;
-    case 'resumed': return `${n} ${s.event} ↻`;
-    // A worker's own note (the key-reuse probe's sentence) is named by what comes before its colon: the whole
-    // sentence, drawn in a lane's box, ran over the time column (the text column has it in full).
-    default: return s.event.startsWith('result') ? s.event.replace('result ', '') : s.event.includes(': ') ? s.event.slice(0, s.event.indexOf(': ')) : s.event;
-  }
-}
-
-/** A candidate label (`s0/op1.w0#1:check`) as a short task name (`#1`, or the worker's name). */
-function taskShort(label: string): string {
-  const task = label.slice(0, label.indexOf(':'));
-  return /#\d+$/.exec(task)?.[0] ?? task;
-}
 
 /** Request number → a colour, so two requests on one server lane are told apart. */
 const REQUEST_COLOURS = ['#2457c5', '#c2410c', '#0f766e', '#7c3aed', '#b91c1c', '#4d7c0f'];
