@@ -191,7 +191,7 @@ describe('the summary is written from the run', () => {
     const file = join('examples', 'app-plain-http', 'counterexamples', 'orders-check-then-insert-exactly-one-53b9175c.json');
     const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
     // Until 2026-12: `then kv.set order:1 "{"id":1,"order":"run-1","tenant":"defaul…" → OK added a second order`.
-    expect(data.summary[1]).toMatch(/^#2, from another worker, went on: it had run kv\.get, kv\.incr and kv\.set \(paused 10000 ms at step 'kv\.set'\) before that, then kv\.set \(after the wait\) added a second order, so exactly-one breaks/);
+    expect(data.summary[1]).toMatch(/^#2, from another worker, went on: it had run kv\.get and kv\.incr and it was paused 10000 ms where it reached kv\.set before that, then kv\.set \(after the wait\) added a second order, so exactly-one breaks/);
     expect(data.summary.join(' ')).not.toContain(' → ');
   });
 
@@ -285,7 +285,7 @@ describe('the summary is written from the run', () => {
     const file = join('src', 'report', 'html', 'payments-paused.fixture.json');
     const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
     expect(data.summary[0]).toBe('#2 ran check and charge, adding an effect, and answered 201.');
-    expect(data.summary[1]).toMatch(/^#1, sent before it, went on \(the client had given up waiting for it and sent #2\): it had run check and charge \(paused 116 ms at step 'charge'\) before that, then it added a second effect, so exactly-one breaks/);
+    expect(data.summary[1]).toMatch(/^#1, sent before it, went on \(the client had given up waiting for it and sent #2\): it had run check and it was paused 116 ms where it reached charge before that, then charge added a second effect, so exactly-one breaks/);
   });
 
   it("a lease is read on the reading server's clock: a take-over by a server whose clock runs ahead says so", async () => {
