@@ -171,7 +171,11 @@ export function writableFile(flag: string, file: string): string {
       unlinkSync(file);
     }
   } catch (e) {
-    throw new UsageError(`--${flag} '${file}' cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    // A missing folder is the usual ENOENT: name it (a bare code sent users looking at the file name).
+    const folder = dirname(file);
+    const why = code === 'ENOENT' && file !== '' && !existsSync(folder) ? `ENOENT: there is no folder ${folder}` : code ?? (e as Error).message;
+    throw new UsageError(`--${flag} '${file}' cannot be written (${why})`);
   }
   return file;
 }

@@ -26,7 +26,7 @@ describe('replay of a file whose module path is relative to another directory', 
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     // Found by `check --app` (its description says so): an app module, named with --app.
-    expect(lines[0]).toBe(`retrysim replay: cx.json names its app module 'examples/app-plain-http/app.ts', which is not in this directory (${join(d, 'examples/app-plain-http/app.ts')}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay --app PATH cx.json`);
+    expect(lines[0]).toBe(`retrysim replay: cx.json names its app module 'examples/app-plain-http/app.ts', which is not in this directory (${join(d, 'examples/app-plain-http/app.ts')}): a file names its module relative to the directory its campaign ran in; replay from there, or, if the module moved, was renamed or is misspelled in the file, name it: retrysim replay --app PATH cx.json`);
   });
 
   // The file has no field saying app or service; the command its campaign wrote in its

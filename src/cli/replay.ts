@@ -322,7 +322,9 @@ function missingModule(file: string, kind: ModuleKind, flag: string | undefined,
   const abs = resolve(fromFile);
   if (existsSync(abs)) return undefined;
   const how = kind === 'module' ? `--service PATH ${file} (--app PATH for an app)` : `${kindFlag(kind)} PATH ${file}`;
-  return `${file} names its ${kindWords(kind)} '${fromFile}', which is not in this directory (${abs}): a file names its module relative to the directory its campaign ran in; replay from there, or name the module: retrysim replay ${how}`;
+  // Two causes read alike: the file was carried out of its campaign's directory, or the module was renamed,
+  // moved or misspelled in the file ("replay from there" alone pointed a misspelling the wrong way).
+  return `${file} names its ${kindWords(kind)} '${fromFile}', which is not in this directory (${abs}): a file names its module relative to the directory its campaign ran in; replay from there, or, if the module moved, was renamed or is misspelled in the file, name it: retrysim replay ${how}`;
 }
 
 function insideCwd(module: string): boolean {

@@ -101,7 +101,7 @@ describe('the --html flags', () => {
     expect(readFileSync(join(d, 'p.html'), 'utf8')).toContain('retrysim-data');
     const bad = cli('replay', join(root, file), '--html', join(d, 'missing', 'p.html'));
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/^retrysim replay: --html '.*' cannot be written \(ENOENT\)\n$/);
+    expect(bad.stderr).toMatch(/^retrysim replay: --html '.*' cannot be written \(ENOENT: there is no folder .*missing\)\n$/);
     expect(existsSync(join(d, 'missing'))).toBe(false);
     for (const args of [['matrix', '--html', join(d, 'missing', 'm.html')], ['herd', '--html', join(d, 'missing', 'h.html')], ['check', '--html', join(bin, 'x')]]) {
       const r = cli(...args);
