@@ -199,7 +199,7 @@ describe('retrysim check --app', () => {
     const data = JSON.parse(/<script type="application\/json" id="retrysim-data">(.*?)<\/script>/s.exec(readFileSync(page, 'utf8'))![1]!) as { replay: string };
     expect(data.replay).toBe(`retrysim ${replay![1]!}`);
     expect(drawn.out.split('\n')[0]).toBe(`retrysim ${replay![1]!.replace(/ --trace$/, '')}`);
-    expect(drawn.out.split('\n')[1]).toMatch(/^scenario: .* — seed \d+, app orders-check-then-insert \(examples\/app-plain-http\/app\.ts\), one key per operation$/);
+    expect(drawn.out.split('\n')[1]).toMatch(/^scenario: .* — run seed \d+, app orders-check-then-insert \(examples\/app-plain-http\/app\.ts\), one key per operation$/);
     const pasted = await cli(data.replay.split(' ').slice(1));
     expect(pasted.code, pasted.err).toBe(0);
   }, 60_000);

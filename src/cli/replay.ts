@@ -178,7 +178,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(command);
   // A user's service is told its keys in words; the built-in tracker's row keeps its variant/keySource name (its claims and files are named so).
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath}), ${keySourceWords(scenario.client.keySource)}` : `${scenario.service.variant}/${scenario.client.keySource}`}`);
+  console.log(`scenario: ${scenario.name} — run seed ${scenario.seed}, ${service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${modulePath}), ${keySourceWords(scenario.client.keySource)}` : `${scenario.service.variant}/${scenario.client.keySource}`}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   if (loads.said && service !== undefined && isHostedApp(service)) console.log(`module loads: ${loads.perProcess ? 'one per simulated process (what the app keeps at module level is each process\'s own)' : 'once for the run (shared by every simulated process)'} — ${loads.by}`);
   for (const l of setupLines(scenario)) console.log(l);
@@ -435,7 +435,7 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     return m.ok ? 0 : 1;
   }
   console.log(command);
-  console.log(`scenario: ${scenario.name} — seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
+  console.log(`scenario: ${scenario.name} — run seed ${scenario.seed}, retry client '${scenario.client.name}' (${module}) against ${scenario.service.module ?? scenario.service.variant}`);
   if (scenario.description) console.log(`  ${scenario.description}`);
   if (loads.said) console.log(`module loads: ${perProcess ? 'one per simulated client process (what the client keeps at module level is each call\'s own)' : 'once for the run (shared by every simulated client call)'} — ${loads.by}`);
   for (const l of setupLines(scenario)) console.log(l);

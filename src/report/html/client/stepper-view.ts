@@ -65,7 +65,7 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
     el('h2', { tabindex: -1 }, d.name),
     el('p', { class: 'summary', 'data-summary': '' }, ...d.summary.flatMap((t, i) => (i === 0 ? [t] : [' ', t]))),
     el('p', { class: 'meta' },
-      `${d.variant} / ${d.keySource} · seed ${d.seed}${d.leaseMs === null ? '' : ` · lease ${d.leaseMs} ms`}${d.moduleLoads === 'per-process' ? ' · modules loaded once per simulated process' : ''}${d.clientModuleLoads === 'per-process' ? ' · client module loaded once per simulated client process' : ''} · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
+      `${d.variant} / ${d.keySource} · run seed ${d.seed}${d.leaseMs === null ? '' : ` · lease ${d.leaseMs} ms`}${d.moduleLoads === 'per-process' ? ' · modules loaded once per simulated process' : ''}${d.clientModuleLoads === 'per-process' ? ' · client module loaded once per simulated client process' : ''} · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
       ` · ${plural(d.noun)} held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
