@@ -188,7 +188,9 @@ export async function run(argv: string[]): Promise<number> {
     // The progress invariant is judged on this phase: without it a `progress`
     // violation ("18 resubmission(s) got no success") names requests the reader never sees.
     if (r.recoveryTrace.length > 0) {
-      console.log('\nrecovery (after the faults stopped; judged by progress, not part of the recorded schedule):');
+      // Its kernel starts at 0 ms and its resubmissions wait until the main run's end plus settleMs: the `spawn` at
+      // 0 ms read as a phase that began before the main run ended.
+      console.log('\nrecovery (after the faults stopped — none strike here: its tasks start at 0 ms and send once the main run has ended and progress.settleMs has passed; judged by progress, not part of the recorded schedule):');
       for (const l of readableTimeline(r.recoveryTrace)) console.log('  ' + l);
     }
   }
