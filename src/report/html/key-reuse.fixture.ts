@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { ServiceDefinition } from '../../service/definition.js';
 
-const service = {
+const service: ServiceDefinition = {
   name: 'bodyhash-dedup',
   tables: ['charges', 'dedup'],
   setup(db) {
@@ -53,5 +53,5 @@ const service = {
     }).immediate();
     return { status: 201, body: text };
   },
-} satisfies ServiceDefinition;
+};
 export default service;
