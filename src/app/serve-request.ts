@@ -320,7 +320,11 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   // runs) goes on in the process after the answer leaves, whether or not
   // another request ever reaches this instance.
   inst.liveTimerMark = Math.max(inst.liveTimerMark, clock.lastTimerId());
-  if (clock.nextOneShot() !== undefined && !inst.timersRunning && sim.background !== undefined) {
+  // Only once no request of the process is at work: a request still at work fires the process's timers in its
+  // own turns (and waits on them). A timers task started beside it fired that request's own `await sleep()`, so
+  // its continuation ran in the timers task and the request, woken with nothing due, read as never answered
+  // (a correct app polling its key every 100 ms, @node-idempotency's wait: true; until 2026-12).
+  if (clock.nextOneShot() !== undefined && !inst.timersRunning && inst.working === 0 && sim.background !== undefined) {
     inst.timersRunning = true;
     sim.background('timers', (bg) => runTimers(desc, inst, clock, store, bg).finally(() => (inst.timersRunning = false)));
   }
@@ -368,6 +372,8 @@ async function runTimers(desc: AppDescriptor, inst: AppInstance, clock: Instance
   const { enter, leave } = turnOf(clock, pending);
   for (let turn = 0; turn < TURNS_MAX; turn++) {
     if (!bg.alive()) return;
+    // A request of the process is at work again: its turns fire the timers; the last to answer starts this task anew.
+    if (inst.working > 0) return;
     // Read before entering: in real mode the time is the wall clock, which the instance's own Date hides while entered.
     const now = bg.now();
     // A paused process runs no timer: wait until the pause is over.
