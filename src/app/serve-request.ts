@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import inject from 'light-my-request';
 import type { Response as InjectResponse } from 'light-my-request';
@@ -10,7 +11,7 @@ import type { Deferred } from '../tracker/env.js';
 import { ServiceError, describeThrow, ofTheRun, userFrame } from '../service/errors.js';
 import { AppListensError } from './no-listen.js';
 import { setRefusalSink } from './refusals.js';
-import { kvClient, kvTraceWords, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
+import { kvClient, kvTraceWords, setKvScopeSink, setKvSink, unsupportedText, type KvCommand, type KvSink } from '../kv/client.js';
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
@@ -73,6 +74,20 @@ function turnOf(clock: InstanceClock, pending: Pending): { enter: () => void; le
 /** Whose turn of app code runs now (a request's, or a process's timer task's): the sink its store commands go to. */
 let turnOwner: Pending | undefined;
 
+/**
+ * The request whose code runs, by async context: a command its code sends
+ * after awaiting a timer goes to its own queue even when the timer fired in
+ * another request's turn (two requests sleeping until one instant: the
+ * first turn fired both timers, and the other's commands were traced and
+ * stepped as this one's; until 2026-12). A request that has ended (work
+ * it left behind) and code outside any request send to the turn's sink.
+ */
+const requestScope = new AsyncLocalStorage<Pending>();
+setKvScopeSink(() => {
+  const p = requestScope.getStore();
+  return p !== undefined && p.live ? p : undefined;
+});
+
 /** The same for an exception a timer callback threw. */
 function uncaughtText(where: string, error: unknown): string {
   return `a timer callback of the app threw ${where}: ${describeThrow(error)}; Node ends the process on an uncaught exception: catch it inside the callback`;
@@ -84,6 +99,8 @@ function unhandledText(where: string, reason: unknown): string {
 }
 
 class Pending implements KvSink {
+  /** Whether its request's task still serves it (its queue is read). */
+  live = true;
   /** The first node-redis method the app called that the simulated store does not have. */
   missing: string | undefined;
   unsupported(method: string): void {
@@ -180,7 +197,13 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
     const listener = inst.listener;
     // What the listener returned: a fetch-style handler answers with a Response and writes nothing to res.
     let returned: unknown;
-    const deliver = (l: RequestListener) => inject(finishingOnce(l, (x) => (returned = x)) as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    // The listener runs in this request's async context (light-my-request may call it from an immediate, which
+    // the instance's fake clock runs outside any context): what its code sends later is this request's.
+    const deliver = (l: RequestListener) => {
+      const once = finishingOnce(l, (x) => (returned = x));
+      const scoped: RequestListener = (q, r) => requestScope.run(pending, () => once(q, r));
+      return inject(scoped as never, { method: req.method as 'POST', url: req.path, headers: { ...req.headers } as Record<string, string>, payload: req.body });
+    };
     // Requests that reach a process while app() is still building (its boot
     // awaits a timer) all await this one promise, and their continuations
     // run in whichever turn settles it. A request delivered in another's
@@ -312,6 +335,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
       }
     }
   } finally {
+    pending.live = false;
     inst.working--;
     inst.wakeParked();
     leave();

@@ -123,6 +123,7 @@ export class KvUnsupportedCommand extends Error {
 }
 
 let sink: KvSink | undefined;
+const currentSink = (): KvSink | undefined => sink;
 
 /**
  * The clients whose app closed them (quit/close/disconnect/destroy). The
@@ -152,7 +153,16 @@ export function setKvSink(s: KvSink | undefined): void {
   sink = s;
 }
 
+/** The sink of the request whose code sends a command, when the host can tell (its async context) — else the turn's. */
+let scopeSink: (() => KvSink | undefined) | undefined;
+
+/** @internal The app host: which request's code runs now, by its async context (see serve-request.ts). */
+export function setKvScopeSink(f: (() => KvSink | undefined) | undefined): void {
+  scopeSink = f;
+}
+
 function send<T>(c: KvCommand): Promise<T> {
+  const sink = scopeSink?.() ?? currentSink();
   if (sink === undefined) {
     return Promise.reject(new Error(`retrysim kv: ${c.name.toUpperCase()} ${c.keys.join(' ')} was sent outside a request (at import time or from a background timer); the simulated store answers requests only`));
   }
