@@ -407,6 +407,12 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
     console.error(`retrysim replay: ${file} was found for retry client '${scenario.client.name}' and does not name its module; pass --client PATH`);
     return 2;
   }
+  // The client module decides its own deadline (RetryClient.deadlineMs): a file that sets one was edited to ask for
+  // a verdict nothing judges against (it was accepted, and a deadline 'expected' read as fixed; until 2026-12).
+  if (scenario.client.deadlineMs !== undefined) {
+    console.error(`retrysim replay: ${file}: client.deadlineMs (${scenario.client.deadlineMs} ms) is not used in a retry client's file — the client's own deadlineMs (its module's) is what deadline judges; remove it, or change the client`);
+    return 2;
+  }
   let r: ClientRun;
   let service: ServiceDefinition | undefined;
   // A file found with one load of the client's module per simulated client process says so and replays only so.
