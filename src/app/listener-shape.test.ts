@@ -64,6 +64,12 @@ describe('app() returning a framework object instead of its (req, res) listener'
     await expect(campaign(() => honoLike().fetch as never)).rejects.toThrow(/^app 'shapes': app\(\) returned a fetch-style handler \(it answered with a Response object and wrote nothing to res\): wrap it as a Node \(req, res\) listener/);
   });
 
+  it('a factory handed over as the listener (the factory uncalled, or the express module itself) is named as one, not as an app waiting on real I/O', async () => {
+    const createApp = () => express().post('/orders', (_q, r) => void r.status(201).json({ id: 1 }));
+    await expect(campaign(async () => createApp as never)).rejects.toThrow(/^app 'shapes': app\(\) returned a function that, called with \(req, res\), answered nothing and returned a function: a factory, not the listener/);
+    await expect(campaign(async () => express as never)).rejects.toThrow(/a factory, not the listener/);
+  });
+
   it('a listener that truly waits on nothing is still told as one (the canary of the fetch-style line)', async () => {
     await expect(campaign(() => () => new Promise(() => undefined))).rejects.toThrow(/never answered POST \/orders: the app waits on neither the store/);
   });

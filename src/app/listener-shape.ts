@@ -29,6 +29,10 @@ export function isFetchResponse(v: unknown): boolean {
 }
 
 /** The line for a listener that answered with a `Response` instead of writing to `res`. */
+/** A listener that, called with (req, res), answered nothing and returned a function: a factory handed over as the listener. */
+export const FACTORY_AS_LISTENER_TEXT =
+  "app() returned a function that, called with (req, res), answered nothing and returned a function: a factory, not the listener (app: async (env) => createApp where createApp(env) was meant, or the express module itself instead of express()); return the (req, res) listener the factory builds";
+
 export const FETCH_HANDLER_TEXT =
   'app() returned a fetch-style handler (it answered with a Response object and wrote nothing to res): wrap it as a Node (req, res) listener, e.g. getRequestListener(app.fetch) from @hono/node-server';
 

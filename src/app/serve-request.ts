@@ -15,7 +15,7 @@ import { kvClient, kvTraceWords, setKvScopeSink, setKvSink, unsupportedText, typ
 import type { KvStore } from '../kv/store.js';
 import type { AppDescriptor, RequestListener } from './descriptor.js';
 import { firingTimer, InstanceClock, type TimerKind } from './instance-clock.js';
-import { deliveryHint, FETCH_HANDLER_TEXT, isFetchResponse, notAListenerText } from './listener-shape.js';
+import { deliveryHint, FACTORY_AS_LISTENER_TEXT, FETCH_HANDLER_TEXT, isFetchResponse, notAListenerText } from './listener-shape.js';
 
 /** Turns in a row with nothing to do before a request counts as settled (a library may hold a real immediate it captured at import). */
 const QUIET_TURNS = 2;
@@ -331,6 +331,8 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
         void Promise.resolve(returned).then((x) => (answered = x), () => undefined);
         await hostTurn();
         if (isFetchResponse(answered)) throw new ServiceError(desc.name, FETCH_HANDLER_TEXT);
+        // A factory handed over as the listener answers nothing and returns what it builds (a listener, an app).
+        if (typeof answered === 'function') throw new ServiceError(desc.name, FACTORY_AS_LISTENER_TEXT);
         throw ofTheRun(new ServiceError(desc.name, `never answered ${req.method} ${req.path}: the app waits on neither the store, a timer nor an immediate (real I/O — a file read, a dynamic import(): import the module at the top of the file instead —, a real database or network client, or a promise nobody resolves); it cannot run on virtual time`));
       }
     }
