@@ -99,6 +99,10 @@ function pickClient(mod: Record<string, unknown>, path: string, name: string | u
     return c;
   }
   if (isRetryClient(mod.default)) return mod.default;
+  // `export default makeClient()` of an async maker: a Promise, whose fields are all missing.
+  if (typeof (mod.default as { then?: unknown } | null)?.then === 'function') {
+    throw new ClientError(path, "its default export is a Promise (an async function's result): export the client itself, { name, deadlineMs, run(fetch, op) }, awaiting what it needs at the module's top level (top-level await)");
+  }
   if (clients.length === 1) return clients[0]!;
   if (clients.length === 0) {
     // An export that looks meant as a client (the default, or an object with a name or a run) is told what it lacks.

@@ -109,6 +109,22 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     expect(await loadService(none).then(() => 'loaded', (e: Error) => e.message)).toMatch(/no default export and no export named 'service' \(export default \{ name, app, operation, effects \}\); it exports: 'x'$/);
   });
 
+  it('a default export that is a Promise (an async build called, not awaited) is named as one: app, service and client', async () => {
+    const d = tmp('rs-promise-');
+    const app = join(d, 'app.mjs');
+    writeFileSync(app, "const build = async () => ({ name: 'shop', app: () => (q, s) => s.end(), operation: { path: '/orders', body: () => '{}' }, effects: { of: () => [] } });\nexport default build();\n");
+    markApp(app);
+    // Until 2026-12: "the default export has no app", of an object whose app was one await away.
+    expect(await loadService(app).then(() => 'loaded', (e: Error) => e.message)).toBe(`app '${app}': the default export is a Promise (an async function's result): export the descriptor itself, awaiting what it needs at the module's top level (top-level await) or inside app()`);
+    const service = join(d, 'service.mjs');
+    writeFileSync(service, 'export default Promise.resolve({});\n');
+    expect(await loadService(service).then(() => 'loaded', (e: Error) => e.message)).toMatch(/the default export is a Promise \(an async function's result\): export the definition itself/);
+    const client = join(d, 'client.mjs');
+    writeFileSync(client, "export default (async () => ({ name: 'c', deadlineMs: 1000, run: async () => ({}) }))();\n");
+    // Until 2026-12: "exports no retry client".
+    expect(await loadClient(client).then(() => 'loaded', (e: Error) => e.message)).toMatch(/its default export is a Promise \(an async function's result\): export the client itself/);
+  });
+
   it('`export * from` another .ts file, in a CommonJS project, loads and runs', async () => {
     const d = tmp('rs-reexport-');
     writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0' }));

@@ -127,6 +127,10 @@ export async function loadService(path: string, o: LoadOptions = {}): Promise<Se
     const names = Object.keys(mod).filter((k) => k !== 'default' && k !== '__esModule');
     throw new ServiceError(path, `cannot load: the module has no default export and no export named 'service' (export default ${shape})${names.length > 0 ? `; it exports: ${names.map((n) => `'${n}'`).join(', ')}` : ''}`);
   }
+  // `export default build()` of an async build: a Promise, whose fields are all missing.
+  if (typeof (value as { then?: unknown } | null)?.then === 'function') {
+    throw new ServiceError(path, `the default export is a Promise (an async function's result): export the ${asApp ? 'descriptor' : 'definition'} itself, awaiting what it needs at the module's top level (top-level await)${asApp ? ' or inside app()' : ''}`);
+  }
   if (asApp && !isAppDescriptor(value)) {
     const app = typeof value === 'object' && value !== null ? (value as { app?: unknown }).app : undefined;
     const why = typeof value !== 'object' || value === null ? `is ${value === null ? 'null' : typeof value}` : app === undefined ? 'has no app' : typeof app !== 'function' ? `has an app that is not a function (${typeof app})` : 'also has handle (a ServiceDefinition: pass it with --service)';
