@@ -211,6 +211,13 @@ describe('retry client counterexamples are replayable files', () => {
     expect(readdirSync(found)).toEqual([]);
   }, 120_000);
 
+  it('against an app (--app): the header says app and the reproduce line says --app, as typed (it printed --service)', async () => {
+    const r = await cli('check', '--client', 'examples/fetch-retry-client/client.ts', '--name', 'fetch-retry-client-fixed', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '5', '--found', tmp('rs-client-app-'));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out + r.err).toContain("against app orders-claim (examples/app-plain-http/app-claim.ts)");
+    expect(r.out + r.err).toContain('reproduce: retrysim check --client examples/fetch-retry-client/client.ts --name fetch-retry-client-fixed --app examples/app-plain-http/app-claim.ts --runs 5');
+  }, 60_000);
+
   it('explainClient (retrysim/vitest) writes the shrunk case as a file too; without the module, replay asks for --client and replays with it', async () => {
     const found = tmp('rs-client-vitest-');
     let message = '';

@@ -7,7 +7,7 @@ import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign
 import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
-import { ServiceError } from '../service/errors.js';
+import { isAppName, ServiceError } from '../service/errors.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { textTable } from '../report/table.js';
 import { firstFailureCell } from '../report/first-failure.js';
@@ -122,9 +122,11 @@ or a client that cannot run on virtual time (it never settles), 4 inconclusive
 request of any run was answered 2xx: a client that never succeeds keeps every check vacuously).`;
 
 /** `retrysim check --client ...`; resolves to the exit code. */
-export async function run(argv: string[]): Promise<number> {
+export async function run(given: string[]): Promise<number> {
+  // main.ts hands `--app X` over as `--service X`; every line that prints the command says --app, as typed.
+  const argv = given.map((x, i) => (x === '--service' && given[i + 1] !== undefined && isAppName(given[i + 1]!) ? '--app' : x));
   return usage('check', async () => {
-    const a = flags('check', argv, {
+    const a = flags('check', given, {
       client: { type: 'string' },
       name: { type: 'string' },
       variant: { type: 'string' },
@@ -200,7 +202,7 @@ export async function run(argv: string[]): Promise<number> {
       client = await loadClient(v.client, v.name, { epochMs: SIM_EPOCH_MS });
       clientName = client.name;
       service = v.service === undefined ? undefined : await loadService(v.service);
-      against = service ? `service ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
+      against = service ? `${isAppName(v.service!) ? 'app' : 'service'} ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
@@ -348,7 +350,7 @@ export async function run(argv: string[]): Promise<number> {
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(html, 'index.html')}`);
     }
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
-    const target = v.service !== undefined ? ` --service ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
+    const target = v.service !== undefined ? ` ${isAppName(v.service) ? '--app' : '--service'} ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
     const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
     const code = reportClientCampaign(r, { module: v.client, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
     if (shard !== undefined) {
