@@ -361,7 +361,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         // load per simulated process, whose failure (two replicas with a Map each) is the finding; only if that
         // holds is "did not reproduce" the message (until 2026-12 it was, and check's failure was not shown).
         if (isHostedApp(def) && moduleLoadsOf(def) === 'once') {
-          await probeModules(def, details, o, { asked: details.runConfiguration.numRuns ?? 100, how: 'carried', heading: `Property failed with the app's modules loaded once (seed ${details.seed}) on a case that state kept from earlier runs decided (it did not reproduce in a fresh process), and fails with one load per simulated process` });
+          await probeModules(def, details, o, { how: 'carried', asked: details.runConfiguration.numRuns ?? 100 });
         }
         throw new Error(`${failedLine(details)}\n\nretrysim: ${serviceNotReproduced(def, problem)}`);
       }
@@ -386,9 +386,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
  * check prints and a counterexample that replays (its file says
  * `service.moduleLoads: "per-process"`).
  */
-async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions, after: { asked: number; how: 'shared' | 'carried'; heading: string } = {
-  asked: details.numRuns, how: 'shared', heading: `Property passed ${details.numRuns} tests with the app's modules loaded once (seed ${details.seed}), and fails with one load per simulated process`,
-}): Promise<void> {
+async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions, after: { how: 'shared' | 'carried'; asked: number } = { how: 'shared', asked: details.numRuns }): Promise<void> {
   const module = moduleOf(def, o.module);
   if (!existsSync(resolve(module))) {
     throw new Error(`retrysim: app '${def.name}': its module is not known (${module} is no file), so its modules cannot be loaded once per simulated process, as separate processes load them; give serviceCases and replayable { module: new URL('./app.ts', import.meta.url) }`);
@@ -411,7 +409,11 @@ async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[Gene
 retrysim: ${serviceNotReproduced(def, problem)}`);
   }
   const stopped = stoppedText(cx);
-  throw new Error(`${after.heading}\n\n` +
+  // Shared: the property passed on state the simulated processes shared; carried: it failed on state earlier runs left.
+  const heading = after.how === 'shared'
+    ? `Property passed ${details.numRuns} tests with the app's modules loaded once (seed ${details.seed}), and fails with one load per simulated process`
+    : `Property failed with the app's modules loaded once (seed ${details.seed}) on a case that state kept from earlier runs decided (it did not reproduce in a fresh process), and fails with one load per simulated process`;
+  throw new Error(`${heading}\n\n` +
     `retrysim: ${line}\n\n` +
     `retrysim: ${stopped.heading} (${sizeText(cx.size)}):\n` +
     `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +

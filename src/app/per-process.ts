@@ -105,13 +105,8 @@ const require = createRequire(import.meta.url);
  * copies, whose app() failed in every per-process load (until 2026-12;
  * src/app/cjs-libraries-per-process.test.ts).
  */
-let baseline: Set<string> | undefined = new Set(Object.keys(require.cache));
+const baseline: ReadonlySet<string> = new Set(Object.keys(require.cache));
 let tsxEsm: { import: (specifier: string, parent: string) => Promise<unknown> } | undefined;
-
-/** Called just before the first user module loads; the cache was noted when this module loaded (above), which comes first. */
-export function noteCjsBaseline(): void {
-  baseline ??= new Set(Object.keys(require.cache));
-}
 
 /**
  * Kept across processes: a native addon (Node cannot load one twice), and
@@ -125,7 +120,7 @@ const SHARED_EXT = new Set(['.node', '.json']);
  * files), so the next process's `require` evaluates them again.
  */
 function forgetUserCjs(): void {
-  for (const k of Object.keys(require.cache)) if (!baseline?.has(k) && !SHARED_EXT.has(extname(k))) delete require.cache[k];
+  for (const k of Object.keys(require.cache)) if (!baseline.has(k) && !SHARED_EXT.has(extname(k))) delete require.cache[k];
 }
 
 /**
@@ -139,7 +134,6 @@ export async function importFresh(path: string, commonJsTs: boolean): Promise<Re
     register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, { data: { own: OWN } });
     hooked = true;
   }
-  noteCjsBaseline();
   forgetUserCjs();
   const abs = resolve(path);
   const n = ++loads;

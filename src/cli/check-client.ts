@@ -17,9 +17,9 @@ import { sentDigest, type RetryClient } from '../client/run.js';
 import { sizeText } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage } from './fresh-replay.js';
-import { moduleFlag } from '../app/define.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { serviceProgress } from './service-progress.js';
-import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson, shardRanLine } from './shard-args.js';
 import { CLIENT_SHARD_FORMAT, clientShardResult, type ClientShardFile, type ShardClientResult } from '../client/shard.js';
 import { minimalCell, reportStopped, stoppedLine } from './check-service.js';
 import { machinePerformanceNow } from '../sim/load-clock.js';
@@ -202,7 +202,7 @@ export async function run(given: string[]): Promise<number> {
       client = await loadClient(v.client, v.name, { epochMs: SIM_EPOCH_MS });
       clientName = client.name;
       service = v.service === undefined ? undefined : await loadService(v.service);
-      against = service ? `${isAppName(v.service!) ? 'app' : 'service'} ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
+      against = service ? `${isHostedApp(service) ? 'app' : 'service'} ${service.name} (${v.service})` : `built-in ${v.variant ?? 'key_atomic'}`;
       const size = explore === 'exhaustive' ? `every schedule of its small scenarios (at most ${runs} each)`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
@@ -350,12 +350,11 @@ export async function run(given: string[]): Promise<number> {
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(html, 'index.html')}`);
     }
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
-    const target = v.service !== undefined ? ` ${isAppName(v.service) ? '--app' : '--service'} ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
+    const target = service !== undefined ? ` ${moduleFlag(service)} ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
     const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
     const code = reportClientCampaign(r, { module: v.client, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
     if (shard !== undefined) {
-      // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
-      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`);
+      log(shardRanLine(shard));
       return 0;
     }
     return code;

@@ -20,7 +20,7 @@ import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
 import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe, withoutScenario, type ModuleProbe } from '../app/module-probe.js';
-import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson } from './shard-args.js';
+import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson, shardRanLine } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
 
@@ -386,8 +386,7 @@ export async function run(argv: string[], again = false): Promise<number> {
     const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once',
       ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : await pageService(def, v.service!, r.counterexample !== undefined) } : {}) });
     if (shard !== undefined) {
-      // A shard's verdict covers its runs only: merge gives the campaign's (exit 0: the shard ran).
-      log(`shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`);
+      log(shardRanLine(shard));
       return 0;
     }
     return code;

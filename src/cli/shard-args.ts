@@ -66,6 +66,11 @@ export function shardFromEnv(env: NodeJS.ProcessEnv): { index: number; count: nu
  * `--json`'s `shard` of one shard's report: which one, and that its exit code is 0 once it ran (merge gives
  * the campaign's). `ok: false` beside exit 0 read as a disagreement (a CI job per shard went green on a ✗).
  */
+/** The last line of one shard's report (check --service/--app/--client): what its verdict covers, and its exit code. */
+export function shardRanLine(shard: { index: number; count: number }): string {
+  return `shard ${shard.index + 1}/${shard.count}: the verdict above covers this shard's runs only; retrysim merge gives the campaign's (exit 0: the shard ran)`;
+}
+
 export function shardJson(shard: { index: number; count: number } | undefined): Record<string, unknown> {
   return shard === undefined ? {} : { shard: { index: shard.index + 1, count: shard.count, exitCode: 0, covers: "this shard's runs only: retrysim merge of every shard's --out file gives the campaign's verdict and exit code" } };
 }

@@ -123,7 +123,6 @@ export class KvUnsupportedCommand extends Error {
 }
 
 let sink: KvSink | undefined;
-const currentSink = (): KvSink | undefined => sink;
 
 /**
  * The clients whose app closed them (quit/close/disconnect/destroy). The
@@ -162,11 +161,11 @@ export function setKvScopeSink(f: (() => KvSink | undefined) | undefined): void 
 }
 
 function send<T>(c: KvCommand): Promise<T> {
-  const sink = scopeSink?.() ?? currentSink();
-  if (sink === undefined) {
+  const to = scopeSink?.() ?? sink;
+  if (to === undefined) {
     return Promise.reject(new Error(`retrysim kv: ${c.name.toUpperCase()} ${c.keys.join(' ')} was sent outside a request (at import time or from a background timer); the simulated store answers requests only`));
   }
-  return sink.submit(c) as Promise<T>;
+  return to.submit(c) as Promise<T>;
 }
 
 function keyOf(k: unknown, cmd: string): string {

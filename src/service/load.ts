@@ -10,7 +10,7 @@ import { appService } from '../app/define.js';
 import { isAppDescriptor, type AppDescriptor } from '../app/descriptor.js';
 import { loadingAt } from '../sim/load-clock.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
-import { importFresh, noteCjsBaseline, perProcessFromEnv } from '../app/per-process.js';
+import { importFresh, perProcessFromEnv } from '../app/per-process.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -23,7 +23,6 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   const abs = resolve(path);
   if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
   const url = pathToFileURL(abs).href;
-  noteCjsBaseline();
   try {
     if (TS.has(extname(abs)) && commonJsTs(abs)) {
       // A .ts file npm's default (no "type": "module") makes CommonJS: load it

@@ -6,6 +6,9 @@ import type { ServiceDefinition } from './definition.js';
 import { isHostedApp } from '../app/define.js';
 import { serviceEpochField } from './epoch.js';
 
+/** The small scenarios' lease (service.leaseMs): the pause past it lasts two. */
+const LEASE_MS = 5000;
+
 /**
  * Small scenarios of a user service for bounded exhaustive exploration
  * (`retrysim check --service --explore exhaustive`), drawn from the fault
@@ -19,9 +22,6 @@ import { serviceEpochField } from './epoch.js';
  * or the same key sent again with another body.
  * Small enough that every schedule of each can be run.
  */
-/** The small scenarios' lease (service.leaseMs): the pause past it lasts two. */
-const LEASE_MS = 5000;
-
 export function serviceSmallScenarios(def: ServiceDefinition, module: string, faults: readonly FaultKind[], keySource: KeySource = 'tool_call'): Scenario[] {
   const has = (k: FaultKind) => faults.includes(k);
   const workers = has('concurrency') ? 2 : 1;

@@ -50,14 +50,15 @@ export function summarize(run: { steps: readonly Step[]; violations: readonly Vi
       // A pause at a step stalls the request where it reaches the step, before that step's work: paused at
       // claim before the first effect, its claim ran after the pause ("it had run claim (paused …) before
       // that" told a reader the claim was taken before the other request's effect, which hid a key's expiry).
-      const paused = earlier.length > 0 ? /^(.+) \(paused (\d+) ms at step '([^']+)'\)$/.exec(earlier[earlier.length - 1]!) : null;
-      if (paused !== null && paused[1] === paused[3]) {
+      const m = earlier.length > 0 ? /^(.+) \(paused (\d+) ms at step '([^']+)'\)$/.exec(earlier[earlier.length - 1]!) : null;
+      const paused = m !== null && m[1] === m[3] ? { step: m[1]!, ms: m[2]! } : undefined;
+      if (paused !== undefined) {
         earlier.pop();
         // A held store command already says itself ("kv.set (after the wait)"); a step's work is named once.
-        if (!(later[0] ?? '').startsWith(`${paused[1]} (after the wait)`)) later.unshift(paused[1]!);
+        if (!(later[0] ?? '').startsWith(`${paused.step} (after the wait)`)) later.unshift(paused.step);
       }
       const then = later.length > 0 ? `${list(later)} added a second ${noun}` : `it added a second ${noun}`;
-      const before = [...(earlier.length > 0 ? [`it had run ${list(earlier)}`] : []), ...(paused !== null && paused[1] === paused[3] ? [`it was paused ${paused[2]} ms where it reached ${paused[1]}`] : [])];
+      const before = [...(earlier.length > 0 ? [`it had run ${list(earlier)}`] : []), ...(paused !== undefined ? [`it was paused ${paused.ms} ms where it reached ${paused.step}`] : [])];
       const sb = `${sbIntro}: ${before.length > 0 ? `${before.join(' and ')} before that, then ${then}` : then}, so ${dup.invariant} breaks (${dup.detail}).`;
       return [sa, sb];
     }
