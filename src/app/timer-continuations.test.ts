@@ -30,3 +30,11 @@ describe('two requests of one process that sleep until the same instant', () => 
     }
   }, 60_000);
 });
+
+describe('an app that writes after its request has answered (res.end, then await sleep, then a store command)', () => {
+  it('its later commands run in the process (the order is written): holds under lost answers', async () => {
+    // Sent to the ended request's queue, which nobody reads, the order was never written: "no order exists" at run 1.
+    const r = await runMain(['check', '--app', 'src/app/fixtures/write-after-answer-app.ts', '--runs', '200', '--faults', 'loseResponse', '--found', tmp('rs-after-answer-')]);
+    expect(r.code, r.out).toBe(0);
+  }, 60_000);
+});
