@@ -325,28 +325,23 @@ for (const { m, module } of all) {
       }
     }, 60_000);
 
-    // Apps: the lab does not host apps yet (their request turns come from the simulation's host); it says so in one line, exit 2.
-    it(`flaky --service: the lab runs on it, in its own words${m.app ? ' (an app: refused in one line, exit 2)' : ''}`, async () => {
+    // Apps: their virtual-time runs are on the simulation's host (an app's turns are the host's to give).
+    it(`flaky ${flag}: the lab runs on it, in its own words`, async () => {
       const d = await def();
-      const r = await runCli(['flaky', '--service', module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
-      if (m.app) {
-        expect(r.code).toBe(2);
-        expect(r.stderr.trim().split('\n')).toHaveLength(1);
-        expect(r.stderr).toContain('flaky does not run hosted apps');
-        return;
-      }
+      const r = await runCli(['flaky', flag, module, '--runs', '3', '--schedules-max', '100', '--stagger-max-ms', '5', '--json']);
       if (m.knownBugs?.flaky !== undefined) {
         expect(r.code, `fixed? drop knownBugs.flaky from examples/…/expect.json`).toBe(2);
         expect(r.stderr).toContain(m.knownBugs.flaky);
         return;
       }
-      const j = JSON.parse(r.stdout) as { verdict: 'holds' | 'fails'; options: { service: { name: string } }; wallClock: { runs: number }; virtualTime: { runs: number }; simulated: { staggers: unknown[] } };
+      const j = JSON.parse(r.stdout) as { verdict: 'holds' | 'fails'; options: { service: { name: string } }; wallClock: { runs: number }; virtualTime: { runs: number; how: string }; simulated: { staggers: unknown[] } };
       // One truth: the lab judges the campaign's invariants and exits 1 when one fails; a service the campaign holds, the lab holds too.
       expect(r.code, r.stderr).toBe(j.verdict === 'fails' ? 1 : 0);
       if (m.verdict === 'holds') expect(j.verdict).toBe('holds');
       expect(j.options.service.name).toBe(d.name);
       expect(j.wallClock.runs).toBe(3);
       expect(j.virtualTime.runs).toBe(3);
+      expect(j.virtualTime.how).toBe(m.app ? 'simulation host' : 'fake timers');
       expect(j.simulated.staggers.length).toBeGreaterThan(0);
     }, 60_000);
   });

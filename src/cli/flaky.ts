@@ -35,9 +35,13 @@ of its declared effects must exist):
   --runs N            wall-clock and virtual-time runs, 1–10000 (default 30)
   --variant V         ${VARIANTS.join(' | ')} (default key_split)
   --service PATH      your own service module instead (served for real by
-                      \`retrysim serve --service PATH\` for the wall-clock runs);
-                      --app PATH is taken too (a hosted app: not run here yet,
-                      except as the service of --client)
+                      \`retrysim serve --service PATH\` for the wall-clock runs)
+  --app PATH          your unmodified Node app (served for real by
+                      \`retrysim serve --app PATH\`); its virtual-time runs are
+                      each run's scenario, at that run's stagger, on the
+                      simulation's host in one random order (an app's turns
+                      are the host's to give, so the test function does not
+                      drive it on the fake-timers bridge)
   --slow-ms N         server processing time, 0–1000 ms (default 2)
   --stagger-max-ms N  second worker's start spread, 1–1000 ms (default 40)
   --schedules-max N   enumeration bound per stagger, 1–100000 (default 3000)
@@ -74,16 +78,17 @@ Exit: 0 every invariant judged holds, 1 one fails (the table says which),
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 
-function print(r: FlakyReport, noun: string): void {
+function print(r: FlakyReport, noun: string, app: boolean): void {
   const o = r.options;
   const w = r.wallClock;
   const v = r.virtualTime;
   const s = r.simulated;
-  const subject = o.service ? `service ${o.service.name} (${o.service.module})` : `variant ${o.variant}`;
+  const flag = app ? '--app' : '--service';
+  const subject = o.service ? `${app ? 'app' : 'service'} ${o.service.name} (${o.service.module})` : `variant ${o.variant}`;
   console.log(`retrysim flaky — seed ${o.seed}; ${subject}, processing ${o.slowMs} ms, second worker U[0, ${o.staggerMaxMs}) ms later\n`);
   console.log(textTable(['approach', 'runs / schedules', 'failures', 'exact 95 % upper bound', 'wall time'], [
     ['wall clock (real sleeps, real HTTP)', w.runs, w.failures, pct(w.upperBound95), `${(w.wallMs / 1000).toFixed(2)} s`],
-    ['same test on virtual time (fake timers)', v.runs, v.failures, pct(v.upperBound95), `${(v.wallMs / 1000).toFixed(2)} s (${(v.virtualMs / 1000).toFixed(2)} s virtual)`],
+    [v.how === 'simulation host' ? 'same runs on virtual time (simulation host)' : 'same test on virtual time (fake timers)', v.runs, v.failures, pct(v.upperBound95), `${(v.wallMs / 1000).toFixed(2)} s (${(v.virtualMs / 1000).toFixed(2)} s virtual)`],
     [`simulation: every interleaving, ${s.staggers.length} staggers`, `${s.schedules}${s.complete ? '' : '+ (bounded)'}`, s.failing, 'n/a: enumerated, not sampled', `${(s.wallMs / 1000).toFixed(2)} s`],
   ]));
   if (w.unsettled > 0) console.log(`UNSETTLED: in ${w.unsettled}/${w.runs} wall-clock runs the server was still at work (a request, a timer a handler armed) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; the effects were read then.`);
@@ -93,12 +98,12 @@ function print(r: FlakyReport, noun: string): void {
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
   // Said, not hidden: such a run's effects were read before the server's deferred work was done, so its failure may be the read's, not the service's.
   if (w.unsettled > 0) console.log(`UNSETTLED: in ${w.unsettled}/${w.runs} wall-clock runs the server was still at work (a request, a timer a handler armed) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; their ${plural(noun)} were read then.`);
-  console.log(`Virtual time: the same test code ran ${(v.virtualMs / 1000).toFixed(2)} s of timers in ${(v.wallMs / 1000).toFixed(2)} s; ` +
+  console.log(`Virtual time: ${v.how === 'simulation host' ? `the same runs (same seeds, same staggers; each in one random order of the app's steps) ran ${(v.virtualMs / 1000).toFixed(2)} s of virtual time` : `the same test code ran ${(v.virtualMs / 1000).toFixed(2)} s of timers`} in ${(v.wallMs / 1000).toFixed(2)} s; ` +
     `${v.failures}/${v.runs} failed; ${agree}/${w.runs} runs had the same outcome as their wall-clock twin (same seed, same stagger; ` +
     'differences sit at the window edge, where real HTTP adds a millisecond or two).');
   console.log('\nInvariants (runs or schedules that broke each; -: not judged on that side):');
   console.log(textTable(['invariant', 'verdict', 'wall clock', 'virtual time', 'simulation'], r.invariants.map((x) => [
-    x.invariant, x.verdict ?? `not judged: ${x.notJudged}`, x.wallClock ?? '-', x.virtualTime ?? '-', x.simulated ?? '-',
+    x.invariant, x.verdict ?? `not judged: ${app ? x.notJudged!.replace('check --service', 'check --app') : x.notJudged}`, x.wallClock ?? '-', x.virtualTime ?? '-', x.simulated ?? '-',
   ])));
   for (const x of r.invariants) if (x.verdict === 'fails' && x.example !== undefined) console.log(`  ${x.invariant}: ${x.example}`);
   const failingAt = s.staggers.filter((x) => x.failing > 0);
@@ -111,7 +116,7 @@ function print(r: FlakyReport, noun: string): void {
     console.log('Most common decisions at server steps in failing schedules (ties the kernel resolved; wN#R = worker N, request R):');
     for (const p of s.failingPatterns.slice(0, 5)) console.log(`  ${p.schedules}× at stagger ${p.staggerMs.join(', ')} ms: ${p.pattern}`);
     // No file is written here: a CLI user has no ListChoice to hand, so the line points at what they can run.
-    console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `--service ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
+    console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `${flag} ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
   } else {
     const held = r.invariants.filter((x) => x.simulated !== null).map((x) => x.invariant);
     // What the schedules left, not what they should have: a service that throws on every request keeps every invariant with none made.
@@ -130,7 +135,7 @@ export async function run(argv: string[]): Promise<number> {
     }, HELP);
   if (typeof parsed === 'number') return parsed;
   const values = parsed.values;
-  // `--app PATH` is `--service PATH` wherever that is taken (the README's word): here it reaches the one line saying the lab does not run apps yet.
+  // `--app PATH` is `--service PATH` wherever that is taken (the README's word).
   if (values.app !== undefined) {
     if (values.service !== undefined) {
       console.error('retrysim flaky: give --service or --app, not both');
@@ -166,11 +171,6 @@ export async function run(argv: string[]): Promise<number> {
   if (values.service !== undefined) {
     try {
       const def = await loadService(values.service, { clock: 'real' }); // the lab's real lanes serve it in this process: the machine's clock
-      // A hosted app's requests run in turns only the simulation's host gives
-      // them; the lab's virtual-time runs drive the handler directly, where
-      // an app waits for a turn that never comes (the process used to end
-      // silently with exit 1). Refused in one line instead.
-      if (isHostedApp(def)) throw new ServiceError(def.name, 'flaky does not run hosted apps (--app modules) yet; study this one with retrysim check --app, replay --app and conformance --app');
       opts = { ...opts, service: { def, module: values.service } };
       noun = def.effects.noun ?? 'effect';
     } catch (e) {
@@ -189,7 +189,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (values.json) console.log(JSON.stringify(r));
-  else print(r, noun);
+  else print(r, noun, opts.service !== undefined && isHostedApp(opts.service.def));
   // One truth: the exit code is the invariants table's verdict.
   return r.verdict === 'fails' ? 1 : 0;
 }

@@ -67,15 +67,28 @@ describe('flakiness lab', () => {
     expect(r.stdout).not.toContain('ListChoice');
   });
 
-  it('--app is taken as --service is (the README\'s promise): an app gets the one line saying the lab does not run apps yet, in the app\'s name, exit 2 — not "Unknown option"', async () => {
-    const r = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--runs', '2']);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^retrysim flaky: app 'orders-check-then-insert': flaky does not run hosted apps \(--app modules\) yet; /)]);
+  it('--app: the lab runs on an unmodified app — its virtual-time runs on the simulation\'s host, the table, the reproduce line and --json in the app\'s words; a correct app holds', async () => {
+    // Every stagger below the 2 ms processing time races: the check-then-insert app makes two orders in every virtual-time run.
+    const r = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--runs', '3', '--stagger-max-ms', '2', '--schedules-max', '200']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain("retrysim flaky — seed 1; app orders-check-then-insert (examples/app-plain-http/app.ts)");
+    expect(r.stdout).toMatch(/│ same runs on virtual time \(simulation host\) │ 3 +│ 3 +│/);
+    expect(r.stdout).toContain('retrysim check --app examples/app-plain-http/app.ts --explore exhaustive.');
+    expect(r.stdout).toContain('check --app judges it with two');
+    expect(r.stdout).not.toContain('--service');
+    const j = JSON.parse((await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--runs', '3', '--stagger-max-ms', '2', '--schedules-max', '200', '--json'])).stdout) as { verdict: string; virtualTime: { how: string; failures: number; perRun: Array<{ reports: number }> } };
+    expect(j.verdict).toBe('fails');
+    expect(j.virtualTime).toMatchObject({ how: 'simulation host', failures: 3 });
+    expect(j.virtualTime.perRun.map((x) => x.reports)).toEqual([2, 2, 2]);
+    // The same lanes on the app that claims its key first: nothing fails anywhere, exit 0.
+    const ok = await runCli(['flaky', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '3', '--stagger-max-ms', '2', '--schedules-max', '200']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/│ same runs on virtual time \(simulation host\) │ 3 +│ 0 +│/);
+    expect(ok.stdout).toContain('No schedule fails: orders-claim keeps exactly-one');
     const both = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--service', 'examples/payments-atomic/service.ts']);
     expect(both.code).toBe(2);
     expect(both.stderr.trim()).toBe('retrysim flaky: give --service or --app, not both');
-  });
+  }, 120_000);
 
   describe('on a user service (--service)', () => {
     const tt = { ...base, service: { def: twoTransactions, module: 'examples/two-transactions/service.ts' } };

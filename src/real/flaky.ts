@@ -27,6 +27,8 @@ import { ServiceHost } from '../service/host.js';
 import { serviceEpochField, serviceEpochMs } from '../service/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { registerService } from '../service/registry.js';
+import { isHostedApp } from '../app/define.js';
+import { RandomChoice } from '../sim/choice/random.js';
 import { builtinService } from '../tracker/builtin.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { serviceIntent } from '../scenario/arbitraries.js';
@@ -148,7 +150,7 @@ export interface SimulatedResult {
 export interface FlakyReport {
   options: FlakyReportOptions;
   wallClock: ApproachResult & { perRun: TestRun[] };
-  virtualTime: ApproachResult & { virtualMs: number; perRun: TestRun[] };
+  virtualTime: ApproachResult & { virtualMs: number; perRun: TestRun[]; how: VirtualHow };
   simulated: SimulatedResult;
   /** Each invariant the lab judges, with the campaign's verdict words. */
   invariants: InvariantRow[];
@@ -323,7 +325,8 @@ export function runSeed(seed: number, i: number): number {
 }
 
 /** 2. The same test function on virtual time (fake-timers bridge), same seeds. */
-export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
+export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[]; how: VirtualHow }> {
+  if (o.service && isHostedApp(o.service.def)) return { ...(await appOnVirtualTime(o, o.service)), how: 'simulation host' };
   const store = o.service ? undefined : openStore(':memory:');
   const sdb = o.service ? new ServiceDatabase(o.service.def, new Database(':memory:')) : undefined;
   const instance = o.service ? new ServiceHost(o.service.def, sdb!, 's0', { slowMs: o.slowMs }) : new TrackerInstance({ variant: o.variant, db: store!, faults: { slowMs: o.slowMs } });
@@ -347,11 +350,45 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
     store?.close();
     sdb?.db.close();
   }
+  return { ...summarize(perRun, Date.now() - t0), virtualMs, perRun, how: 'fake timers' };
+}
+
+/**
+ * How the virtual-time side ran: the test function on the fake-timers
+ * bridge against the service in process, or (a hosted app) each run's
+ * scenario on the simulation's host.
+ */
+export type VirtualHow = 'fake timers' | 'simulation host';
+
+/**
+ * 2, for a hosted app: each run is the lab's scenario at that run's own
+ * stagger (the wall-clock run's, from the same seed), on the simulation's
+ * host with one random order of its steps (the run's seed). The test
+ * function cannot drive an app in process on the bridge: an app's turn
+ * spans real macrotask turns (its nextTicks and stream callbacks), and the
+ * test's own code, resumed inside one, ran on the app's clock (its
+ * setTimeout became the app's timer); the simulation's host gives the app
+ * its turns one at a time, as check --app does.
+ */
+async function appOnVirtualTime(o: Resolved, service: NonNullable<Resolved['service']>): Promise<ApproachResult & { virtualMs: number; perRun: TestRun[] }> {
+  const t0 = Date.now();
+  let virtualMs = 0;
+  const perRun: TestRun[] = [];
+  const judged = new Set<Invariant>(runJudged(true));
+  for (let i = 0; i < o.runs; i++) {
+    const staggerMs = new Prng(runSeed(o.seed, i)).uniform(0, o.staggerMaxMs);
+    // The wall-clock twin's run id: its key is its own, as on the one server process of the wall-clock lane.
+    const r = await runScenario(labScenario(o, staggerMs, `flaky-${i}`), { choices: new RandomChoice(runSeed(o.seed, i)), service: service.def });
+    virtualMs += r.result.lastEventMs;
+    // The run's checks, as the other two lanes' runs judge them (progress is the simulation column's, after its recovery phase).
+    const violations = r.violations.filter((v) => judged.has(v.invariant));
+    perRun.push({ staggerMs, reports: r.reports.op1 ?? 0, failed: violations.length > 0, violations });
+  }
   return { ...summarize(perRun, Date.now() - t0), virtualMs, perRun };
 }
 
 /** The scenario the simulation enumerates: the test with a fixed stagger. */
-export function labScenario(o: Resolved, staggerMs: number): Scenario {
+export function labScenario(o: Resolved, staggerMs: number, runId = 'flaky'): Scenario {
   return scenarioSchema.parse({
     format: 'retrysim.scenario/2',
     name: `flaky lab · ${o.service ? o.service.def.name : o.variant} · stagger ${staggerMs} ms`,
@@ -362,7 +399,7 @@ export function labScenario(o: Resolved, staggerMs: number): Scenario {
     service: o.service ? { module: o.service.module, ...serviceEpochField(o.service.def) } : { variant: o.variant },
     client: { keySource: 'tool_call', maxAttempts: 6 },
     faults: { slowMs: o.slowMs },
-    operations: [{ id: 'op1', runId: 'flaky', ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],
+    operations: [{ id: 'op1', runId, ...(o.service ? serviceIntent(o.service.def.effects.noun, 1) : TRACKER_WORDS), workers: 2, staggerMs }],
     expect: {},
   });
 }
@@ -389,10 +426,16 @@ export async function runSimulated(o: Resolved): Promise<SimulatedResult> {
   const byInvariant: Partial<Record<Invariant, number>> = {};
   const examples: Partial<Record<Invariant, string>> = {};
   const counts = new Set<number>();
+  // A service or app is loaded once, and what its modules keep (an answer
+  // cache in a Map at the top of a file) outlives each run, as it outlives
+  // each wall-clock run on the one server process. There every run has its
+  // own key; so has every schedule here, or a schedule met the answer an
+  // earlier one left under the same key (a false exactly-one and id-exists
+  // on a correct app).
+  let runNo = 0;
   for (let d = 0; d < o.staggerMaxMs; d++) {
-    const s = labScenario(o, d);
     let failing = 0;
-    const e = await exploreAll((choices) => runScenario(s, { choices, ...(o.service ? { service: o.service.def } : {}) }), {
+    const e = await exploreAll((choices) => runScenario(labScenario(o, d, `flaky-${d}-${runNo++}`), { choices, ...(o.service ? { service: o.service.def } : {}) }), {
       schedulesMax: o.schedulesMax,
       keep: () => false,
       onSchedule: (x) => {
