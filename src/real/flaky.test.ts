@@ -85,6 +85,11 @@ describe('flakiness lab', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/│ same runs on virtual time \(simulation host\) │ 3 +│ 0 +│/);
     expect(ok.stdout).toContain('No schedule fails: orders-claim keeps exactly-one');
+    // An app answering duplicates from a Map at the top of its file is loaded once for the whole lab: each schedule has its own
+    // key, as each wall-clock run on its one server process has (the same key met an earlier schedule's answer: exactly-one and id-exists failed).
+    const cache = await runCli(['flaky', '--app', 'src/app/fixtures/module-map-app.ts', '--runs', '3', '--stagger-max-ms', '3', '--schedules-max', '100', '--json']);
+    expect(cache.code, cache.stderr).toBe(0);
+    expect(JSON.parse(cache.stdout)).toMatchObject({ verdict: 'holds', virtualTime: { failures: 0 }, simulated: { failing: 0 } });
     const both = await runCli(['flaky', '--app', 'examples/app-plain-http/app.ts', '--service', 'examples/payments-atomic/service.ts']);
     expect(both.code).toBe(2);
     expect(both.stderr.trim()).toBe('retrysim flaky: give --service or --app, not both');
