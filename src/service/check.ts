@@ -31,15 +31,19 @@ export function effectsOf(def: ServiceDefinition, db: ServiceDb, op: Pick<Operat
   // wrong: an of that ignores op.tenant counts another tenant's effect too, and a correct service "failed"
   // exactly-one (until 2026-12 for a service; an app descriptor was refused so). Only a list of two or more
   // is asked (the hot path of a holding campaign is one id): a wrong of shows as a duplicate there.
-  if (ids.length > 1 && def.effects.owner !== undefined) {
-    for (const id of ids as EffectId[]) {
-      const o = ownerOf(def, db, id);
-      if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
-        throw new ServiceError(def.name, `effects.of counted ${def.effects.noun ?? 'effect'} ${showId(id)} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)`);
-      }
+  if (ids.length > 1) ownerAgrees(def, db, op, ids as EffectId[]);
+  return ids as EffectId[];
+}
+
+/** Refuses an effects.of that counted, for `op`, an effect effects.owner gives to another run or tenant (see {@link effectsOf}). */
+function ownerAgrees(def: ServiceDefinition, db: ServiceDb, op: Pick<OperationEnd, 'runId' | 'tenant'>, ids: readonly EffectId[]): void {
+  if (def.effects.owner === undefined) return;
+  for (const id of ids) {
+    const o = ownerOf(def, db, id);
+    if (o !== undefined && (o.runId !== op.runId || o.tenant !== op.tenant)) {
+      throw new ServiceError(def.name, `effects.of counted ${def.effects.noun ?? 'effect'} ${showId(id)} for operation ${op.runId} of tenant '${op.tenant}', but effects.owner says it is ${o.runId}'s of tenant '${o.tenant}': of must return only the operation's own (filter by op.runId and op.tenant)${o.tenant !== op.tenant ? "; a service that has no tenants (it never reads the x-tenant header) is checked without them: leave 'tenants' out of --faults" : ''}`);
     }
   }
-  return ids as EffectId[];
 }
 
 /**
@@ -55,9 +59,22 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
   const violations: Violation[] = [];
   const reports: Record<string, number> = {};
   const noun = def.effects.noun ?? 'effect';
+  /** Which operation's list each id was in: one id in two lists is one effect two operations count (two tenants sending one raw key). */
+  const listedBy = new Map<string, Pick<OperationEnd, 'runId' | 'tenant'>>();
   for (const op of ops) {
     const ids = effectsOf(def, db, op);
     reports[op.id] = ids.length;
+    for (const id of ids) {
+      const k = `${typeof id}:${id}`;
+      const other = listedBy.get(k);
+      // A single id escapes effectsOf's check (it asks lists of two or more): an of that ignores op.tenant
+      // counted the other tenant's effect as this one's, the answer carrying it looked like its own, and a
+      // service that gives one tenant another's result held tenant-isolation (until 2026-12).
+      if (other !== undefined) {
+        ownerAgrees(def, db, other, [id]);
+        ownerAgrees(def, db, op, [id]);
+      } else listedBy.set(k, op);
+    }
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one effect: never two, and not zero once the client saw success.
     if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${plural(noun)} (ids ${ids.map(showId).join(', ')}) for one logical operation` });
