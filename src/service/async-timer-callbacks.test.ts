@@ -180,6 +180,8 @@ describe('an async timer callback runs on in its scope after an await', () => {
     expect(a.seen.map((s) => [s.at, s.now])).toEqual([
       ['before', EPOCH + 1000], ['after', EPOCH + 1050],
       ['before', EPOCH + 2000], ['after', EPOCH + 2050],
+      // Once more after the run's last task (the process's interval, as a request's: src/service/interval-last-tick.test.ts).
+      ['before', EPOCH + 3000], ['after', EPOCH + 3050],
     ]);
     const b = await run(memoryService);
     expect(b.seen).toEqual(a.seen);
@@ -200,7 +202,8 @@ describe('an async timer callback runs on in its scope after an await', () => {
     // Killed at 1020 ms, inside the first firing's 50 ms sleep (the request dies with it, and the run ends: no retry).
     const a = await run(memoryService, { kill: { atMs: 1020, restartAfterMs: 200 } });
     expect(a.r.trace.some((l) => /\bs0\s+kill\b/.test(l)), a.r.trace.join('\n')).toBe(true);
-    expect(a.seen.map((s) => [s.at, s.now])).toEqual([['before', EPOCH + 1000]]);
+    // The restarted process (at 1220 ms) arms its interval again in memory(): it ticks once more after the run.
+    expect(a.seen.map((s) => [s.at, s.now])).toEqual([['before', EPOCH + 1000], ['before', EPOCH + 2220], ['after', EPOCH + 2270]]);
   });
 
   it('a rejection after the await is an uncaught error of its process: the process crashes', async () => {

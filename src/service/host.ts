@@ -128,7 +128,8 @@ export class ServiceHost implements HostedInstance {
       // The process's start-up, on the kernel's clock as the process (see ProcessScope): a lock owner computed here is this process's, and its Date, randomness and timers are the run's.
       clock.enter(new ProcessScope(this, clock.kernel));
       try {
-        return this.def.memory();
+        const def = this.def as Required<Pick<ServiceDefinition, 'memory'>>; // checked above
+        return clock.startProcess(() => def.memory());
       } finally {
         clock.leave();
       }

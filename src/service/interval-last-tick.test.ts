@@ -26,4 +26,21 @@ describe('an interval ticks once more after the run ends', () => {
     expect(r.stdout).toMatch(/setInterval callback/);
     expect(r.stdout).toMatch(/shipments held: op1=1/);
   }, 60_000);
+
+  it('an interval the process arms in memory() — at boot, and again at a restart after the last request — ticks once more too: a correct relay holds', async () => {
+    const relay = 'src/service/fixtures/outbox-memory-relay.ts';
+    const file = join(tmp('rs-interval-'), 'one-order.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'one order', seed: 1, service: { module: relay, instances: 1 },
+      client: { keySource: 'tool_call', policy: 'codex-sampling', maxAttempts: 3 },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: { reports: { op1: 1 }, violations: [] },
+    }));
+    const r = await runCli(['replay', '--service', relay, file, '--trace']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/s0\/memory\(\) +setInterval callback/);
+    // The campaign, kills and restarts included (it failed at run 3, and once the boot relay ticked, at a kill restarting the process after the last request).
+    const c = await runCli(['check', '--service', relay, '--runs', '400', '--found', tmp('rs-interval-'), '--json']);
+    expect(c.code, c.stdout + c.stderr).toBe(0);
+    expect(JSON.parse(c.stdout)).toMatchObject({ verdict: 'holds' });
+  }, 120_000);
 });

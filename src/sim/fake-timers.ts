@@ -437,6 +437,24 @@ export class KernelClock {
     }
   }
 
+  /** Whether a process's start-up code runs now ({@link starting}). */
+  private starting = false;
+
+  /**
+   * Runs a simulated process's start-up code (a service's `memory()`): the
+   * timers it arms are the process's own, kept going after the run's last
+   * request as a request's are (see {@link arm}), whenever it starts.
+   */
+  startProcess<T>(fn: () => T): T {
+    const was = this.starting;
+    this.starting = true;
+    try {
+      return fn();
+    } finally {
+      this.starting = was;
+    }
+  }
+
   /** Back to host code (call before the scope's task waits). */
   leave(): void {
     current = undefined;
@@ -461,8 +479,12 @@ export class KernelClock {
     if (!(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1; // what Node does
     // Past the run's end, a link further down the chain of the firing whose code runs now — unless the
     // callback re-arms itself (`const beat = () => { …; setTimeout(beat, 100) }`): that loop never ends, so it stops with the run.
-    // Before the run's first step (a process's memory() at boot) no task is live either: such a timer stops with the run, as it always did.
-    const depth = unrefNote !== undefined ? Infinity : this.kernel.hasLiveTasks() ? 0 : this.kernel.steps === 0 || cb === this.firingCb ? Infinity : 1 + (owner instanceof FiringScope ? owner.depth : this.firingDepth);
+    // A process starting (its memory(), at boot or at a restart after the run's last request) arms its own
+    // timers: as one a request arms, an interval ticks once more after the run (an outbox relay started in
+    // memory() ships the last order; until 2026-12 it stopped with the run, and a correct relay's last
+    // order, or every order a restart left to it, had no shipment). Anything else before the run's first
+    // step stops with the run, as it always did.
+    const depth = unrefNote !== undefined ? Infinity : this.kernel.hasLiveTasks() || this.starting ? 0 : this.kernel.steps === 0 || cb === this.firingCb ? Infinity : 1 + (owner instanceof FiringScope ? owner.depth : this.firingDepth);
     const t: VirtualTimer = { id: this.nextId++, callAt: this.kernel.now + delay, gen: 0, cb: cb as VirtualTimer['cb'], args, repeatMs: repeat ? delay : undefined, owner, late: depth > 0, depth, note: unrefNote };
     this.timers.set(t.id, t);
     this.seq++;
