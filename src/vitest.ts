@@ -189,7 +189,7 @@ function shrinkSettingsOf(o: { shrinkBudgetMs?: number; clockMs?: () => number }
 function setShrinkSettings(owner: object, set: ShrinkSettings, what: string): void {
   const had = shrinkSettings.get(owner);
   if (had !== undefined && (had.budgetMs !== set.budgetMs || had.givenClock !== set.givenClock)) {
-    throw new TypeError(`retrysim: ${what}: another property already set this object's shrink limits (shrinkBudgetMs ${had.budgetMs} here ${set.budgetMs}, or another clockMs); the limits belong to the object the cases run on, so give this property a copy of its own ({ ...object }) in serviceCases/clientCases, the run call and here`);
+    throw new TypeError(`retrysim: ${what}: another property already set this object's shrink limits (shrinkBudgetMs ${had.budgetMs} here ${set.budgetMs}, or another clockMs); the limits belong to the object the cases run on, so give this property a copy of its own (Object.create(object): a class instance keeps its methods, as { ...object } does not) in serviceCases/clientCases, the run call and here`);
   }
   shrinkSettings.set(owner, set);
 }
