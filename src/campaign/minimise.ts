@@ -42,6 +42,12 @@ export interface MinimiseOptions<R extends MinimisableRun = ScenarioRun> {
    */
   userClient?: boolean;
   /**
+   * The service's declared steps: where a pair of steps may move a kill
+   * that strikes at a step ({@link pairsOf}). Without them a kill stays
+   * where it was found.
+   */
+  steps?: readonly string[];
+  /**
    * A limit on the pass besides its run counts: once `expired()` says so
    * (asked before every run; once true, taken as true for good) no further
    * run is made — the counterexample in hand is the answer, and
@@ -188,8 +194,8 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
   if (f.loseResponseAfterCommit > 0) withFaults({ loseResponseAfterCommit: f.loseResponseAfterCommit - 1 }, `loseResponseAfterCommit ${f.loseResponseAfterCommit} → ${f.loseResponseAfterCommit - 1}`);
   if (f.crashMidRequest > 0) withFaults({ crashMidRequest: f.crashMidRequest - 1 }, `crashMidRequest ${f.crashMidRequest} → ${f.crashMidRequest - 1}`);
   if (f.slowMs > 0) {
-    // Which reach the slow fault strikes means nothing without it: the file keeps no knob that does nothing new.
-    const { slowAtStepNth: _n, ...rest } = f;
+    // Where and at which reach the slow fault strikes means nothing without it: the file keeps no knob that does nothing new.
+    const { slowAtStepNth: _n, slowAtStep: _at, ...rest } = f;
     out.push({ what: 'slowMs', scenario: { ...s, faults: { ...rest, slowMs: 0 } } });
   }
   if (f.pause) {
@@ -230,11 +236,19 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
   return out;
 }
 
-/** Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave. */
-export function pairsOf(s: Scenario, userClient = false): Simplification[] {
+/**
+ * Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave;
+ * then, given the service's `steps`, each simplification with the kill moved to the first reach of another step (or
+ * to an earlier reach of its own). A kill found at a step's n-th reach is tied to whatever made that reach: at the
+ * 2nd reach of `parse`, the second worker's, while the first sleeps past its claim. Without that worker the kill
+ * must strike elsewhere (the first worker's `book`), which no removal alone can do: the case stayed at 2 workers
+ * and 2 faults, "minimal", where 1 worker and 1 kill fail the same way (until 2026-12).
+ */
+export function pairsOf(s: Scenario, userClient = false, steps: readonly string[] = []): Simplification[] {
   const out: Simplification[] = [];
   const seen = new Set<string>();
-  for (const a of simplifications(s, userClient)) {
+  const singles = simplifications(s, userClient);
+  for (const a of singles) {
     for (const b of simplifications(a.scenario, userClient)) {
       const key = [a.what, b.what].sort().join(' + ');
       if (seen.has(key)) continue;
@@ -242,7 +256,27 @@ export function pairsOf(s: Scenario, userClient = false): Simplification[] {
       out.push({ what: `${a.what} + ${b.what}`, scenario: b.scenario });
     }
   }
+  for (const a of singles) {
+    const k = a.scenario.faults.kill;
+    if (k?.atStep === undefined) continue;
+    const nth = k.nth ?? 1;
+    const to = [...(nth > 1 ? [{ atStep: k.atStep, nth: nth - 1 }] : []), ...steps.filter((x) => x !== k.atStep).map((x) => ({ atStep: x, nth: 1 }))];
+    for (const t of to) {
+      const { nth: _n, ...kill } = k;
+      const moved: Scenario = { ...a.scenario, faults: { ...a.scenario.faults, kill: { ...kill, atStep: t.atStep, ...(t.nth > 1 ? { nth: t.nth } : {}) } } };
+      try {
+        parseScenario(JSON.stringify(moved));
+      } catch {
+        continue; // not a scenario a file can hold: no candidate
+      }
+      out.push({ what: `${a.what} + kill moved to ${t.nth > 1 ? `the ${ordinalOf(t.nth)} reach of ` : ''}${t.atStep}`, scenario: moved });
+    }
+  }
   return out;
+}
+
+function ordinalOf(n: number): string {
+  return n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
 }
 
 /**
@@ -402,7 +436,7 @@ export async function minimiseCounterexample<R extends MinimisableRun = Scenario
     // things can hold each other up (an operation that only consumes a kill
     // plan goes with the kill), and neither alone can go.
     for (const phase of ['single', 'pair'] as const) {
-      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient)) {
+      for (const cand of phase === 'single' ? singles.valid : pairsOf(cur.scenario, userClient, o.steps)) {
         let hit: BoundedHit<R> | undefined;
         let minimalHit = false;
         if (over()) {

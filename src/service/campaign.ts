@@ -520,6 +520,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   try {
     m = await minimiseCounterexample(c.scenario, first.result.choices.map((x) => x.chosen), {
       isHit,
+      steps: def.steps,
       run: async (s, ch) => {
         try {
           return await run1(s, ch);
