@@ -33,6 +33,17 @@ describe('checkReplayEqualsFirst', () => {
     expect(checkReplayEqualsFirst(op([ok(), ok({ attempt: 2, endMs: 20, body: '{"id":1,"replayed":true}' })]), [1])).toHaveLength(1);
   });
 
+  test('one JSON value written another way (pretty-printed, keys reordered, 1.0 for 1) is the same body; another value, or a body that is no JSON, is compared byte for byte', () => {
+    const first = ok({ body: '{\n  "id": 1,\n  "status": "accepted",\n  "total": 1.0\n}' });
+    expect(checkReplayEqualsFirst(op([first, ok({ attempt: 2, endMs: 20, replay: true, body: '{"total":1,"status":"accepted","id":1}' })]), [1])).toEqual([]);
+    // Until 2026-12 that failed; its message also broke the one-line output with the first body's line breaks.
+    const other = checkReplayEqualsFirst(op([first, ok({ attempt: 2, endMs: 20, replay: true, body: '{"id":1,"status":"done","total":1}' })]), [1]);
+    expect(other).toHaveLength(1);
+    expect(other[0]!.detail).not.toContain('\n');
+    expect(other[0]!.detail).toContain('was HTTP 201 {\\n  "id": 1,');
+    expect(checkReplayEqualsFirst(op([ok({ body: 'ok ' }), ok({ attempt: 2, endMs: 20, body: 'ok' })]), [1])).toHaveLength(1);
+  });
+
   test('"first" is the first answer received: a lost or failed first attempt does not count', () => {
     const lost = ok({ outcome: { kind: 'transport', reason: 'connection_closed' }, reportId: undefined, body: undefined, endMs: 5 });
     const busy = ok({ attempt: 2, outcome: { kind: 'http', status: 409 }, body: undefined, reportId: undefined, endMs: 8 });
@@ -56,9 +67,9 @@ describe('checkReplayEqualsFirst', () => {
 
   test('two differing successes at one instant, neither marked as a replay: both are named, neither is blamed as the later one', () => {
     const w0 = ok({ worker: 'op1.w0', endMs: 9, body: '{"id":1,"status":"created"}' });
-    const w1 = ok({ worker: 'op1.w1', endMs: 9, body: '{"status":"created","id":1}' });
+    const w1 = ok({ worker: 'op1.w1', endMs: 9, body: '{"status":"replayed","id":1}' });
     expect(checkReplayEqualsFirst(op([w1, w0]), [1])[0]!.detail).toBe(
-      `key 'k': two 2xx answers arrived at t=9 ms and differ: op1.w1's attempt toolu_r1_1#1 was answered HTTP 201 {"status":"created","id":1}, op1.w0's attempt toolu_r1_1#1 HTTP 201 {"id":1,"status":"created"}`);
+      `key 'k': two 2xx answers arrived at t=9 ms and differ: op1.w1's attempt toolu_r1_1#1 was answered HTTP 201 {"status":"replayed","id":1}, op1.w0's attempt toolu_r1_1#1 HTTP 201 {"id":1,"status":"created"}`);
   });
 
   test('the workers are named when known: two workers of one operation make the same call (call-1#1 twice)', () => {

@@ -38,7 +38,7 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly Effec
     const first = sorted[0]!;
     const status = (a: AttemptRecord) => (a.outcome.kind === 'http' ? a.outcome.status : 0);
     for (const a of sorted.slice(1)) {
-      if (status(a) === status(first) && a.body === first.body) continue;
+      if (status(a) === status(first) && sameBody(a.body!, first.body!)) continue;
       const duplicate = first.reportId !== undefined && a.reportId !== undefined && !sameId(first.reportId, a.reportId) && effects.length > 1 && hasId(effects, first.reportId) && hasId(effects, a.reportId);
       if (duplicate) continue;
       const label = (x: AttemptRecord) => `${x.toolUseId}#${x.attempt}`;
@@ -60,6 +60,35 @@ export function checkReplayEqualsFirst(op: OperationEnd, effects: readonly Effec
   return out;
 }
 
+/**
+ * The same answer body: the same bytes, or two JSON texts of one value
+ * (whitespace, key order and number spelling aside) — a replay stored
+ * pretty-printed and served through SQLite's json() is what the client read
+ * the first time (it "failed" replay-equals-first until 2026-12, while
+ * request bodies were already compared in canonical form).
+ */
+export function sameBody(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = jsonOf(a);
+  const y = jsonOf(b);
+  return x !== undefined && y !== undefined && canonical(x) === canonical(y);
+}
+
+function jsonOf(text: string): { v: unknown } | undefined {
+  try {
+    return { v: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+function canonical(x: { v: unknown }): string {
+  const sort = (v: unknown): unknown => (Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v);
+  return JSON.stringify(sort(x.v));
+}
+
+/** A body in one line of a message: its line breaks written as \n, at most 120 characters. */
 function clip(body: string): string {
-  return body.length <= 120 ? body : `${body.slice(0, 117)}...`;
+  const one = body.replace(/\r?\n/g, '\\n');
+  return one.length <= 120 ? one : `${one.slice(0, 117)}...`;
 }
