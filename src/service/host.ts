@@ -268,6 +268,7 @@ export class ServiceHost implements HostedInstance {
       if (this.probes) await sim.probeCrash();
       if (key !== undefined) this.left(key);
       if (this.sdb.db.inTransaction) this.sdb.db.exec('ROLLBACK'); // as a real process's driver would on an uncaught throw
+      if (this.clock !== undefined) threwIn(this.clock.kernel).push({ name: sim.name, how: e instanceof CrashFault ? e.message : `threw ${describeThrow(e)}` });
       if (e instanceof CrashFault) return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': this.name }, body: JSON.stringify({ error: `internal error: ${e.message}` }) };
       if (e instanceof ServiceError) throw e;
       const spin = e instanceof ClockSpinError ? e : this.clock?.stopped;
@@ -380,7 +381,31 @@ export function stuckRequest(service: string, scope: ClockScope | undefined, ker
       // no task running: keep the generic wording
     }
   }
-  return ofTheRun(new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: the handler awaited something outside the simulation (real I/O, such as a file read or a dynamic import() — import the module at the top of the file instead; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`));
+  return ofTheRun(new ServiceError(service, `never answered ${who === undefined ? 'a request' : `request ${who}`}: ${leftUnsettled(who, kernel)}the handler awaited something outside the simulation (real I/O, such as a file read or a dynamic import() — import the module at the top of the file instead; a thread-pool call that needs real randomness, such as crypto.generateKeyPair, crypto.subtle.generateKey, signing with ECDSA or RSA-PSS, or RSA-OAEP; a zlib stream such as createGzip(); a promise nobody resolves; a timer of another process, or an interval another request or memory() armed); use sim.sleep, sim.step and sim.defer, or timers of its own${sharedWith(who, kernel)}`));
+}
+
+/** Requests of a run whose handler ended by a throw (a crash point's fault included), by the run's kernel. */
+const threwByKernel = new WeakMap<Kernel, Array<{ name: string; how: string }>>();
+function threwIn(kernel: Kernel): Array<{ name: string; how: string }> {
+  let l = threwByKernel.get(kernel);
+  if (l === undefined) threwByKernel.set(kernel, (l = []));
+  return l;
+}
+
+/**
+ * The likeliest cause when another request of the same process ended by a
+ * throw: an in-process single flight whose leader threw (a crash point)
+ * before settling the promise its duplicates await. Until 2026-12 only the
+ * generic list was said, real I/O first.
+ */
+export function leftUnsettled(who: string | readonly string[] | undefined, kernel: Kernel): string {
+  const stuck = who === undefined ? [] : typeof who === 'string' ? [who] : who;
+  const instance = stuck.length === 0 ? undefined : /^(s\d+)\//.exec(stuck[0]!)?.[1];
+  if (instance === undefined) return '';
+  const threw = threwIn(kernel).filter((x) => x.name.startsWith(`${instance}/`) && !stuck.includes(x.name));
+  if (threw.length === 0) return '';
+  const t = threw[0]!;
+  return `most likely ${stuck.length === 1 ? 'it awaits' : 'they await'} a promise that ${t.name}, a request of its process, left unsettled when its handler ended by a throw (${t.how}) — an in-process single flight whose first request fails must settle what the others await (reject or resolve it in a finally); else `;
 }
 
 /**

@@ -11,7 +11,7 @@ import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
 import type { EffectId, ServiceDefinition } from './definition.js';
 import { isEffectId, valueText } from './ids.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
-import { onKernelClock, ServiceHost, stuckRequest } from './host.js';
+import { onKernelClock, ServiceHost, stuckRequest, leftUnsettled } from './host.js';
 import { checkRecoveryAnswers, checkServiceInvariants, effectsOf } from './check.js';
 import { ObservedTrace, observedTransport } from '../scenario/observe.js';
 import { runRecovery, clockSkewMs, recoveryTimeoutMs } from '../scenario/recovery.js';
@@ -157,7 +157,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       let stop = e;
       if (e instanceof DeadlockError) {
         const requests = e.blocked.map((b) => b.replace(/:[^:/]*$/, ''));
-        stop = ofTheRun(new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: the handler waits on something nothing in the simulation settles (a sim.defer() nobody resolves, a promise of another request that never settles it, real I/O)`));
+        stop = ofTheRun(new ServiceError(def.name, `never answered request${requests.length === 1 ? '' : 's'} ${requests.join(', ')}: ${leftUnsettled(requests, kernel)}the handler waits on something nothing in the simulation settles (a sim.defer() nobody resolves, a promise of another request that never settles it, real I/O)`));
       }
       // A generated scenario of a prompt service ends well within the
       // kernel's limits; a user's service that does not (a handler awaiting
