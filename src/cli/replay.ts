@@ -162,7 +162,10 @@ export async function run(argv: string[]): Promise<number> {
     r = values.html === undefined ? await runScenario(scenario, opts) : await writeStepperPage(values.html, scenario, { file, replay: `${command} --trace` }, opts);
   } catch (e) {
     // A module named on the command line that is not the one the file names is the likeliest cause of a divergence: say so.
-    const other = values.service !== undefined && scenario.service.module !== undefined && resolve(values.service) !== resolve(scenario.service.module)
+    // A file with no schedule at all (hand-written, or its `schedule` cut out) diverges at its first decision: that, not a changed module, is why.
+    const other = scenario.schedule.length === 0 && e instanceof ReplayDivergenceError
+      ? '; the file records no schedule (its `schedule` is missing or empty), and replay follows a recorded one exactly: a file check writes records every decision of its run'
+      : values.service !== undefined && scenario.service.module !== undefined && resolve(values.service) !== resolve(scenario.service.module)
       ? `; the file was found against ${scenario.service.module}, and this replay ran ${values.service}${FIX_HINT}`
       // The same module path: the likeliest change is the user's own edit of it (a fix), which the generic "inputs changed" does not name.
       : modulePath !== undefined && service !== undefined ? `; if ${modulePath} changed since the file was found${FIX_HINT}` : '';

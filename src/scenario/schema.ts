@@ -225,7 +225,9 @@ export const scenarioSchema = z.strictObject({
   operations: z.array(operation).min(1).max(16),
   /**
    * The explicit schedule: each decision with the candidates it chose
-   * between. Empty: decisions come from the seed.
+   * between. Replay follows it exactly: a run that makes a decision it does
+   * not record (an empty one records none) diverges. A campaign's own runs
+   * (not replays) take their decisions from their choice source instead.
    */
   schedule: z.array(choiceRecord).default([]),
   expect: z.strictObject({
