@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ServiceDefinition } from './definition.js';
@@ -22,6 +22,11 @@ const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 export async function importUserModule(path: string): Promise<Record<string, unknown>> {
   const abs = resolve(path);
   if (!existsSync(abs)) throw new Error(`no such file ${abs}`);
+  // A folder: Node's "Directory import … is not supported" named retrysim's own files; the module is a file in it.
+  if (statSync(abs).isDirectory()) {
+    const files = readdirSync(abs).filter((f) => /\.(m|c)?[jt]sx?$/.test(f) && !/\.(test|spec|d)\./.test(f)).sort();
+    throw new Error(`${abs} is a folder, not a module: name the module file in it${files.length > 0 ? ` (${files.slice(0, 6).map((f) => join(path, f)).join(', ')}${files.length > 6 ? ', …' : ''})` : ''}`);
+  }
   const url = pathToFileURL(abs).href;
   try {
     if (TS.has(extname(abs)) && commonJsTs(abs)) {
