@@ -83,6 +83,17 @@ describe('checkInvariants', () => {
     expect(v.violations).toEqual([{ invariant: 'tenant-isolation', op: 'op1', detail: `tenant 'default' received report ${theirs} of tenant 'acme'` }]);
   });
 
+  test("told it succeeded with another tenant's report and none of its own: exactly-one says whose it was handed (it read 'no report exists', though one did)", () => {
+    const s = openStore();
+    const theirs = report(s, 'r1', 'acme');
+    const success = { kind: 'success' } as unknown as HarnessResult;
+    const v = checkInvariants(s, [op({ attempts: [attempt({ reportId: theirs })], results: [success] })]);
+    expect(v.violations).toEqual([
+      { invariant: 'exactly-one', op: 'op1', detail: `the client was told it succeeded, but no report of its own exists (it was handed report ${theirs}, another operation's)` },
+      { invariant: 'tenant-isolation', op: 'op1', detail: `tenant 'default' received report ${theirs} of tenant 'acme'` },
+    ]);
+  });
+
   test('attempts without a report id are not judged by invariant 2', () => {
     const s = openStore();
     report(s, 'r1');

@@ -78,7 +78,11 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
     const sawSuccess = op.results.some((r) => r.kind === 'success');
     // 1. exactly one effect: never two, and not zero once the client saw success.
     if (ids.length > 1) violations.push({ invariant: 'exactly-one', op: op.id, detail: `${ids.length} ${plural(noun)} (ids ${ids.map(showId).join(', ')}) for one logical operation` });
-    else if (ids.length === 0 && sawSuccess) violations.push({ invariant: 'exactly-one', op: op.id, detail: `the client was told it succeeded, but no ${noun} exists` });
+    else if (ids.length === 0 && sawSuccess) {
+      // Handed another operation's effect (another tenant's, under an unscoped key): "no order exists" read as if none did.
+      const given = op.attempts.find((a) => a.reportId !== undefined && ownerOf(def, db, a.reportId) !== undefined)?.reportId;
+      violations.push({ invariant: 'exactly-one', op: op.id, detail: given === undefined ? `the client was told it succeeded, but no ${noun} exists` : `the client was told it succeeded, but no ${noun} of its own exists (it was handed ${noun} ${showId(given)}, another operation's)` });
+    }
     // 2 and 4. Every id handed to the client exists and is this operation's.
     for (const a of op.attempts) {
       if (a.reportId === undefined || hasId(ids, a.reportId)) continue;
