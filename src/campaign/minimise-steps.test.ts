@@ -129,6 +129,24 @@ describe('the one-step simplifications', () => {
     expect(pairsOf(user).map((p) => p.what)).toEqual(['crashMidRequest 1 → 0 + maxAttempts 2 → 1']);
     expect(pairsOf(user, true)).toEqual([]);
   });
+
+  it("pairs, given the service's steps: each step with a kill or a pause at a step moved to an earlier reach of its own, or to another step's first", () => {
+    const s = scenario({
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 2 }],
+      faults: { kill: { instance: 0, atStep: 'parse', nth: 2, restartAfterMs: 0 }, pause: { atStep: 'book', ms: 100 } },
+      client: { keySource: 'tool_call', maxAttempts: 1 },
+    });
+    const moved = pairsOf(s, false, ['parse', 'claim', 'book']).map((p) => p.what).filter((w) => w.startsWith('worker of op1') && / moved to /.test(w));
+    expect(moved).toEqual([
+      'worker of op1 (2 → 1) + kill moved to the 1st reach of parse', 'worker of op1 (2 → 1) + kill moved to the 1st reach of claim', 'worker of op1 (2 → 1) + kill moved to the 1st reach of book',
+      'worker of op1 (2 → 1) + pause moved to the 1st reach of parse', 'worker of op1 (2 → 1) + pause moved to the 1st reach of claim',
+    ]);
+    const p = pairsOf(s, false, ['parse', 'claim', 'book']).find((x) => x.what === 'worker of op1 (2 → 1) + kill moved to the 1st reach of book')!;
+    expect(p.scenario.operations[0]!.workers).toBe(1);
+    expect(p.scenario.faults.kill).toEqual({ instance: 0, atStep: 'book', restartAfterMs: 0 });
+    // Without the steps, a kill only goes to an earlier reach of its own step.
+    expect(pairsOf(s).filter((x) => / moved to /.test(x.what) && x.what.startsWith('worker')).map((x) => x.what)).toEqual(['worker of op1 (2 → 1) + kill moved to the 1st reach of parse']);
+  });
 });
 
 describe('notShownMinimal', () => {

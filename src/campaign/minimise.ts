@@ -238,8 +238,8 @@ function candidates(s: Scenario, userClient: boolean): Simplification[] {
 
 /**
  * Two simplifications in a row (each pair once, in a fixed order), for local minima that single steps cannot leave;
- * then, given the service's `steps`, each simplification with the kill moved to the first reach of another step (or
- * to an earlier reach of its own). A kill found at a step's n-th reach is tied to whatever made that reach: at the
+ * then, given the service's `steps`, each simplification with the kill (or the pause) moved to the first reach of
+ * another step (or to an earlier reach of its own). A kill found at a step's n-th reach is tied to whatever made that reach: at the
  * 2nd reach of `parse`, the second worker's, while the first sleeps past its claim. Without that worker the kill
  * must strike elsewhere (the first worker's `book`), which no removal alone can do: the case stayed at 2 workers
  * and 2 faults, "minimal", where 1 worker and 1 kill fail the same way (until 2026-12).
@@ -256,27 +256,30 @@ export function pairsOf(s: Scenario, userClient = false, steps: readonly string[
       out.push({ what: `${a.what} + ${b.what}`, scenario: b.scenario });
     }
   }
+  // The same for a pause that strikes at a step (a request of the instance stalls there).
   for (const a of singles) {
-    const k = a.scenario.faults.kill;
-    if (k?.atStep === undefined) continue;
-    const nth = k.nth ?? 1;
-    const to = [...(nth > 1 ? [{ atStep: k.atStep, nth: nth - 1 }] : []), ...steps.filter((x) => x !== k.atStep).map((x) => ({ atStep: x, nth: 1 }))];
-    for (const t of to) {
-      const { nth: _n, ...kill } = k;
-      const moved: Scenario = { ...a.scenario, faults: { ...a.scenario.faults, kill: { ...kill, atStep: t.atStep, ...(t.nth > 1 ? { nth: t.nth } : {}) } } };
-      try {
-        parseScenario(JSON.stringify(moved));
-      } catch {
-        continue; // not a scenario a file can hold: no candidate
+    for (const fault of ['kill', 'pause'] as const) {
+      const k = a.scenario.faults[fault];
+      if (k?.atStep === undefined) continue;
+      const nth = k.nth ?? 1;
+      const to = [...(nth > 1 ? [{ atStep: k.atStep, nth: nth - 1 }] : []), ...steps.filter((x) => x !== k.atStep).map((x) => ({ atStep: x, nth: 1 }))];
+      for (const t of to) {
+        const { nth: _n, ...rest } = k;
+        const moved: Scenario = { ...a.scenario, faults: { ...a.scenario.faults, [fault]: { ...rest, atStep: t.atStep, ...(t.nth > 1 ? { nth: t.nth } : {}) } } };
+        try {
+          parseScenario(JSON.stringify(moved));
+        } catch {
+          continue; // not a scenario a file can hold: no candidate
+        }
+        out.push({ what: `${a.what} + ${fault} moved to the ${ordinalOf(t.nth)} reach of ${t.atStep}`, scenario: moved });
       }
-      out.push({ what: `${a.what} + kill moved to ${t.nth > 1 ? `the ${ordinalOf(t.nth)} reach of ` : ''}${t.atStep}`, scenario: moved });
     }
   }
   return out;
 }
 
 function ordinalOf(n: number): string {
-  return n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
+  return n === 1 ? '1st' : n === 2 ? '2nd' : n === 3 ? '3rd' : `${n}th`;
 }
 
 /**
