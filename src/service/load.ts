@@ -9,6 +9,7 @@ import { validateDefinition } from './validate.js';
 import { appService } from '../app/define.js';
 import { isAppDescriptor, type AppDescriptor } from '../app/descriptor.js';
 import { loadingAt } from '../sim/load-clock.js';
+import { asHost } from '../sim/seeded-node-crypto.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { importFresh, perProcessFromEnv } from '../app/per-process.js';
 
@@ -39,7 +40,8 @@ export async function importUserModule(path: string): Promise<Record<string, unk
     }
     if (TS.has(extname(abs))) {
       const { tsImport } = await import('tsx/esm/api');
-      return unwrapCommonJs((await tsImport(url, import.meta.url)) as Record<string, unknown>);
+      // Host code: tsx registers its loader with an id from node:crypto's randomUUID, which is not the module's to draw.
+      return unwrapCommonJs((await asHost(() => tsImport(url, import.meta.url))) as Record<string, unknown>);
     }
     return unwrapCommonJs((await import(url)) as Record<string, unknown>);
   } catch (e) {

@@ -15,6 +15,24 @@
  * get out: past {@link LOAD_READS_MAX} reads it fails to load, in one line.
  */
 
+import { Prng } from '../random/prng.js';
+import { seedNodeCrypto } from './seeded-node-crypto.js';
+
+/**
+ * The seed of the stream a module's top level draws from while it loads
+ * (`Math.random()`, `crypto.randomUUID()`, node:crypto's random functions).
+ * Fixed: a campaign's process and the fresh process that replays its
+ * counterexample load the module alike, so an id made once at load (a
+ * client's instance key, a process id a service answers with) is the same
+ * value in both. Each load starts the stream afresh, whatever loaded before.
+ */
+export const LOAD_SEED = 0x10ad5eed;
+
+/** The stream of the module loading now (undefined outside every load). */
+let loadRng: Prng | undefined;
+// Ranked after every simulation's own stream: code of a run, if any runs during a load, draws from its run's.
+seedNodeCrypto(() => loadRng, 100);
+
 /** Clock reads while a module loads before it is taken for a spin (the kernel clock's bound: src/sim/fake-timers.ts). */
 export const LOAD_READS_MAX = 1_000_000;
 
@@ -51,10 +69,27 @@ export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Pro
     return globalThis.Date === (AtEpoch as unknown) ? read() : globalThis.Date.now(); // real-time: allowed (the clock of the code running now: a fake one in a run)
   };
   globalThis.Date = AtEpoch as unknown as DateConstructor;
+  // Randomness too: until 2026-12 a top level's draws were the machine's, so a client made with one key per
+  // instance (`key = crypto.randomUUID()` at load) sent another key in every process, and the counterexample
+  // of its key reuse "did not reproduce in a fresh process" (exit 2, no invariant named).
+  const realRandom = Math.random;
+  const prevRng = loadRng;
+  const rng = new Prng(LOAD_SEED);
+  // A `Math.random` taken while the module loads is this function: the load's stream while it loads, later the
+  // `Math.random` of the code running then (a run's seeded one, or the machine's outside every run).
+  const random = function random(): number {
+    const M = Math.random;
+    if (M === random) return loadRng === rng ? rng.next() : realRandom();
+    return M();
+  };
+  loadRng = rng;
+  Math.random = random;
   try {
     return await load();
   } finally {
     globalThis.Date = Real;
+    if (Math.random === random) Math.random = realRandom;
+    loadRng = prevRng;
   }
 }
 
