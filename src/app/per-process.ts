@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { asHost } from '../sim/seeded-node-crypto.js';
+import { loadingUserModule } from './no-listen.js';
 
 /**
  * The environment variable that makes every simulated process of a hosted
@@ -129,7 +130,12 @@ function forgetUserCjs(): void {
  * unloads an ES module: memory grows with every process, which is why this
  * is opt-in and used on samples (see docs/idempotency-libraries.md).
  */
-export async function importFresh(path: string, commonJsTs: boolean): Promise<Record<string, unknown>> {
+export function importFresh(path: string, commonJsTs: boolean): Promise<Record<string, unknown>> {
+  // Its top level's listen() binds nothing, as in a once-loaded module (src/app/no-listen.ts).
+  return loadingUserModule(() => importFreshCopy(path, commonJsTs));
+}
+
+async function importFreshCopy(path: string, commonJsTs: boolean): Promise<Record<string, unknown>> {
   if (!hooked) {
     register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, { data: { own: OWN } });
     hooked = true;

@@ -10,6 +10,7 @@ import { appService } from '../app/define.js';
 import { isAppDescriptor, type AppDescriptor } from '../app/descriptor.js';
 import { loadingAt } from '../sim/load-clock.js';
 import { asHost } from '../sim/seeded-node-crypto.js';
+import { loadingUserModule } from '../app/no-listen.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { importFresh, perProcessFromEnv } from '../app/per-process.js';
 
@@ -30,26 +31,32 @@ export async function importUserModule(path: string): Promise<Record<string, unk
   }
   const url = pathToFileURL(abs).href;
   try {
-    if (TS.has(extname(abs)) && commonJsTs(abs)) {
-      // A .ts file npm's default (no "type": "module") makes CommonJS: load it
-      // through tsx's require, so its own imports (`export * from './x.ts'`)
-      // resolve as CommonJS too. Through the ESM loader, Node's scan of a
-      // CommonJS module's re-exports reads `x.ts?namespace=…` and fails.
-      const { require: tsxRequire } = await import('tsx/cjs/api');
-      return unwrapCommonJs({ default: tsxRequire(abs, import.meta.url) as unknown });
-    }
-    if (TS.has(extname(abs))) {
-      const { tsImport } = await import('tsx/esm/api');
-      // Host code: tsx registers its loader with an id from node:crypto's randomUUID, which is not the module's to draw.
-      return unwrapCommonJs((await asHost(() => tsImport(url, import.meta.url))) as Record<string, unknown>);
-    }
-    return unwrapCommonJs((await import(url)) as Record<string, unknown>);
+    // Its top level's listen() binds nothing: retrysim delivers the requests (src/app/no-listen.ts).
+    return await loadingUserModule(() => importModule(abs, url));
   } catch (e) {
     const text = describeThrow(e);
     // Node's SyntaxError from loading an ES module carries no file or line (it prints them only for an uncaught one);
     // `node --check` on the file says where. A syntax error in a file it imports stays as it was: --check reads one file.
     throw new Error(e instanceof SyntaxError && !text.includes('(at ') && !TS.has(extname(abs)) ? `${text}${syntaxErrorAt(abs)}` : text);
   }
+}
+
+/** Imports the module at `abs` (`url`) by its kind: see {@link importUserModule}. */
+async function importModule(abs: string, url: string): Promise<Record<string, unknown>> {
+  if (TS.has(extname(abs)) && commonJsTs(abs)) {
+    // A .ts file npm's default (no "type": "module") makes CommonJS: load it
+    // through tsx's require, so its own imports (`export * from './x.ts'`)
+    // resolve as CommonJS too. Through the ESM loader, Node's scan of a
+    // CommonJS module's re-exports reads `x.ts?namespace=…` and fails.
+    const { require: tsxRequire } = await import('tsx/cjs/api');
+    return unwrapCommonJs({ default: tsxRequire(abs, import.meta.url) as unknown });
+  }
+  if (TS.has(extname(abs))) {
+    const { tsImport } = await import('tsx/esm/api');
+    // Host code: tsx registers its loader with an id from node:crypto's randomUUID, which is not the module's to draw.
+    return unwrapCommonJs((await asHost(() => tsImport(url, import.meta.url))) as Record<string, unknown>);
+  }
+  return unwrapCommonJs((await import(url)) as Record<string, unknown>);
 }
 
 /** ` (at FILE:LINE)` for a JavaScript file with a syntax error, from `node --check`; '' when it finds none. */
