@@ -43,7 +43,7 @@ describe('an app module that listens at its top level', () => {
   });
 
   it('check --app holds, loaded once and once per simulated process', () => {
-    for (const env of [{}, { RETRYSIM_APP_PER_PROCESS: '1' }]) {
+    for (const env of [{}, { RETRYSIM_APP_PER_PROCESS: '1' }] as Array<Record<string, string>>) {
       const p = runCliProcess(['check', '--app', fixture, '--runs', '20', '--json', '--found', found], env);
       expect(p.status, p.stderr).toBe(0);
       expect((JSON.parse(p.stdout) as { verdict: string }).verdict).toBe('holds');
