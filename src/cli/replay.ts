@@ -456,10 +456,18 @@ async function replayClient(file: string, scenario: Scenario, clientFlag: string
   }
   console.log('\nrequests:');
   for (const w of r.workers) {
+    // In time order: a request the client's code sent after its call settled (a fire-and-forget one) comes after the settle.
+    const settled = `  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`;
+    let said = false;
     for (const q of w.sent) {
-      console.log(`  ${w.name}  t=${q.atMs.toFixed(1)} ms  ${q.method} ${q.path}  key=${q.key ?? '-'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}`);
+      const after = w.outcome !== 'stopped' && q.atMs > w.endMs;
+      if (after && !said) {
+        console.log(settled);
+        said = true;
+      }
+      console.log(`  ${w.name}  t=${q.atMs.toFixed(1)} ms  ${q.method} ${q.path}  key=${q.key ?? '-'}  → ${q.outcome ?? 'no answer'}${q.retryAfter !== undefined ? ` (Retry-After: ${q.retryAfter})` : ''}${after ? '  (sent after the call settled)' : ''}`);
     }
-    console.log(`  ${w.name}  ${w.outcome}${w.error ? `: ${w.error}` : ''} at t=${w.endMs.toFixed(1)} ms`);
+    if (!said) console.log(settled);
   }
   // In the service's own word (its effects.noun); the built-in tracker files reports.
   console.log(`\n${service ? plural(service.effects.noun ?? 'effect') : 'reports'} held: ${Object.entries(r.reports).map(([k, v]) => `${k}=${v}`).join(', ')}`);

@@ -81,6 +81,19 @@ function earliestTimer(clock: FakeTimers.Clock, epochMs: number): number | undef
   return min === undefined ? undefined : min - epochMs;
 }
 
+/** Whether a timer handle keeps the event loop alive (Node's `hasRef()`; a handle without it does). */
+function refed(h: unknown): boolean {
+  const f = (h as { hasRef?: () => boolean } | undefined)?.hasRef;
+  return typeof f !== 'function' || f.call(h);
+}
+
+/** Whether a timer of the clock that keeps the event loop alive is due by kernel time `byMs` (`handles`: the handles the code was given, by timer id). */
+function refedTimerBy(clock: FakeTimers.Clock, epochMs: number, handles: ReadonlyMap<number, unknown>, byMs: number): boolean {
+  const timers = (clock as unknown as { timers?: Map<number, { callAt: number; id: number }> }).timers;
+  if (timers === undefined) return false;
+  for (const [id, t] of timers) if (t.callAt - epochMs <= byMs && refed(handles.get(Number(id)))) return true;
+  return false;
+}
 
 /**
  * A computation the bridge stopped driving at `atMs`, its `stopAtMs`: it had
@@ -127,6 +140,19 @@ export interface BridgeHooks {
    * read it: they count from the run's start, as on a real machine.
    */
   epochMs?: number;
+  /**
+   * Kernel time up to which the client's code runs on after every
+   * computation has settled, while it keeps the process alive: a request it
+   * sent and still awaits, or a timer it armed that keeps the event loop
+   * alive (not one `unref()`ed, such as `AbortSignal.timeout`'s). A real
+   * process does not exit while those are pending: a request fired after
+   * the call settled (a confirmation, a fire-and-forget duplicate) reaches
+   * the service. Without it the bridge stopped at the last settle, and such
+   * a request was dropped — or sent only when another call kept the run
+   * alive, so a failure it caused shrank to more operations than it needs.
+   * The client run gives its last stop time (the last deadline + 1 ms).
+   */
+  afterSettledUntilMs?: number;
 }
 
 /**
@@ -266,6 +292,18 @@ export async function runClientsOnVirtualTime<T>(
     diagnostics.subscribe('undici:request:create', seen);
     restore.push(() => diagnostics.unsubscribe('undici:request:create', seen));
   }
+  // The handle each timer was given, by id: one `unref()`ed does not keep the client's process alive (afterSettledUntilMs).
+  const handles = new Map<number, unknown>();
+  if (hooks.afterSettledUntilMs !== undefined) {
+    for (const k of ['setTimeout', 'setInterval'] as const) { // real-time: allowed (wraps the fake clock's, installed above)
+      const fake = globalThis[k] as (...a: unknown[]) => unknown;
+      swap(globalThis, k, ((...a: unknown[]) => {
+        const h = fake(...a);
+        handles.set(Number(h), h);
+        return h;
+      }) as never);
+    }
+  }
   // Timer callbacks run in the computation that armed them (the fake clock calls them from this loop).
   if (tracked) {
     for (const k of ['setTimeout', 'setInterval', 'setImmediate'] as const) { // real-time: allowed (wraps the fake clock's, installed above)
@@ -275,7 +313,14 @@ export async function runClientsOnVirtualTime<T>(
   }
   // AbortSignal.timeout runs on Node's own timers, which the fake clock does not reach.
   const realTimeout = AbortSignal.timeout as (ms: unknown) => AbortSignal;
-  swap(AbortSignal, 'timeout', (ms: number) => timeoutSignal(ms, clock.setTimeout, realTimeout)); // real-time: allowed (the fake clock's setTimeout)
+  // Its timer is unref()ed, as Node's is: it keeps no process alive.
+  const armUnrefed = (fire: () => void, ms: number) => {
+    const h = clock.setTimeout(fire, ms) as unknown as { unref?: () => unknown }; // real-time: allowed (the fake clock's setTimeout)
+    h.unref?.();
+    handles.set(Number(h), h);
+    return h;
+  };
+  swap(AbortSignal, 'timeout', (ms: number) => timeoutSignal(ms, armUnrefed, realTimeout)); // real-time: allowed (the fake clock's setTimeout)
   try {
     const outcomes: Array<{ ok: true; value: T } | { ok: false; error: unknown } | undefined> = starts.map(() => undefined);
     starts.forEach((start, i) => {
@@ -310,10 +355,17 @@ export async function runClientsOnVirtualTime<T>(
         outcomes[i] = { ok: false, error: new ClientStoppedError(kernel.now) };
         stop!.onStop?.(i, kernel.now);
       });
-      if (outcomes.every((o) => o !== undefined)) break;
+      if (outcomes.every((o) => o !== undefined)) {
+        // Settled: what the code left keeping its process alive runs on, up to the bound (afterSettledUntilMs).
+        const until = hooks.afterSettledUntilMs;
+        if (until === undefined || kernel.now >= until) break;
+        if (bridge.inFlight === 0 && deliveries.length === 0 && !refedTimerBy(clock, epochMs, handles, until)) break;
+      }
       if (round >= roundsMax) throw new ClientStuckError(`it never settles: ${roundsMax} rounds of timers and answers by t=${kernel.now} ms (a timer that keeps re-arming?)`);
       const timer = earliestTimer(clock, epochMs);
-      const due = nextStop();
+      // After every computation settled, nothing is due to stop: the bound of the run-on is.
+      const settled = outcomes.every((o) => o !== undefined);
+      const due = settled ? hooks.afterSettledUntilMs : nextStop();
       // Wake at a stop time that comes before any timer, so a client waiting past its deadline on a request is let go then.
       const next = due !== undefined && (timer === undefined || due < timer) ? due : timer;
       // Stuck is judged on the client's own timers: a stop time is retrysim's, not something the code waits on.

@@ -220,7 +220,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     /** Not a verdict on the client: what it sent through node:http was never simulated (nor judged). */
     const nodeHttpError = () => new ClientError(client.name, `it sent ${nodeHttp} through Node's http module (axios's default adapter in Node, got, node-fetch), which the simulation does not carry: only fetch reaches the simulated service (the fetch run(fetch, op) is handed or the global one; axios: adapter: 'fetch')`);
     const routeGlobalFetch = (i: number, url: string) => (url.startsWith(`${SIM_ORIGIN}/`) ? fetches[i] : undefined);
-    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, onSocket, routeGlobalFetch, epochMs: s.client.epochMs ?? 0 }));
+    kernel.spawn('clients', () => runClientsOnVirtualTime(kernel, kernel.fork('client/random'), starts, undefined, { stopAtMs, onStop, onGlobalFetch, onNodeHttp, onRealFetch, onSocket, routeGlobalFetch, epochMs: s.client.epochMs ?? 0, afterSettledUntilMs: Math.max(...stopAtMs) }));
     let result: RunResult;
     try {
       result = await clock.watch(kernel.run(), (scope) => stuckRequest(def.name, scope, kernel), true);
