@@ -25,6 +25,7 @@ describe('a client module whose export is not quite a client', () => {
     ['deadlineMs Infinity', `export default { name: 'c', deadlineMs: Infinity, async run() {} };`, /its default export is not a retry client: deadlineMs is Infinity, not a finite positive number of ms$/],
     ['no run', `export default { name: 'c', deadlineMs: 1000 };`, /its default export is not a retry client: run\(fetch, op\) is missing$/],
     ['an empty name', `export const client = { name: '', deadlineMs: 1000, async run() {} };`, /its export 'client' is not a retry client: name is empty$/],
+    ['an anonymous factory, not called (named \'default\' by JavaScript)', `export default function () { return { name: 'c', deadlineMs: 1000, async run() {} }; }`, /its default export is a function, not a retry client: export the object it returns \(export default makeClient\(\)\)$/],
     ['a factory, not called', `export default function makeClient() { return { name: 'c', deadlineMs: 1000, async run() {} }; }`, /its default export is a function, not a retry client: export the object it returns \(export default makeClient\(\)\)$/],
   ])('%s: the line says what is wrong', async (_what, source, message) => {
     await expect(loadClient(moduleWith(source))).rejects.toThrow(message);

@@ -36,7 +36,7 @@ export function isRetryClient(v: unknown): v is RetryClient {
 
 /** What keeps `v` from being a {@link RetryClient}, as the end of a sentence ("its default export …"). */
 function whyNotClient(v: unknown): string {
-  if (typeof v === 'function') return `is a function, not a retry client: export the object it returns (export default ${v.name || 'makeClient'}())`;
+  if (typeof v === 'function') return `is a function, not a retry client: export the object it returns (export default ${/^$|^default$|^__/.test(v.name) ? 'makeClient' : v.name}())`; // an anonymous `export default function` is named 'default' (under vitest, __vite_ssr_export_default__)
   const c = v as Record<string, unknown>;
   const problem = typeof c.name !== 'string' ? 'name is missing (a string naming the client)'
     : c.name === '' ? 'name is empty'
