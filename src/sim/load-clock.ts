@@ -72,23 +72,23 @@ export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Pro
   // Randomness too: until 2026-12 a top level's draws were the machine's, so a client made with one key per
   // instance (`key = crypto.randomUUID()` at load) sent another key in every process, and the counterexample
   // of its key reuse "did not reproduce in a fresh process" (exit 2, no invariant named).
-  const realRandom = Math.random;
+  const realRandom = Math.random; // real-time: allowed (saved to restore, not drawn from)
   const prevRng = loadRng;
   const rng = new Prng(LOAD_SEED);
   // A `Math.random` taken while the module loads is this function: the load's stream while it loads, later the
   // `Math.random` of the code running then (a run's seeded one, or the machine's outside every run).
   const random = function random(): number {
-    const M = Math.random;
+    const M = Math.random; // real-time: allowed (the stand-in, not a draw)
     if (M === random) return loadRng === rng ? rng.next() : realRandom();
     return M();
   };
   loadRng = rng;
-  Math.random = random;
+  Math.random = random; // real-time: allowed (installs the load's seeded stream)
   try {
     return await load();
   } finally {
     globalThis.Date = Real;
-    if (Math.random === random) Math.random = realRandom;
+    if (Math.random === random) Math.random = realRandom; // real-time: allowed (restores the saved one)
     loadRng = prevRng;
   }
 }
