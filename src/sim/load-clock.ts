@@ -72,7 +72,7 @@ export async function loadingAt<T>(epochMs: number, load: () => Promise<T>): Pro
   // Randomness too: until 2026-12 a top level's draws were the machine's, so a client made with one key per
   // instance (`key = crypto.randomUUID()` at load) sent another key in every process, and the counterexample
   // of its key reuse "did not reproduce in a fresh process" (exit 2, no invariant named).
-  const realRandom = Math.random; // real-time: allowed (saved to restore, not drawn from)
+  const realRandom = Math.random; // real-time: allowed (saved to restore; drawn only by a stand-in left installed after its load, outside every run)
   const prevRng = loadRng;
   const rng = new Prng(LOAD_SEED);
   // A `Math.random` taken while the module loads is this function: the load's stream while it loads, later the
