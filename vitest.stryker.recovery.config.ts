@@ -14,7 +14,7 @@ export default defineConfig({
     include: [
       'src/scenario/recovery.test.ts',
       'src/campaign/minimise*.test.ts',
-      'src/client/{checks,checks-boundaries,run,non-retryable,backoff}.test.ts',
+      'src/client/{checks,checks-boundaries,run,non-retryable,backoff,resolved-without-effect}.test.ts',
       'src/checkers/progress.test.ts',
       'src/checkers/replay.test.ts',
     ],

@@ -211,10 +211,11 @@ describe('runClientScenario: what the service\'s invariants are given', () => {
     expect(r.violations).toEqual([]);
   });
 
-  it('only a 2xx acknowledges: a 300 carrying an id is no success', async () => {
+  it('only a 2xx acknowledges: a 300 carrying an id is no success (its id is not judged); a call that resolves on it told its caller the order was made', async () => {
     const r = await run(acts(['300']));
     expect(r.workers[0]!.sent.map((x) => x.outcome)).toEqual([300]);
-    expect(r.violations).toEqual([]);
+    expect(r.violations.map((v) => v.invariant)).toEqual(['exactly-one']);
+    expect(r.violations[0]!.detail).toMatch(/^op1\.w0 resolved at t=\d+ ms, telling its caller the order was made, with no 2xx answer \(its last request: 300\), but no order exists/);
   });
 
   it('a Retry-After given as an HTTP-date is judged: a client that reads only the number (NaN for a date) and retries at once fails retry-after; one that waits for the date holds', async () => {

@@ -67,7 +67,7 @@ export interface ClientRun {
   reports: Record<string, number>;
   violations: Violation[];
   /** Per worker (`op1.w0`): the requests it sent, and how its run settled. */
-  workers: Array<{ name: string; operation: string; tenant?: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected' | 'stopped'; error?: string }>;
+  workers: Array<{ name: string; operation: string; tenant?: string; startMs: number; endMs: number; sent: SentRequest[]; outcome: 'resolved' | 'rejected' | 'stopped'; error?: string; reportedFailure?: true }>;
   result: RunResult;
   trace: string[];
 }
@@ -183,8 +183,9 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         fetches[at] = fetch;
         let outcome: 'resolved' | 'rejected' = 'resolved';
         let error: string | undefined;
+        let reportedFailure = false;
         try {
-          await own.run(fetch, operation);
+          reportedFailure = reportsFailure(await own.run(fetch, operation));
         } catch (e) {
           outcome = 'rejected';
           error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -192,6 +193,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         if (record.outcome === 'stopped') return; // it settled after it was let go: the stop is what happened
         record.outcome = outcome;
         if (error !== undefined) record.error = error;
+        if (reportedFailure) record.reportedFailure = true;
         record.endMs = kernel.now;
       };
     }));
@@ -278,7 +280,9 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const violations = [...verdict.violations, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
+    const isAttempt = (r: SentRequest) => r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path;
+    const told = workers.flatMap((w) => resolvedWithoutEffect(w, verdict.reports[w.operation] ?? 0, def.effects.noun ?? 'effect', isAttempt) ?? []);
+    const violations = [...verdict.violations, ...told, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {
     releaseDatabase(sdb);
@@ -429,6 +433,49 @@ function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
     }
   }
   return out;
+}
+
+/**
+ * Whether the value a call resolved with says the operation failed, as
+ * clients that do not throw say it: `false`, or an object with `ok: false`
+ * (a `Response`, a Result), `success: false`, a numeric `status` outside
+ * 2xx (the last `Response` a fetch-retry wrapper hands back), or an `error`.
+ */
+export function reportsFailure(value: unknown): boolean {
+  if (value === false) return true;
+  if (value === null || typeof value !== 'object') return false;
+  try {
+    const o = value as { ok?: unknown; success?: unknown; status?: unknown; error?: unknown };
+    if (o.ok === false || o.success === false) return true;
+    if (typeof o.status === 'number' && (o.status < 200 || o.status > 299)) return true;
+    return o.error !== undefined && o.error !== null && o.error !== false;
+  } catch {
+    return false; // a getter that throws says nothing
+  }
+}
+
+/**
+ * `exactly-one` (1: "not 0 once the client saw success") as a call's own
+ * caller sees it: a call that resolves — with nothing, or a value that does
+ * not report a failure ({@link reportsFailure}) — tells its caller its
+ * operation was done. When it never got a 2xx for the operation and the
+ * operation has no effect at the end, its caller was told something false:
+ * a client that reads 409 "in progress" as "already done" while the first
+ * attempt dies (until 2026-12 such a client held: only a 2xx with an id
+ * counted as success). A call that cannot say it succeeded throws, or
+ * resolves with a value saying so.
+ */
+export function resolvedWithoutEffect(w: ClientRun['workers'][number], effects: number, noun: string, isAttempt: (r: SentRequest) => boolean): Violation | undefined {
+  if (w.outcome !== 'resolved' || w.reportedFailure || effects !== 0) return undefined;
+  const mine = w.sent.filter(isAttempt);
+  if (mine.length === 0 || mine.some((r) => typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome <= 299)) return undefined;
+  const last = mine[mine.length - 1]!;
+  const what = last.outcome === undefined ? 'no answer yet' : typeof last.outcome === 'number' ? `${last.outcome}` : last.outcome.replace('_', ' ');
+  return {
+    invariant: 'exactly-one',
+    op: w.operation,
+    detail: `${w.name} resolved at t=${w.endMs} ms, telling its caller the ${noun} was made, with no 2xx answer (its last request: ${what}), but no ${noun} exists — a call that cannot say its operation took effect should throw (or resolve with ok: false)`,
+  };
 }
 
 /** SPEC §5's client checks: answers a client retries, only with backoff (with the transport failures and timeouts). */

@@ -13,7 +13,7 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
-import { clientCheckViolations, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
+import { clientCheckViolations, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
 import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
 import { ServerProcess } from './child.js';
@@ -225,7 +225,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
         // A client that calls the global fetch (a module-level ky instance, fetch-retry's wrapper taken at load)
         // is recorded too, as in a simulated run: unrecorded, its real requests counted as none (`progress`).
         routeFetchDispatcher((input, init) => (urlOf(input).startsWith(`${base}/`) ? recording(input, init) : unroutedFetch()(input, init)));
-        await o.client.run(recording, op);
+        if (reportsFailure(await o.client.run(recording, op))) w.reportedFailure = true;
       } catch (e) {
         w.outcome = 'rejected';
         w.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -244,6 +244,8 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
       const acknowledged = sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300);
       if (effects > 1 || (acknowledged && effects === 0)) checks.add('exactly-one');
+      // A call that resolved with no 2xx and nothing made told its caller something false (as in a simulated run).
+      if (resolvedWithoutEffect(w, effects, def.effects.noun ?? 'effect', (q) => q.method === endpoint.method && q.path === endpoint.path)) checks.add('exactly-one');
       perRun.push({ processingMs, failed: checks.size > 0, checks: [...checks].sort(), ...(settled ? {} : { unsettled: true as const }) });
     }
     return approach(perRun, Date.now() - t0);
