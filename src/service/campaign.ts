@@ -218,6 +218,8 @@ export interface Answers {
   others: Set<number>;
   /** The first exception a handler threw, in the campaign's first run that threw one. */
   threw?: string;
+  /** The first answer outside 2xx a handler gave, status and clipped body (in the campaign's first run that gave one). */
+  refused?: string;
   /** The first crash of a process by the code it runs (an unhandled rejection, an uncaught exception), as the table's crash line says it. */
   crashed?: string;
 }
@@ -247,7 +249,9 @@ export function neverSucceeded(def: ServiceDefinition, module: string, runs: num
   const threw = answers.threw !== undefined ? `; its handler threw ${answers.threw}` : '';
   // A process its own code crashed answers nothing at all: "answers: none" said nothing of the rejection that did it.
   const crashed = answers.crashed !== undefined ? `; its process crashed (${answers.crashed})` : '';
-  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}${crashed}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+  // An app that catches its own error answers 500 with it: quote the answer where nothing threw.
+  const refused = answers.threw === undefined && answers.refused !== undefined ? `; the first answered ${answers.refused}` : '';
+  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}${refused}${crashed}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
@@ -262,6 +266,7 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
     if (answers !== undefined) {
       noteAnswers(answers, r);
       answers.threw ??= reached.threw;
+      answers.refused ??= reached.refused;
       answers.crashed ??= r.crashes?.[0]?.cause;
     }
     return r;

@@ -16,6 +16,13 @@ export class Reached {
   readonly ids = new Set<string>();
   /** The first exception a handler threw in this run (`TypeError: … (at service.ts:12:5)`): a campaign that never succeeded names it. */
   threw: string | undefined;
+  /**
+   * The first answer outside 2xx a handler gave in this run, status and body
+   * (`500 {"error":"The client is closed"}`, clipped): a campaign that never
+   * succeeded names it, since an app that catches its own error answers with
+   * it instead of throwing.
+   */
+  refused: string | undefined;
   /** Same-key requests inside the service now, by tenant and key. */
   private readonly inflight = new Map<string, number>();
   /** The first 2xx answer (status and body) each tenant and key got in this run. */

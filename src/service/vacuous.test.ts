@@ -52,6 +52,28 @@ describe('a campaign in which the service never answered a success', () => {
     expect(ex.inconclusive).toContain('; its handler threw SqliteError: table bookings has no column named kee');
   });
 
+  it('quotes the first answer of a service that catches its own error and answers with it (an app\'s `catch (e) { res.status(500).json({ error: String(e) }) }`); the same with a typo-free INSERT holds', async () => {
+    const catching = (column: string, pad = ''): ServiceDefinition => {
+      const inner = bookings(column);
+      return { ...inner, async handle(req, sim) {
+        try {
+          return await inner.handle(req, sim);
+        } catch (e) {
+          // With a pad, a plain-text page of many lines (a framework's default error page), else JSON.
+          return { status: 500, body: pad === '' ? JSON.stringify({ error: String(e) }) : `${String(e)}${pad}` };
+        }
+      } };
+    };
+    const r = await runServiceCampaign({ def: catching('kee'), module: 'bookings', runs: 30, seed: 1 });
+    expect(r.verdict).toBe('inconclusive');
+    expect(r.inconclusive).toContain('(answers: 500); the first answered 500 {"error":"SqliteError: table bookings has no column named kee"}, and a service that does nothing');
+    // One line, at most 200 characters of it.
+    const long = await runServiceCampaign({ def: catching('kee', ' and\n' + 'x'.repeat(300)), module: 'bookings', runs: 10, seed: 1 });
+    expect(long.inconclusive).toMatch(/; the first answered 500 SqliteError: table bookings has no column named kee and x+…, and a service/);
+    expect(long.inconclusive!.split('the first answered ')[1]!.split(', and a service')[0]!.length).toBe(200 + '500 '.length);
+    expect((await runServiceCampaign({ def: catching('key'), module: 'bookings', runs: 30, seed: 1 })).verdict).toBe('holds');
+  });
+
   it('the same service without the typo holds (the canary: the verdict is about the service never succeeding)', async () => {
     expect((await runServiceCampaign({ def: bookings('key'), module: 'bookings', runs: 30, seed: 1 })).verdict).toBe('holds');
   });
