@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reportsFailure, resolvedWithoutEffect, type ClientRun, type RetryClient } from './run.js';
+import { receivedRefusals, reportsFailure, resolvedWithoutEffect, type ClientRun, type RetryClient } from './run.js';
 import type { SentRequest } from './sim-fetch.js';
 import { runClientCampaign } from './campaign.js';
 
@@ -10,7 +10,7 @@ import { runClientCampaign } from './campaign.js';
  * done. Until 2026-12 such a client held 1,000 runs (only a 2xx with an id
  * counted as a success).
  */
-const on409 = (what: 'done' | 'response' | 'throw' | 'retry'): RetryClient => ({
+const on409 = (what: 'done' | 'response' | 'status' | 'throw' | 'retry'): RetryClient => ({
   name: `409-${what}`,
   deadlineMs: 30_000,
   async run(fetch, op) {
@@ -23,6 +23,7 @@ const on409 = (what: 'done' | 'response' | 'throw' | 'retry'): RetryClient => ({
         if (res.status === 409) {
           if (what === 'done') return { alreadyDone: true }; // the bug
           if (what === 'response') return res; // the caller reads res.ok: false
+          if (what === 'status') return res.status; // the caller reads 409
           if (what === 'throw') throw new Error('in progress: outcome unknown');
         } else if (res.status < 500 && res.status !== 429) throw new Error(`HTTP ${res.status}`);
         after = Number(res.headers.get('retry-after') ?? 0) * 1000;
@@ -45,8 +46,8 @@ describe('a call that resolves without a 2xx, its operation left with no effect,
     expect([c.size.operations, c.size.workers, c.size.faults]).toEqual([1, 1, 1]);
   }, 120_000);
 
-  it('the same client handing back the 409 Response, throwing on it or retrying it holds', async () => {
-    for (const what of ['response', 'throw', 'retry'] as const) {
+  it('the same client handing back the 409 Response or status, throwing on it or retrying it holds', async () => {
+    for (const what of ['response', 'status', 'throw', 'retry'] as const) {
       const r = await runClientCampaign({ client: on409(what), runs: 300, seed: 1 });
       expect(r.verdict, `${what}: ${JSON.stringify(r.counterexample?.violations)}`).toBe('holds');
     }
@@ -54,7 +55,7 @@ describe('a call that resolves without a 2xx, its operation left with no effect,
 
   it('what a resolved value says: false, ok: false, success: false, a status outside 2xx or an error is a failure; nothing else is', () => {
     for (const v of [false, { ok: false }, new Response(null, { status: 409 }), { success: false }, { status: 503 }, { error: 'gave up' }]) expect(reportsFailure(v), JSON.stringify(v)).toBe(true);
-    for (const v of [undefined, null, 0, '', { id: 1 }, { ok: true }, new Response('{}', { status: 201 }), { status: 201 }, { error: null }, { error: false }, [] as unknown]) expect(reportsFailure(v), JSON.stringify(v)).toBe(false);
+    for (const v of [undefined, null, '', { id: 1 }, { ok: true }, new Response('{}', { status: 201 }), { status: 201 }, { error: null }, { error: false }, [] as unknown]) expect(reportsFailure(v), JSON.stringify(v)).toBe(false);
     const throwing = Object.defineProperty({}, 'ok', { get() { throw new Error('no'); } });
     expect(reportsFailure(throwing)).toBe(false);
   });
@@ -76,6 +77,18 @@ describe('a call that resolves without a 2xx, its operation left with no effect,
     expect(told(w([q(409)], { reportedFailure: true }))).toBeUndefined();
     expect(told(w([q(409)], { outcome: 'rejected' }))).toBeUndefined();
     expect(told(w([q(409)], { outcome: 'stopped' }))).toBeUndefined();
+  });
+
+  it('the statuses a call was answered outside 2xx: numbers only, 200 and 299 excluded, 199 and 300 in', () => {
+    const sent = ([201, 409, 'connection_closed', 200, 299, 199, 300, undefined, 409] as const).map((outcome, i): SentRequest => ({ atMs: i, method: 'POST', path: '/orders', key: 'k', body: '{}', ...(outcome === undefined ? {} : { outcome }) }));
+    expect([...receivedRefusals(sent)].sort((a, b) => a - b)).toEqual([199, 300, 409]);
+  });
+
+  it('a bare status is a failure when the call was answered it outside 2xx, or is 0 (no answer); a list is one when it holds one', () => {
+    const got = new Set([409, 503]);
+    for (const v of [409, 503, 0, [201, 409], [0, 0], [{ ok: false }]]) expect(reportsFailure(v, got), JSON.stringify(v)).toBe(true);
+    for (const v of [201, 404, 7, [201, 201], [], [404]]) expect(reportsFailure(v, got), JSON.stringify(v)).toBe(false);
+    expect(reportsFailure(409)).toBe(false); // answered nothing outside 2xx: an id, a count
   });
 
   it('a status is a failure outside 200–299 only when it is a number', () => {

@@ -185,7 +185,8 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         let error: string | undefined;
         let reportedFailure = false;
         try {
-          reportedFailure = reportsFailure(await own.run(fetch, operation));
+          const value = await own.run(fetch, operation);
+          reportedFailure = reportsFailure(value, receivedRefusals(record.sent));
         } catch (e) {
           outcome = 'rejected';
           error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -435,14 +436,25 @@ function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
   return out;
 }
 
+/** The statuses outside 2xx a call's requests were answered. */
+export function receivedRefusals(sent: readonly SentRequest[]): Set<number> {
+  return new Set(sent.flatMap((r) => (typeof r.outcome === 'number' && (r.outcome < 200 || r.outcome > 299) ? [r.outcome] : [])));
+}
+
 /**
  * Whether the value a call resolved with says the operation failed, as
  * clients that do not throw say it: `false`, or an object with `ok: false`
  * (a `Response`, a Result), `success: false`, a numeric `status` outside
- * 2xx (the last `Response` a fetch-retry wrapper hands back), or an `error`.
+ * 2xx (the last `Response` a fetch-retry wrapper hands back), or an `error`;
+ * or the status itself, one of `refusals` (those the call was answered
+ * outside 2xx: `return res.status`) or 0 (no answer), or a list holding
+ * such a report (a hedging client's statuses).
  */
-export function reportsFailure(value: unknown): boolean {
+export function reportsFailure(value: unknown, refusals: ReadonlySet<number> = new Set()): boolean {
   if (value === false) return true;
+  // 0 is fetch's own status for no answer at all (`Response.error().status`).
+  if (typeof value === 'number') return value === 0 || refusals.has(value);
+  if (Array.isArray(value)) return value.some((x) => reportsFailure(x, refusals));
   if (value === null || typeof value !== 'object') return false;
   try {
     const o = value as { ok?: unknown; success?: unknown; status?: unknown; error?: unknown };
@@ -457,7 +469,8 @@ export function reportsFailure(value: unknown): boolean {
 /**
  * `exactly-one` (1: "not 0 once the client saw success") as a call's own
  * caller sees it: a call that resolves — with nothing, or a value that does
- * not report a failure ({@link reportsFailure}) — tells its caller its
+ * not report a failure ({@link reportsFailure}: not a 409 handed back, as
+ * `res.status` or a `Response`) — tells its caller its
  * operation was done. When it never got a 2xx for the operation and the
  * operation has no effect at the end, its caller was told something false:
  * a client that reads 409 "in progress" as "already done" while the first

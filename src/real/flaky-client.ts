@@ -13,7 +13,7 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
-import { clientCheckViolations, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
+import { clientCheckViolations, receivedRefusals, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
 import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
 import { ServerProcess } from './child.js';
@@ -225,7 +225,8 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
         // A client that calls the global fetch (a module-level ky instance, fetch-retry's wrapper taken at load)
         // is recorded too, as in a simulated run: unrecorded, its real requests counted as none (`progress`).
         routeFetchDispatcher((input, init) => (urlOf(input).startsWith(`${base}/`) ? recording(input, init) : unroutedFetch()(input, init)));
-        if (reportsFailure(await o.client.run(recording, op))) w.reportedFailure = true;
+        const value = await o.client.run(recording, op);
+        if (reportsFailure(value, receivedRefusals(sent))) w.reportedFailure = true;
       } catch (e) {
         w.outcome = 'rejected';
         w.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
