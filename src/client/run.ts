@@ -265,15 +265,16 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       });
       noteClientRun(opts.reached, workers, s.operations);
     }
+    // The operation's own requests (its method and path) are its attempts; a GET asking whether it took
+    // effect, without the key, is not a retry with another key (stable-key), nor an answer to it.
+    const isAttempt = (r: SentRequest) => r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path;
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];
       const results: HarnessResult[] = [];
       for (const w of mine) {
-        // The operation's own requests (its method and path) are its attempts; a GET asking whether it took
-        // effect, without the key, is not a retry with another key (stable-key), nor an answer to it.
         w.sent.forEach((r, i) => {
-          if (r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path) attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId));
+          if (isAttempt(r)) attempts.push(attemptOf(w.name, i + 1, r, endpoint.resultId));
         });
         const ok = attempts.filter((a) => a.toolUseId === w.name && a.reportId !== undefined).pop();
         results.push(ok ? { kind: 'success', reportId: ok.reportId!, replay: ok.replay, attempts: w.sent.length } : { kind: 'unknown', error: w.error ?? 'no success', attempts: w.sent.length });
@@ -281,7 +282,6 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const isAttempt = (r: SentRequest) => r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path;
     const told = workers.flatMap((w) => resolvedWithoutEffect(w, verdict.reports[w.operation] ?? 0, def.effects.noun ?? 'effect', isAttempt) ?? []);
     const violations = [...verdict.violations, ...told, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
@@ -436,9 +436,11 @@ function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
   return out;
 }
 
+const answered2xx = (r: SentRequest) => typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome <= 299;
+
 /** The statuses outside 2xx a call's requests were answered. */
 export function receivedRefusals(sent: readonly SentRequest[]): Set<number> {
-  return new Set(sent.flatMap((r) => (typeof r.outcome === 'number' && (r.outcome < 200 || r.outcome > 299) ? [r.outcome] : [])));
+  return new Set(sent.flatMap((r) => (typeof r.outcome === 'number' && !answered2xx(r) ? [r.outcome] : [])));
 }
 
 /**
@@ -481,7 +483,7 @@ export function reportsFailure(value: unknown, refusals: ReadonlySet<number> = n
 export function resolvedWithoutEffect(w: ClientRun['workers'][number], effects: number, noun: string, isAttempt: (r: SentRequest) => boolean): Violation | undefined {
   if (w.outcome !== 'resolved' || w.reportedFailure || effects !== 0) return undefined;
   const mine = w.sent.filter(isAttempt);
-  if (mine.length === 0 || mine.some((r) => typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome <= 299)) return undefined;
+  if (mine.length === 0 || mine.some(answered2xx)) return undefined;
   const last = mine[mine.length - 1]!;
   const what = last.outcome === undefined ? 'no answer yet' : typeof last.outcome === 'number' ? `${last.outcome}` : last.outcome.replace('_', ' ');
   return {

@@ -240,13 +240,14 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       // simulation runs such a timer before judging: read at once, a correct one failed exactly-one here.
       const settled = await settle(server, SETTLE_LIMIT_MS, before);
       const checks = new Set(clientCheckViolations([w], o.client.deadlineMs, start).map((v) => v.invariant));
-      const keys = new Set(sent.filter((q) => q.method === endpoint.method && q.path === endpoint.path).map((q) => q.key));
+      const isAttempt = (q: SentRequest) => q.method === endpoint.method && q.path === endpoint.path;
+      const keys = new Set(sent.filter(isAttempt).map((q) => q.key));
       if (keys.size > 1) checks.add('stable-key');
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
       const acknowledged = sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300);
       if (effects > 1 || (acknowledged && effects === 0)) checks.add('exactly-one');
       // A call that resolved with no 2xx and nothing made told its caller something false (as in a simulated run).
-      if (resolvedWithoutEffect(w, effects, def.effects.noun ?? 'effect', (q) => q.method === endpoint.method && q.path === endpoint.path)) checks.add('exactly-one');
+      if (resolvedWithoutEffect(w, effects, def.effects.noun ?? 'effect', isAttempt)) checks.add('exactly-one');
       perRun.push({ processingMs, failed: checks.size > 0, checks: [...checks].sort(), ...(settled ? {} : { unsettled: true as const }) });
     }
     return approach(perRun, Date.now() - t0);

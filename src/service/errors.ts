@@ -131,10 +131,10 @@ export function userFrame(e: unknown): string | undefined {
   return undefined;
 }
 
-/** One line of at most {@link MESSAGE_MAX} characters. */
-function oneLine(text: string): string {
+/** One line of at most `max` characters (default {@link MESSAGE_MAX}), then `…`. */
+export function oneLine(text: string, max = MESSAGE_MAX): string {
   const t = text.replace(/\s*\n\s*/g, ' ').trim();
-  return t.length <= MESSAGE_MAX ? t : `${t.slice(0, MESSAGE_MAX)}…`;
+  return t.length <= max ? t : `${t.slice(0, max)}…`;
 }
 
 /** esbuild's (tsx's) compile error: its first message and where, without the code frame. */

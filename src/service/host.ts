@@ -6,7 +6,7 @@ import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
-import { describeThrow, isAppName, ofTheRun, ServiceError, serviceWord } from './errors.js';
+import { describeThrow, isAppName, ofTheRun, oneLine, ServiceError, serviceWord } from './errors.js';
 import { ordinal, overlapKey, REACH, REACH_MAX, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
@@ -297,7 +297,8 @@ export class ServiceHost implements HostedInstance {
     if (this.sdb.db.inTransaction) throw new ServiceError(this.def.name, `handle returned from ${what} with a transaction still open; commit or roll back before answering`);
     const out = checkResponse(this.def.name, what, res);
     out.headers['x-instance'] = this.name;
-    if (reached !== undefined && (out.status < 200 || out.status > 299)) reached.refused ??= `${out.status} ${clipBody(out.body)}`;
+    // What a campaign that never succeeded quotes: one line of 200 characters at most.
+    if (reached !== undefined && (out.status < 200 || out.status > 299)) reached.refused ??= `${out.status} ${out.body.trim() === '' ? '(empty body)' : oneLine(out.body, 199)}`;
     // Only a fresh answer that committed something can be "lost after commit"
     // (a replay committed nothing, even if it wrote and rolled back first).
     if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) {
@@ -930,10 +931,4 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (!(def.situations ?? []).includes(label)) throw new ServiceError(def.name, `handle called sim.reached('${label}'), which is not declared in situations [${(def.situations ?? []).join(', ')}]`);
     this.host.reached?.add(`service:${label}`);
   }
-}
-
-/** An answer's body on one line, at most 200 characters: what a campaign that never succeeded quotes. */
-export function clipBody(body: string): string {
-  const line = body.replace(/\s+/g, ' ').trim();
-  return line === '' ? '(empty body)' : line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
