@@ -351,4 +351,10 @@ describe('a client whose requests never succeed', () => {
     // The canary's twin: the same campaign on a client that succeeds holds (exit 0).
     expect((await cli('check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '20')).code).toBe(0);
   }, 120_000);
+
+  it('--html: the index says why, as the text does (it showed a ? alone)', async () => {
+    const pages = tmp('rs-client-never-html-');
+    expect((await cli('check', '--client', NEVER, '--runs', '20', '--html', pages)).code).toBe(4);
+    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain('<div class="reasons"><p>? inconclusive: no request of the 20 runs was answered 2xx, and a client that never succeeds keeps every check vacuously');
+  }, 60_000);
 });

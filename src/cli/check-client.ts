@@ -339,12 +339,14 @@ export async function run(given: string[]): Promise<number> {
     }
     if (html !== undefined) {
       const cx = r.counterexample;
-      const ok = whyOf(r, expected).length === 0;
+      const why = whyOf(r, expected);
+      const ok = why.length === 0;
+      const reasons = reasonsBlock(why, expected !== undefined);
       const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
       const { writeClientStepperPage } = await import('../report/html/write.js');
       const svc = service;
       // The page replays the written file strictly, as \`retrysim replay --html\` would: it shows the very run found.
-      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) },
+      const pages = await writeServiceCheckPages(html, { subject: `retry client '${r.client}' (${v.client}) against ${against}`, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: { ...cx, violations: cx.violations } } : {}), ...(r.coverage ? { coverage: r.coverage } : {}), ...(reasons !== undefined ? { reasons } : {}) },
         (out, s, source) => writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(svc ? { service: svc } : {}), ...(perProcessCx ? { perProcess: freshClientLoader(v.client!, client.name) } : {}) }));
       if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(html, 'index.html')}`);

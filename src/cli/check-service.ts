@@ -497,9 +497,11 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
   const why = !ok && o.sharedModuleState !== undefined ? [o.sharedModuleState, ...unmet] : unmet;
   const code = r.verdict === 'inconclusive' ? 4 : ok ? 0 : 1;
   const cx = r.counterexample;
+  // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
+  const block = reasonsBlock(why, o.expected !== undefined);
   if (o.html !== undefined) {
     const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-    const pages = await writeServiceCheckPages(o.html, { subject: o.subject, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}) }, { ...(o.def ? { service: o.def } : {}) });
+    const pages = await writeServiceCheckPages(o.html, { subject: o.subject, verdict: r.verdict, runs: r.runs, ok, ...(cx ? { counterexample: cx } : {}), ...(r.coverage ? { coverage: r.coverage } : {}), ...(block !== undefined ? { reasons: block } : {}) }, { ...(o.def ? { service: o.def } : {}) });
     if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
     console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(o.html, 'index.html')}`);
   }
@@ -552,8 +554,6 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     console.log(`  replay: ${cx.replay}`);
   }
   if (r.coverage !== undefined) console.log(`\n${reachedText(r.service, r.runs, r.coverage)}`);
-  // Without --expect the verdict column already says it; the other reasons (inconclusive, not minimal) are news.
-  const block = reasonsBlock(why, o.expected !== undefined);
   if (block !== undefined) console.log(`\n${block}`);
   // The verdict --expect asked for, found per process: still said (why the verdict is what it is).
   else if (o.sharedModuleState !== undefined) console.log(`\n${o.sharedModuleState}`);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from './definition.js';
@@ -90,5 +90,15 @@ describe('a campaign in which the service never answered a success', () => {
     const json = await runMain(['check', '--service', file, '--runs', '30', '--found', dir, '--json']);
     expect(json.code).toBe(4);
     expect(JSON.parse(json.out)).toMatchObject({ verdict: 'inconclusive', ok: false });
+  });
+
+  it('check --service --html: the index says why it is inconclusive, as the text does (it showed a ? alone)', async () => {
+    const dir = tmp('rs-vacuous-html-');
+    const file = join(dir, 'bookings.mjs');
+    writeFileSync(file, `export default (${bookings.toString()})('kee');\n`);
+    const r = await runMain(['check', '--service', file, '--runs', '30', '--found', dir, '--html', join(dir, 'pages')]);
+    expect(r.code, r.err).toBe(4);
+    const page = readFileSync(join(dir, 'pages', 'index.html'), 'utf8');
+    expect(page).toContain('<div class="reasons"><p>? inconclusive: no request of the 30 runs was answered 2xx or made a booking (answers: 500); its handler threw SqliteError: table bookings has no column named kee');
   });
 });

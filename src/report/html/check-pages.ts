@@ -69,6 +69,8 @@ export interface ServiceCheckRow {
   coverage?: Coverage;
   /** A campaign a run stopped (exit 2): what stopped it, and the file that replays that run up to the stop. */
   error?: { message: string; file?: string; replay?: string };
+  /** The reasons block the text table prints under it (why a campaign is inconclusive, an expectation unmet), one line each. */
+  reasons?: string;
 }
 
 /**
@@ -109,6 +111,8 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     '<div class="wide"><table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
     `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${row.error?.file !== undefined ? escapeHtml(basename(row.error.file)) : link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
     '</tbody></table></div>',
+    // Why the verdict is what it is, as the text says it: a "?" alone did not say why it was inconclusive.
+    ...(row.reasons !== undefined ? [`<div class="reasons">${row.reasons.split('\n').map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}</div>`] : []),
     // What the counterexample breaks and the command that replays it, as the text table's lines under it say.
     ...(cx !== undefined ? [
       `<ul class="violations">${cx.violations.map((x) => `<li><strong>${escapeHtml(x.invariant)}</strong>${x.op !== undefined ? ` (${escapeHtml(x.op)})` : ''}${x.detail !== undefined ? `: ${escapeHtml(x.detail)}` : ''}</li>`).join('')}</ul>`,
