@@ -106,4 +106,14 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     expect(r.virtualTime.failures).toBe(0);
     expect(r.verdict).toBe('holds');
   }, 60_000);
+
+  it("the warm-up's own deferred work is waited for before the runs: a run whose 202 is written 400 ms later is read once written (the warm-up's three pending timers counted as the idle baseline, so the first run was read at once and failed exactly-one)", async () => {
+    const args = ['flaky', '--client', FIXTURE, '--name', 'patient-same-key', '--service', 'src/real/fixtures/accepted-much-later.ts', '--runs', '2', '--slow-ms', '5', '--spread-ms', '1', '--schedules-max', '5'];
+    const j = await runCli([...args, '--json']);
+    expect(j.code, `${j.stderr}\n${j.stdout}`).toBe(0);
+    const r = JSON.parse(j.stdout) as { verdict: string; wallClock: { failures: number; unsettled: number; perRun: Array<{ checks: string[] }> } };
+    expect(r.wallClock.perRun.map((x) => x.checks)).toEqual([[], []]);
+    expect(r.wallClock).toMatchObject({ failures: 0, unsettled: 0 });
+    expect(r.verdict).toBe('holds');
+  }, 60_000);
 });
