@@ -39,6 +39,7 @@ import { validateDefinition } from './service/validate.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
 import { ClientError, freshClientLoader } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
+import { firstRefusal, preferRefusal, type Refusal } from './client/coverage.js';
 import { Reached } from './service/reached.js';
 import { ServiceError } from './service/errors.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
@@ -488,6 +489,7 @@ export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<Cl
     if (a === undefined) clientAnswered.set(client, (a = { runs: 0, succeeded: false }));
     a.runs++;
     a.succeeded ||= r.workers.some((w) => w.sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300));
+    a.first = preferRefusal(a.first, firstRefusal(r.workers));
     return r;
   });
 }
@@ -498,7 +500,7 @@ export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<Cl
  * refused: a wrong path, method or body) is inconclusive, as
  * `check --client` says (exit 4), not passed.
  */
-const clientAnswered = new WeakMap<RetryClient, { runs: number; succeeded: boolean }>();
+const clientAnswered = new WeakMap<RetryClient, { runs: number; succeeded: boolean; first?: Refusal | undefined }>();
 
 /** Options of {@link explainClient}. */
 export interface ExplainClientOptions {
@@ -536,7 +538,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       const a = clientAnswered.get(client);
       clientAnswered.delete(client);
       if (!details.failed) {
-        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: no request of the ${a.runs} runs of client '${client.name}' was answered 2xx, and a client that never succeeds keeps every check vacuously`);
+        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: no request of the ${a.runs} runs of client '${client.name}' was answered 2xx${a.first !== undefined ? ` (the first: ${a.first.line})` : ''}, and a client that never succeeds keeps every check vacuously`);
         const ranOn = clientRanOn.get(client);
         if (module !== undefined && ranOn !== undefined && details.numRuns > 0) await probeClientModule(client, module, ranOn, details, o);
         return;

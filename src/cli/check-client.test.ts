@@ -333,21 +333,24 @@ describe('check --client --shrink-budget (shrinking a failure has a wall-clock l
 
 describe('a client whose requests never succeed', () => {
   const NEVER = 'src/client/fixtures/wrong-path-client.ts';
-  it('is inconclusive (exit 4), not holds: the table, --json and a merge of shards say why, and no "to conclude" line offers more runs', async () => {
+  // What came back, quoted (the wrong path's 404): it said only "serve the service and see".
+  const WHY = 'no request of the 20 runs was answered 2xx (the first: op2.w0 POST /v2/items → 404 {"error":"no route for POST /v2/items"}), and a client that never succeeds keeps every check vacuously';
+  it('is inconclusive (exit 4), not holds: the table, --json and a merge of shards say why, quoting the first answer, and no "to conclude" line offers more runs', async () => {
     const t = await cli('check', '--client', NEVER, '--runs', '20');
     expect(t.code, t.err).toBe(4);
-    expect(t.out).toContain('? inconclusive: no request of the 20 runs was answered 2xx, and a client that never succeeds keeps every check vacuously');
+    expect(t.out).toContain(`? inconclusive: ${WHY}`);
     expect(t.out).not.toContain('to conclude');
     const j = await cli('check', '--client', NEVER, '--runs', '20', '--json');
     expect(j.code).toBe(4);
-    expect((JSON.parse(j.out) as { verdict: string }).verdict).toBe('inconclusive');
+    expect(JSON.parse(j.out) as { verdict: string; why: string[] }).toMatchObject({ verdict: 'inconclusive', why: [expect.stringContaining(`inconclusive: ${WHY}`)] });
     const ex = await cli('check', '--client', NEVER, '--explore', 'exhaustive', '--json');
     expect(ex.code).toBe(4);
+    expect((JSON.parse(ex.out) as { why: string[] }).why[0]).toMatch(/^inconclusive: no request of the \d+ schedules was answered 2xx \(the first: op1\.w0 POST \/v2\/items → 404 \{"error":"no route for POST \/v2\/items"\}\)/);
     const dir = tmp('rs-client-never-');
     for (const i of [1, 2]) expect((await cli('check', '--client', NEVER, '--runs', '20', '--shard', `${i}/2`, '--out', join(dir, `s${i}.json`))).code).toBe(0);
     const m = await cli('merge', join(dir, 's1.json'), join(dir, 's2.json'), '--json');
     expect(m.code, m.err).toBe(4);
-    expect((JSON.parse(m.out) as { verdict: string }).verdict).toBe('inconclusive');
+    expect(JSON.parse(m.out) as { verdict: string; why: string[] }).toMatchObject({ verdict: 'inconclusive', why: [expect.stringContaining(`inconclusive: ${WHY}`)] });
     // The canary's twin: the same campaign on a client that succeeds holds (exit 0).
     expect((await cli('check', '--client', CLIENT, '--name', 'fetch-retry-client-fixed', '--runs', '20')).code).toBe(0);
   }, 120_000);
@@ -355,6 +358,6 @@ describe('a client whose requests never succeed', () => {
   it('--html: the index says why, as the text does (it showed a ? alone)', async () => {
     const pages = tmp('rs-client-never-html-');
     expect((await cli('check', '--client', NEVER, '--runs', '20', '--html', pages)).code).toBe(4);
-    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain('<div class="reasons"><p>? inconclusive: no request of the 20 runs was answered 2xx, and a client that never succeeds keeps every check vacuously');
+    expect(readFileSync(join(pages, 'index.html'), 'utf8')).toContain('<div class="reasons"><p>? inconclusive: no request of the 20 runs was answered 2xx (the first: op2.w0 POST /v2/items → 404 {&quot;error&quot;:&quot;no route for POST /v2/items&quot;}), and a client that never succeeds keeps every check vacuously');
   }, 60_000);
 });

@@ -28,7 +28,7 @@ import { clientSmallScenarios } from './small.js';
 import { exploreAll } from '../sim/explore/exhaustive.js';
 import { countRun, coverageOf, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { Reached } from '../service/reached.js';
-import { clientSituationsOf, neverSucceeded } from './coverage.js';
+import { clientSituationsOf, firstRefusal, neverSucceeded, preferRefusal, type Refusal } from './coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
 /** The faults a retry client is run under by default. */
@@ -260,21 +260,29 @@ export interface ClientCampaignResult {
   counterexample?: ClientCounterexample;
   /** Without a failure: how many runs reached each situation of the client's fault space (DESIGN invariant 9). */
   coverage?: Coverage;
+  /** Inconclusive because no request ever succeeded (random, pct): the first answer outside 2xx, as the reason quotes it. */
+  firstAnswer?: string;
 }
 
 /** Runs one case counting what it reached into `counts`, and the table those counts make. */
 function counter(o: ClientCampaignOptions, faults: readonly FaultKind[], space: { slowAtAnyStep: boolean; killAtAnswer: boolean }) {
   const counts: CoverageCounts = {};
   const opts = { ...(o.service ? { service: o.service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
+  /** The first answer outside 2xx of the counted runs: quoted when no request ever succeeded. */
+  let first: Refusal | undefined;
   return {
     run: async (s: Scenario, choices: ChoiceSource, flight?: InFlight) => {
       // A fresh count per run: a run that throws (a broken client) counts nothing, nor one a time budget abandoned.
       const reached = new Reached();
       const r = await runClientScenario(s, o.client, { choices, ...opts, reached });
-      if (flight?.abandoned !== true) countRun(counts, reached);
+      if (flight?.abandoned !== true) {
+        countRun(counts, reached);
+        first = preferRefusal(first, firstRefusal(r.workers));
+      }
       return r;
     },
     coverage: (runs: number): Coverage => coverageOf(clientSituationsOf(o.service ?? builtinService(o.variant ?? 'key_atomic'), faults, space, o.client.deadlineMs), counts, runs),
+    firstAnswer: (): string | undefined => first?.line,
   };
 }
 
@@ -351,8 +359,10 @@ export async function runClientCampaign(o: ClientCampaignOptions): Promise<Clien
     const atLeast = slice === undefined ? (o.atLeast ?? o.runs) : ownedCount(slice, o.atLeast ?? o.runs);
     const part = { ...base, runs: ran, generated, coverage };
     if (ran < atLeast) return { ...part, verdict: 'inconclusive', inconclusive: `${ran} of ${atLeast} scenarios ran${details.interrupted ? ' (the time budget ran out)' : ''}` };
-    const vacuous = neverSucceeded(coverage, 'runs');
-    if (vacuous !== undefined) return { ...part, verdict: 'inconclusive', inconclusive: vacuous };
+    const firstAnswer = counted.firstAnswer();
+    const vacuous = neverSucceeded(coverage, 'runs', firstAnswer);
+    // A shard carries the answer it saw first, for merge to quote.
+    if (vacuous !== undefined) return { ...part, verdict: 'inconclusive', inconclusive: vacuous, ...(firstAnswer !== undefined ? { firstAnswer } : {}) };
     return { ...part, verdict: 'holds' };
   }
   if (details.errorInstance && !(details.errorInstance instanceof Error && /Property failed by returning false/.test(details.errorInstance.message))) {
@@ -413,7 +423,7 @@ async function exhaustiveClient(o: ClientCampaignOptions, faults: FaultKind[]): 
     }
   }
   const coverage = counted.coverage(schedules);
-  const vacuous = neverSucceeded(coverage, 'schedules');
+  const vacuous = neverSucceeded(coverage, 'schedules', counted.firstAnswer());
   if (vacuous !== undefined) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: vacuous, coverage };
   if (!complete) return { ...base, runs: schedules, verdict: 'inconclusive', complete, inconclusive: `the schedule limit (${o.runs} per small scenario) stopped the enumeration before every schedule ran`, coverage };
   return { ...base, runs: schedules, verdict: 'holds', complete, coverage };

@@ -3,6 +3,7 @@ import type { FaultKind } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { SPANS, type Reached } from '../service/reached.js';
 import type { ClientRun } from './run.js';
+import { oneLine } from '../service/errors.js';
 
 /** Answers that say retrying cannot help (SPEC §6), as `non-retryable` judges them. */
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 422]);
@@ -72,13 +73,48 @@ export function noteClientRun(r: Reached, workers: ClientRun['workers'], operati
  * no key, so it keeps every check vacuously. Undefined when some run
  * succeeded (or the coverage does not count it).
  */
-export function neverSucceeded(coverage: Coverage | undefined, what: string): string | undefined {
+export function neverSucceeded(coverage: Coverage | undefined, what: string, firstAnswer?: string): string | undefined {
   const row = coverage?.rows.find((x) => x.id === 'client:succeeded');
   if (coverage === undefined || coverage.runs === 0 || row === undefined || row.runs > 0) return undefined;
-  return `${NEVER_SUCCEEDED} of the ${coverage.runs} ${what} was answered 2xx, and a client that never succeeds keeps every check vacuously; serve the service for real (retrysim serve) and point the client at it to see what it sends and what comes back`;
+  // What came back, quoted: a wrong path's 404 says more than "serve it and see".
+  const first = firstAnswer === undefined ? '' : ` (the first: ${firstAnswer})`;
+  return `${NEVER_SUCCEEDED} of the ${coverage.runs} ${what} was answered 2xx${first}, and a client that never succeeds keeps every check vacuously; serve the service for real (retrysim serve) and point the client at it to see what it sends and what comes back`;
 }
 
 const NEVER_SUCCEEDED = 'no request';
+
+/**
+ * The first request of a run that came back without a 2xx, in one line:
+ * `op1.w0 POST /v2/items → 404 {"error":"no route"}`. The service's own
+ * answers first: a fault's canned 404 or 429 in front of it says nothing of
+ * why the client never succeeds; then those, and transport failures
+ * (`→ connection_refused`, `→ aborted`). Undefined when every request was
+ * answered 2xx. The same preference across runs: {@link preferRefusal}.
+ */
+export function firstRefusal(workers: ClientRun['workers']): Refusal | undefined {
+  const refused = workers
+    .flatMap((w) => w.sent.map((q) => ({ w: w.name, q })))
+    .filter(({ q }) => q.outcome !== undefined && !(typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300))
+    .sort((a, b) => a.q.atMs - b.q.atMs);
+  const own = refused.find(({ q }) => typeof q.outcome === 'number' && q.injected !== true);
+  const pick = own ?? refused[0];
+  if (pick === undefined) return undefined;
+  const { w, q } = pick;
+  const body = typeof q.outcome === 'number' ? (q.answer === undefined || q.answer.trim() === '' ? ' (empty body)' : ` ${oneLine(q.answer, 160)}`) : '';
+  return { line: `${w} ${q.method} ${q.path} → ${q.outcome}${body}`, own: own !== undefined };
+}
+
+/** A request that came back without a 2xx; `own`: the service answered it (not a fault, not the transport). */
+export interface Refusal {
+  line: string;
+  own: boolean;
+}
+
+/** The refusal a campaign quotes: the first the service itself answered, else the first of any kind. */
+export function preferRefusal(kept: Refusal | undefined, next: Refusal | undefined): Refusal | undefined {
+  if (kept === undefined) return next;
+  return !kept.own && next?.own === true ? next : kept;
+}
 
 /** Whether an inconclusive reason is {@link neverSucceeded}'s (more runs would not conclude it). */
 export function isNeverSucceeded(reason: string | undefined): boolean {

@@ -78,6 +78,7 @@ const resultSchema = z.looseObject({
     run: z.strictObject({ workers: z.array(z.strictObject({ name: z.string(), sent: z.array(z.looseObject({ atMs: z.number(), method: z.string(), path: z.string() })) })) }),
   }).optional(),
   coverage: coverageSchema.optional(),
+  firstAnswer: z.string().max(400).optional(),
 });
 const fileSchema = z.strictObject({
   format: z.literal(CLIENT_SHARD_FORMAT),
@@ -158,8 +159,10 @@ export function mergeClientShards(files: ReadonlyArray<{ source: string; file: C
   const budget = f0.timeBudgetMs !== null && results.some((r) => r.inconclusive?.includes('time budget'));
   if (runs < f0.atLeast) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: `${runs} of ${f0.atLeast} scenarios ran${budget ? ' (the time budget ran out)' : ''}` } };
   // As unsharded: no request of any shard's runs answered 2xx says nothing (a shard alone may have had none).
-  const vacuous = neverSucceeded(coverage, 'runs');
-  if (vacuous !== undefined) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: vacuous } };
+  // The answer the lowest shard saw first (shard 1 owns run 1: the one the unsharded campaign quotes).
+  const firstAnswer = [...files].sort((a, b) => a.file.shard.index - b.file.shard.index).map((f) => f.file.result.firstAnswer).find((x) => x !== undefined);
+  const vacuous = neverSucceeded(coverage, 'runs', firstAnswer);
+  if (vacuous !== undefined) return { ...ctx, result: { ...part, verdict: 'inconclusive', inconclusive: vacuous, ...(firstAnswer !== undefined ? { firstAnswer } : {}) } };
   // Held with the client's module loaded once: shard 1 ran the campaign's first runs again with one load per
   // simulated client process (check --client's probe), and its failure is the verdict, as in the unsharded check.
   if (f0.moduleLoads !== 'per-process') {

@@ -23,6 +23,8 @@ export interface SentRequest {
   answeredAtMs?: number;
   /** The answer's `Retry-After` header, when it had one. */
   retryAfter?: string;
+  /** The answer came from a fault of the simulated network (throttle, answer), not from the service. */
+  injected?: true;
   /** Virtual time the client gave up on it (outcome `aborted`): when its own timeout, say, fired (`backoff` measures the wait from there). */
   abortedAtMs?: number;
 }
@@ -94,6 +96,7 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
           rec.answer = out.body;
           const ra = out.headers['retry-after'];
           if (ra !== undefined) rec.retryAfter = ra;
+          if (out.injected === true) rec.injected = true;
           resolve(new Response(out.status === 204 || out.status === 304 ? null : out.body, { status: out.status, headers: out.headers }));
         } else {
           rec.outcome = out.reason;

@@ -11,7 +11,8 @@ export type TransportFailure =
 
 /** What one attempt on the wire ended with. */
 export type WireOutcome =
-  | { kind: 'response'; status: number; headers: Record<string, string>; body: string }
+  /** `injected`: answered by a fault of the simulated network in front of the service (throttle, answer); the handler never saw the request. */
+  | { kind: 'response'; status: number; headers: Record<string, string>; body: string; injected?: true }
   | { kind: 'transport_error'; reason: TransportFailure };
 
 /**

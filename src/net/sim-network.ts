@@ -209,7 +209,7 @@ export class SimNetwork {
         k.log(name, 'answer 429 (throttled)', { retryAfterS: this.retryAfterS });
         k.logHashed(name, 'answer headers', { status: 429, headers });
         await k.sleep(this.latency(), answer);
-        reply.resolve({ kind: 'response', status: 429, headers, body: JSON.stringify({ error: `too many requests; retry after ${this.retryAfterS} s` }) });
+        reply.resolve({ kind: 'response', status: 429, headers, body: JSON.stringify({ error: `too many requests; retry after ${this.retryAfterS} s` }), injected: true });
         return;
       }
       if (this.answerLeft > 0) {
@@ -220,7 +220,7 @@ export class SimNetwork {
         k.log(name, `answer ${status} (injected)`);
         k.logHashed(name, 'answer headers', { status, headers });
         await k.sleep(this.latency(), answer);
-        reply.resolve({ kind: 'response', status, headers, body: JSON.stringify({ error: ANSWER_TEXT[status] ?? `HTTP ${status}` }) });
+        reply.resolve({ kind: 'response', status, headers, body: JSON.stringify({ error: ANSWER_TEXT[status] ?? `HTTP ${status}` }), injected: true });
         return;
       }
       server.inflight.set(task, (o) => reply.resolve(o));
