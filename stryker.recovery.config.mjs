@@ -16,7 +16,7 @@ export default shard({
   // service's invariants, whose unread fields (title, transport reason)
   // would only add equivalent mutants. replay.ts (replay divergence) stays
   // in stryker.config.mjs, whose scenario and canary suites kill its mutants.
-  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:303-342', 'src/client/run.ts:383-568'],
+  mutate: ['src/scenario/recovery.ts', 'src/campaign/minimise.ts', 'src/client/run.ts:301-340', 'src/client/run.ts:381-577'],
   vitestConfig: 'vitest.stryker.recovery.config.ts',
   concurrency: 1,
 });

@@ -265,9 +265,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       });
       noteClientRun(opts.reached, workers, s.operations);
     }
-    // The operation's own requests (its method and path) are its attempts; a GET asking whether it took
-    // effect, without the key, is not a retry with another key (stable-key), nor an answer to it.
-    const isAttempt = (r: SentRequest) => r.method === endpoint.method.toUpperCase() && r.path.split('?')[0] === endpoint.path;
+    const isAttempt = isAttemptOf(endpoint);
     const ends: OperationEnd[] = s.operations.map((op) => {
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];
@@ -466,6 +464,17 @@ export function reportsFailure(value: unknown, refusals: ReadonlySet<number> = n
   } catch {
     return false; // a getter that throws says nothing
   }
+}
+
+/**
+ * The operation's own requests (its method and path, any query string
+ * aside) are its attempts; a GET asking whether it took effect, without the
+ * key, is not a retry with another key (stable-key), nor an answer to it.
+ * One predicate for the simulation and the flaky lab's wall clock.
+ */
+export function isAttemptOf(endpoint: { method: string; path: string }): (r: SentRequest) => boolean {
+  const method = endpoint.method.toUpperCase();
+  return (r) => r.method === method && r.path.split('?')[0] === endpoint.path;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './child.js';
 import { processingOf, runClientFlakyLab } from './flaky-client.js';
-import { requestObjectNewKey, timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
+import { queryNewKey, requestObjectNewKey, timeoutNewKey, timeoutSameKey } from './fixtures/short-timeout-client.js';
 
 const FIXTURE = 'src/real/fixtures/short-timeout-client.ts';
 // The fixture's timeout is 150 ms; with the network's round trip a request processed for about 148 ms is given up on.
@@ -77,6 +77,13 @@ describe('flakiness lab for a user retry client (flaky --client)', () => {
     // 220 + U[0, 3) ms: far past the fixture's 150 ms timeout, so every side sees the new key per attempt.
     const r = await runClientFlakyLab({ ...base, client: requestObjectNewKey, runs: 2, slowMs: 220, spreadMs: 3, schedulesMax: 5 });
     expect(r.simulated.failing).toBeGreaterThan(0);
+    expect(r.virtualTime.perRun.map((x) => x.checks)).toEqual([['exactly-one', 'stable-key'], ['exactly-one', 'stable-key']]);
+    expect(r.wallClock.perRun.map((x) => x.checks)).toEqual(r.virtualTime.perRun.map((x) => x.checks));
+  }, 60_000);
+
+  it('a client that adds a query string to the operation\'s URL is judged alike on the wall clock: its attempts are the operation\'s (the wall clock compared the path with the query, saw no attempt and no second key)', async () => {
+    // 220 + U[0, 3) ms: past the fixture's 150 ms timeout, so every side sees a new key per attempt.
+    const r = await runClientFlakyLab({ ...base, client: queryNewKey, runs: 2, slowMs: 220, spreadMs: 3, schedulesMax: 5 });
     expect(r.virtualTime.perRun.map((x) => x.checks)).toEqual([['exactly-one', 'stable-key'], ['exactly-one', 'stable-key']]);
     expect(r.wallClock.perRun.map((x) => x.checks)).toEqual(r.virtualTime.perRun.map((x) => x.checks));
   }, 60_000);

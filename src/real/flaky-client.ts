@@ -13,7 +13,7 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
-import { clientCheckViolations, receivedRefusals, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
+import { clientCheckViolations, isAttemptOf, receivedRefusals, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
 import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
 import { ServerProcess } from './child.js';
@@ -244,7 +244,8 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       // simulation runs such a timer before judging: read at once, a correct one failed exactly-one here.
       const settled = await settle(server, SETTLE_LIMIT_MS, before);
       const checks = new Set(clientCheckViolations([w], o.client.deadlineMs, start).map((v) => v.invariant));
-      const isAttempt = (q: SentRequest) => q.method === endpoint.method && q.path === endpoint.path;
+      // As the simulation judges them: a query string on the operation's path is still its attempt.
+      const isAttempt = isAttemptOf(endpoint);
       const keys = new Set(sent.filter(isAttempt).map((q) => q.key));
       if (keys.size > 1) checks.add('stable-key');
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
