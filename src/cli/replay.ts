@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
-import { writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
+import { stoppedPages, writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
 import { loadScenario, ScenarioError } from '../scenario/load.js';
 import { matchesExpect, runScenario } from '../scenario/run.js';
 import { ReplayDivergenceError } from '../sim/choice/replay.js';
@@ -367,6 +367,8 @@ function replayFailed(e: unknown, file: string, scenario: Scenario, o: { json: b
       console.log('');
     }
     console.error(`retrysim replay: ${e.message}`);
+    const page = stoppedPages.get(e);
+    if (page !== undefined) console.error(`wrote ${page} (the run up to the stop)`);
     return 2;
   }
   if (e instanceof ReplayDivergenceError) {

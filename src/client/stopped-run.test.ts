@@ -33,6 +33,15 @@ describe('the run that stopped a client campaign', () => {
     expect(replay.stdout).toContain('timeline up to the stop:');
     expect(replay.stdout).toMatch(/answer 409/);
     expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
+
+    // --html draws the client's run up to the stop (it wrote nothing): the same line and exit 2, and the page says why.
+    const page = join(tmp('rs-client-stopped-page-'), 'run.html');
+    const drawn = runCliProcess(['replay', '--client', CLIENT, file, '--html', page]);
+    expect(drawn.status, drawn.stderr).toBe(2);
+    expect(drawn.stderr.trim().split('\n')).toEqual([stop.replace('retrysim check:', 'retrysim replay:'), `wrote ${page} (the run up to the stop)`]);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain(`"stopped":${JSON.stringify(stop.replace('retrysim check: ', ''))}`);
+    expect(html).toMatch(/"text":"[^"]*409/); // the 409 it stopped after is a step
   }, 120_000);
 
   it('--json: one object on stdout (verdict error, the stderr line, the written run), exit 2; --html: an index naming the stop', async () => {

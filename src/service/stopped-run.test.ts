@@ -39,6 +39,16 @@ describe('the run that stopped a campaign', () => {
     expect(replay.stdout).toMatch(new RegExp(`${request.replace(/[.*+?^${}()|[\]\\/#]/g, '\\$&')}\\s+spawn`));
     expect(replay.stderr.trim()).toBe(stop.replace('retrysim check:', 'retrysim replay:'));
 
+    // --html draws the run up to the stop (it wrote nothing): the same line and exit 2, and the page says why.
+    const page = join(tmp('rs-stopped-page-'), 'run.html');
+    const drawn = runCliProcess(['replay', '--service', SERVICE, file, '--html', page]);
+    expect(drawn.status, drawn.stderr).toBe(2);
+    expect(drawn.stderr.trim().split('\n')).toEqual([stop.replace('retrysim check:', 'retrysim replay:'), `wrote ${page} (the run up to the stop)`]);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain(`"stopped":${JSON.stringify(stop.replace('retrysim check: ', ''))}`);
+    // Its steps go up to the stop: the request that was never answered is sent.
+    expect(html).toContain(`"actor":${JSON.stringify(request)}`);
+
     // The same campaign writes the same file.
     const again = tmp('rs-stopped-again-');
     await runMain(['check', '--service', SERVICE, '--runs', '200', '--found', again]);

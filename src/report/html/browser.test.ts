@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -90,6 +90,27 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     expect(readyMs).toBeGreaterThan(0);
     return { page, errors, blocked, close: () => context.close() };
   }
+
+  it('stepper of a run that stopped (a request never answered): the reason in the header, no ✓, every step up to the stop walkable', async () => {
+    // The campaign stops (exit 2) and writes the run; its replay --html draws it up to the stop, exit 2 too.
+    const found = join(ROOT, dir, 'stopped-found');
+    const SERVICE = 'src/service/fixtures/hangs-on-duplicate.ts';
+    expect(spawnSync(process.execPath, [join(ROOT, 'bin', 'retrysim.js'), 'check', '--service', SERVICE, '--runs', '200', '--found', found], { cwd: ROOT }).status).toBe(2);
+    const file = join(found, readdirSync(found)[0]!);
+    const out = join(ROOT, dir, 'stopped.html');
+    expect(spawnSync(process.execPath, [join(ROOT, 'bin', 'retrysim.js'), 'replay', '--service', SERVICE, file, '--html', out], { cwd: ROOT }).status).toBe(2);
+    const { page, errors, blocked, close } = await open(out);
+    expect(await page.locator('.st-head .stopped').textContent()).toMatch(/^■ the run stopped before it ended; nothing is judged: service 'hangs-on-duplicate': never answered request \S+:/);
+    expect(await page.locator('.st-head .ok').count()).toBe(0);
+    const total = await page.locator('g.row').count();
+    expect(total).toBeGreaterThan(0);
+    await page.keyboard.press('End');
+    expect(await page.locator('.st-pos').textContent()).toContain(`step ${total} / ${total}`);
+    await page.screenshot({ path: join(SHOTS, 'stepper-stopped.png') });
+    await close();
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
 
   it('stepper: on the key_split race both requests pass the key check before either registers it, and the second report is marked as the exactly-one violation', async () => {
     const { page, errors, blocked, close } = await open(pages.stepper);

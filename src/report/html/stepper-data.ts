@@ -18,6 +18,8 @@ import { pinClientViolations, withClientSteps, type ClientWorker } from './clien
 import { keySourceWords } from '../../harness/keys.js';
 import { moduleLoadsOf } from '../../app/define.js';
 import { KEY_REUSE_PROBE } from '../../scenario/workers.js';
+import { ServiceError } from '../../service/errors.js';
+import { ClientError } from '../../client/load.js';
 
 /** Where the run came from, for the page's header. */
 export interface StepperSource {
@@ -129,7 +131,14 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
       final = intern(db);
     },
   };
-  const run = await runWith(observer);
+  let run: R;
+  try {
+    run = await runWith(observer);
+  } catch (e) {
+    // A run that stopped on its own course (a request never answered): the page draws it up to the stop.
+    if (!((e instanceof ServiceError || e instanceof ClientError) && e.ofTheRun)) throw e;
+    throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, requests, states, client: client?.name, tracker }, e.message));
+  }
   const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
   const workers = client?.workers(run);
   const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
@@ -165,6 +174,72 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     ...(run.recoveryTrace !== undefined && run.recoveryTrace.length > 0 ? { recovery: run.recoveryTrace } : {}),
   };
   return { data, run };
+}
+
+/**
+ * What {@link observeRun} throws for a run that stopped before it ended: the
+ * page of the run up to the stop (`data`), and the stop itself (`error`),
+ * which the caller rethrows once the page is written.
+ */
+export class StoppedRunPage extends Error {
+  constructor(
+    readonly error: ServiceError | ClientError,
+    readonly data: StepperData,
+  ) {
+    super(error.message);
+    this.name = 'StoppedRunPage';
+  }
+}
+
+/**
+ * The page of a stopped run: its steps up to the stop. The decisions it made
+ * are the recorded schedule's first ones (a stopped run hands none back;
+ * the file a campaign wrote for it records them); no verdict is judged.
+ */
+function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition, seen: { entries: TraceEntry[]; before: number[]; requests: Map<string, RequestInfo>; states: DbState[]; client: string | undefined; tracker: boolean }, why: string): StepperData {
+  const { entries, before, requests, states } = seen;
+  const noun = def.effects.noun ?? 'effect';
+  const made = entries.filter((e) => e.actor === 'kernel' && e.event === 'choose').length;
+  // Without the decisions to name (a schedule shorter than the run went), the steps stop at the last one known.
+  const known = Math.min(made, s.schedule.length);
+  const cut = known === made ? entries.length : indexOfChoose(entries, known);
+  const shown = entries.slice(0, cut);
+  const final = before[cut] ?? before[before.length - 1] ?? 0;
+  const choices = s.schedule.slice(0, known);
+  const built = buildSteps(s, shown, before.slice(0, cut), final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined });
+  return {
+    name: s.name,
+    description: s.description,
+    summary: [`The run stopped at t=${(shown[shown.length - 1]?.t ?? 0).toFixed(0)} ms, before it ended: nothing is judged (why, below).`],
+    noun,
+    ...(source.index !== undefined ? { index: source.index } : {}),
+    ...(source.file !== undefined ? { file: source.file } : {}),
+    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
+    variant: s.service.variant ?? s.service.module ?? '',
+    keySource: seen.client !== undefined ? `retry client '${seen.client}'` : seen.tracker ? s.client.keySource : keySourceWords(s.client.keySource),
+    seed: s.seed,
+    leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
+    ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
+    lanes: built.lanes,
+    steps: built.steps,
+    dbStates: states,
+    violations: [],
+    reports: {},
+    expect: { ...(s.expect.reports ? { reports: s.expect.reports } : {}), violations: [...s.expect.violations], met: false, problems: ['not judged: the run stopped before it ended'] },
+    traceHash: '',
+    decisions: choices.length,
+    preemptions: choices.filter((c) => c.preempted).length,
+    stopped: why,
+  };
+}
+
+/** The index of the `n`-th (0-based) decision entry. */
+function indexOfChoose(entries: TraceEntry[], n: number): number {
+  let seen = 0;
+  for (let i = 0; i < entries.length; i++) {
+    if (entries[i]!.actor === 'kernel' && entries[i]!.event === 'choose' && seen++ === n) return i;
+  }
+  return entries.length;
 }
 
 /** A user service's declared tables, every row, in rowid order where there is one (deterministic either way: SQLite's scan order). */

@@ -170,4 +170,10 @@ export interface StepperData {
    * only) never show.
    */
   recovery?: string[];
+  /**
+   * The run stopped before it ended (a request never answered, the
+   * run-time limit): why, in retrysim's one line. The steps go up to the
+   * stop; no verdict is judged (replay exits 2, as check stopped).
+   */
+  stopped?: string;
 }

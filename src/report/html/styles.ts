@@ -36,6 +36,7 @@ export const STEPPER_CSS = `
 .st-head .recovery { margin: 4px 0; }
 .st-head .recovery pre { max-width: 100%; max-height: 20em; overflow: auto; font-size: 12px; background: var(--panel); padding: 6px; }
 .st-head .ok { color: var(--ok); font-weight: 600; margin: 4px 0; }
+.st-head .stopped { background: var(--warnbg); border-left: 4px solid var(--warn); color: var(--fg); padding: 4px 8px; margin: 6px 0; }
 .violations { list-style: none; padding: 0; margin: 6px 0; }
 .violations li { background: var(--badbg); border-left: 4px solid var(--bad); padding: 4px 8px; margin: 3px 0; }
 .violations .jump { border-color: var(--bad); color: var(--bad); font-weight: 600; padding: 1px 8px; }

@@ -56,7 +56,10 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
   const violationAt = new Map(d.violations.map((v) => [v.step, v]));
 
   // ---- header: what this run is and what broke
-  const verdict = d.violations.length === 0
+  // A run that stopped before it ended judges nothing: no ✓ for it.
+  const verdict = d.stopped !== undefined
+    ? el('p', { class: 'stopped', role: 'alert' }, `■ the run stopped before it ended; nothing is judged: ${d.stopped}`)
+    : d.violations.length === 0
     ? el('p', { class: 'ok' }, '✓ every invariant holds in this run')
     : el('ul', { class: 'violations' }, ...d.violations.map((v) =>
       el('li', {}, el('button', { class: 'jump', 'data-step': v.step, type: 'button' }, `✗ ${v.invariant} (${v.op})`), ` ${v.detail} — breaks at step ${v.step + 1}: ${v.why}`)));
@@ -67,7 +70,7 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
     el('p', { class: 'meta' },
       `${d.variant} / ${d.keySource} · run seed ${d.seed}${d.leaseMs === null ? '' : ` · lease ${d.leaseMs} ms`}${d.moduleLoads === 'per-process' ? ' · modules loaded once per simulated process' : ''}${d.clientModuleLoads === 'per-process' ? ' · client module loaded once per simulated client process' : ''} · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
-      ` · ${plural(d.noun)} held: ${Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
+      ` · ${plural(d.noun)} held: ${d.stopped !== undefined ? 'not counted (the run stopped)' : Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
     // The steps are the main run; a progress violation is judged on what came after the faults stopped.
