@@ -195,7 +195,9 @@ export async function run(given: string[]): Promise<number> {
     };
     let clientName: string | undefined;
     const stoppedReport = (message: string, stopped: StoppedRun | undefined): Promise<2> =>
-      reportStopped({ html, json: v.json === true, subject: `retry client '${clientName ?? v.client}' (${v.client})${against !== '' ? ` against ${against}` : ''}`, message, stopped },
+      reportStopped({ html, json: v.json === true, subject: `retry client '${clientName ?? v.client}' (${v.client})${against !== '' ? ` against ${against}` : ''}`, message, stopped,
+        // The stopped run's page: its file replayed as a counterexample's is (replay --client --html draws the same).
+        draw: async (out, s, source) => (await import('../report/html/write.js')).writeClientStepperPage(out, s, client, source, { strictReplay: true, ...(service ? { service } : {}), ...(perProcessCx ? { perProcess: freshClientLoader(v.client!, client.name) } : {}) }) },
         { client: clientName ?? null, module: v.client!, seed, explore, expected });
     try {
       // Its top level reads the instant every run starts at (its files' client.epochMs), as a fresh copy's does in a run.

@@ -1,3 +1,5 @@
+import type { RunOptions } from '../scenario/run.js';
+import type { DrawRun } from '../report/html/check-pages.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
@@ -210,7 +212,7 @@ export async function run(argv: string[], again = false): Promise<number> {
     let serviceName: string | undefined;
     // Exit 2: one --json object and, for a stopped run, an --html index (reportStopped).
     const stoppedReport = (message: string, stopped: StoppedRun | undefined): Promise<2> =>
-      reportStopped({ html, json: v.json === true, subject: `${hostedApp ? 'app' : 'service'} ${serviceName ?? v.service} (${v.service})`, message, stopped },
+      reportStopped({ html, json: v.json === true, subject: `${hostedApp ? 'app' : 'service'} ${serviceName ?? v.service} (${v.service})`, message, stopped, ...(def !== undefined ? { draw: { service: def } } : {}) },
         { service: serviceName ?? null, module: v.service!, keySource, seed, explore, expected });
     try {
       def = await loadService(v.service);
@@ -425,14 +427,16 @@ export function errorJson(o: { service?: string | null; client?: string | null; 
  * run gets no page: nothing is written).
  */
 export async function reportStopped(
-  o: { html: string | undefined; json: boolean; subject: string; message: string; stopped: StoppedRun | undefined },
+  o: { html: string | undefined; json: boolean; subject: string; message: string; stopped: StoppedRun | undefined; draw?: RunOptions | DrawRun },
   fields: Omit<Parameters<typeof errorJson>[0], 'message' | 'stopped'>,
 ): Promise<2> {
   const { html, stopped, message } = o;
   if (html !== undefined && stopped !== undefined) {
     const { writeServiceCheckPages } = await import('../report/html/check-pages.js');
-    await writeServiceCheckPages(html, { subject: o.subject, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, {});
-    console.error(`wrote ${join(html, 'index.html')}`);
+    // `draw`: how the written run is replayed for its page (the service's module, or the client's page writer).
+    const pages = await writeServiceCheckPages(html, { subject: o.subject, verdict: 'error', runs: stopped.run, ok: false, error: { message, ...(stopped.file !== undefined ? { file: stopped.file } : {}), ...(stopped.replay !== undefined ? { replay: stopped.replay } : {}) } }, o.draw ?? {});
+    if (pages.problem !== undefined) console.error(`retrysim check: --html: ${pages.problem}`);
+    console.error(pages.written.length > 1 ? `wrote the run up to the stop and ${join(html, 'index.html')}` : `wrote ${join(html, 'index.html')}`);
   }
   if (o.json) console.log(JSON.stringify(errorJson({ ...fields, message, stopped })));
   return 2;

@@ -3,7 +3,7 @@
 // replayed with --trace it shows the run up to the stop, and the same line,
 // exit 2. Until 2026-12 neither the run nor a file was given.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess, runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -56,5 +56,9 @@ describe('the run that stopped a client campaign', () => {
     const page = readFileSync(join(html, 'index.html'), 'utf8');
     expect(page).toContain('<td>error</td>');
     expect(page).toContain('waiting, but on neither a timer nor a request');
+    // The client's run is drawn up to the stop and linked (the index alone named the file).
+    const drawn = `${basename(file, '.json')}.html`;
+    expect(page).toContain(`<a href="${encodeURIComponent(drawn)}">the run up to the stop</a>`);
+    expect(readFileSync(join(html, drawn), 'utf8')).toContain(`"stopped":${JSON.stringify(j.error)}`);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 // the stop, and the same line, exit 2. Until 2026-12 the line named a
 // request (s1/op1.w0#4) of a run nobody could look at.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliProcess, runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
@@ -66,12 +66,17 @@ describe('the run that stopped a campaign', () => {
     expect(j).toMatchObject({ service: 'hangs-on-duplicate', module: SERVICE, seed: 1, explore: 'random', verdict: 'error', ok: false, error: stop.replace('retrysim check: ', ''), counterexample: null });
     expect(j.why).toEqual([j.error]);
     expect(j.stopped).toEqual({ run: expect.any(Number), shrinking: false, file, replay: `retrysim replay --service ${SERVICE} ${file} --trace` });
-    expect(readdirSync(html)).toEqual(['index.html']);
+    // The run is drawn up to the stop beside the index, and linked from it (the index alone named the file).
+    const drawn = `${basename(file, '.json')}.html`;
+    expect(readdirSync(html).sort()).toEqual([drawn, 'index.html'].sort());
+    expect(r.err).toContain(`wrote the run up to the stop and ${join(html, 'index.html')}`);
     const page = readFileSync(join(html, 'index.html'), 'utf8');
     expect(page).toContain('<td>error</td>');
     expect(page).toContain(`The campaign stopped at run ${(j.stopped as { run: number }).run}`);
     expect(page).toContain('never answered request');
     expect(page).toContain(`retrysim replay --service ${SERVICE} ${file} --trace`);
+    expect(page).toContain(`<a href="${encodeURIComponent(drawn)}">the run up to the stop</a>`);
+    expect(readFileSync(join(html, drawn), 'utf8')).toContain(`"stopped":${JSON.stringify(j.error)}`);
   }, 120_000);
 
   it('an exhaustive search stopped so writes the schedule it was on; its replay stops the same way', async () => {

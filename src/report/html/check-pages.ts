@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CampaignResult } from '../../campaign/run.js';
 import type { RunOptions } from '../../scenario/run.js';
@@ -7,7 +7,8 @@ import { judge } from '../../campaign/judge.js';
 import { neverReached, type Coverage } from '../../campaign/coverage.js';
 import { escapeHtml } from './page.js';
 import { BASE_CSS } from './styles.js';
-import { writeStepperPage } from './write.js';
+import { stoppedPages, writeStepperPage } from './write.js';
+import { loadScenario } from '../../scenario/load.js';
 import type { StepperSource } from './stepper-data.js';
 
 /**
@@ -100,6 +101,28 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
       link = escapeHtml(problem);
     }
   }
+  // A run that stopped the campaign, drawn up to the stop as `replay --html` draws it (the draw ends in the stop).
+  let stopLink: string | undefined;
+  const stopFile = row.error?.file;
+  if (stopFile !== undefined) {
+    const name = `${basename(stopFile, '.json')}.html`;
+    const out = join(dir, name);
+    try {
+      const scenario = loadScenario(stopFile);
+      const source = { file: stopFile, ...(row.error!.replay !== undefined ? { replay: row.error!.replay } : {}), index: 'index.html' };
+      if (typeof opts === 'function') await opts(out, scenario, source);
+      else await writeStepperPage(out, scenario, source, { ...opts, strictReplay: true });
+      // A run that ends is not the run that stopped: its page would show another story.
+      problem = "the stopped run's page could not be drawn: replayed, its run did not stop";
+      rmSync(out, { force: true });
+    } catch (e) {
+      if (!(e instanceof Error) || stoppedPages.get(e) !== out) problem = `the stopped run's page could not be drawn: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`;
+    }
+    if (problem === undefined) {
+      written.push(out);
+      stopLink = `<a href="${escapeHtml(encodeURIComponent(name))}">the run up to the stop</a>`;
+    }
+  }
   const index = join(dir, 'index.html');
   writeFileSync(index, [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
@@ -109,7 +132,7 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     `<title>retrysim check — ${escapeHtml(row.subject)}</title><style>${BASE_CSS} tr.bad td { background: #fde8e8; } a { color: #2457c5; font-weight: 600; } .wide { overflow-x: auto; max-width: 100%; } p, li, code { overflow-wrap: anywhere; }</style></head><body><div id="app">`,
     `<p class="crumb">retrysim · check</p><h1>${escapeHtml(row.subject)}</h1>`,
     '<div class="wide"><table><thead><tr><th></th><th>verdict</th><th>runs</th><th>counterexample</th><th>coverage</th></tr></thead><tbody>',
-    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${row.error?.file !== undefined ? escapeHtml(basename(row.error.file)) : link}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
+    `<tr class="${row.ok ? 'ok' : 'bad'}"><td>${row.ok ? '✓' : row.verdict === 'inconclusive' ? '?' : '✗'}</td><td>${escapeHtml(row.verdict)}</td><td>${row.runs}</td><td>${stopLink ?? (row.error?.file !== undefined ? escapeHtml(basename(row.error.file)) : link)}</td><td>${coverageCell(row.coverage, row.verdict)}</td></tr>`,
     '</tbody></table></div>',
     // Why the verdict is what it is, as the text says it: a "?" alone did not say why it was inconclusive.
     ...(row.reasons !== undefined ? [`<div class="reasons">${row.reasons.split('\n').map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}</div>`] : []),
@@ -121,7 +144,7 @@ export async function writeServiceCheckPages(dir: string, row: ServiceCheckRow, 
     // Not a verdict: the run that stopped the campaign, and how to see it up to the stop.
     ...(row.error !== undefined ? [
       `<h2>The campaign stopped at run ${row.runs}</h2><p class="stop">${escapeHtml(row.error.message)}</p>`,
-      row.error.replay !== undefined ? `<p>Its run is written to <code>${escapeHtml(row.error.file ?? '')}</code>; replayed with its timeline up to the stop: <code>${escapeHtml(row.error.replay)}</code></p>` : '<p>The run was not written (it did not stop again when run once more).</p>',
+      row.error.replay !== undefined ? `<p>Its run is written to <code>${escapeHtml(row.error.file ?? '')}</code>; replayed with its timeline up to the stop: <code>${escapeHtml(row.error.replay)}</code>${stopLink !== undefined ? `; drawn step by step: ${stopLink}` : ''}</p>` : '<p>The run was not written (it did not stop again when run once more).</p>',
     ] : []),
     '</div></body></html>',
     '',
