@@ -106,6 +106,9 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     expect(total).toBeGreaterThan(0);
     await page.keyboard.press('End');
     expect(await page.locator('.st-pos').textContent()).toContain(`step ${total} / ${total}`);
+    // The last step is the stop, on the server of the request never answered.
+    expect(await page.locator('.st-now .what').textContent()).toMatch(/^the run stops here, before it ended: service 'hangs-on-duplicate': never answered request/);
+    expect(await page.locator('g.row').last().textContent()).toMatch(/#\d+ stopped/);
     await page.screenshot({ path: join(SHOTS, 'stepper-stopped.png') });
     await close();
     expect(errors).toEqual([]);

@@ -207,6 +207,11 @@ function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition,
   const final = before[cut] ?? before[before.length - 1] ?? 0;
   const choices = s.schedule.slice(0, known);
   const built = buildSteps(s, shown, before.slice(0, cut), final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined });
+  // The last step is the stop itself, so that stepping through ends on why (on the lane of the request it names, when it names one).
+  const t = shown[shown.length - 1]?.t ?? 0;
+  const named = /request (s\d+\/\S+#\d+)/.exec(why)?.[1];
+  const lane = named !== undefined ? built.lanes.findIndex((l) => l.id === named.split('/')[0]) : -1;
+  const steps = [...built.steps, { t, kind: 'note' as const, actor: named ?? 'kernel', event: 'stopped', from: lane >= 0 ? lane : (built.steps[built.steps.length - 1]?.from ?? 0), db: final, line: '', text: `the run stops here, before it ended: ${why}` }];
   return {
     name: s.name,
     description: s.description,
@@ -221,7 +226,7 @@ function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition,
     leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
     ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
     lanes: built.lanes,
-    steps: built.steps,
+    steps,
     dbStates: states,
     violations: [],
     reports: {},
