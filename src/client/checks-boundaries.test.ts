@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientCheckViolations, type ClientRun } from './run.js';
+import { isAttemptOf } from './checks.js';
 import type { SentRequest } from './sim-fetch.js';
 
 /**
@@ -97,5 +98,17 @@ describe('a call stopped while it waited', () => {
     expect(judge([worker([send(0)], { outcome: 'stopped', endMs: 20_001 })], 20_000).map((v) => v.detail)).toEqual([
       'op1.w0 had not settled at t=20001 ms, past its deadline of 20000 ms, after 1 request: still retrying or waiting (stopped there)',
     ]);
+  });
+});
+
+describe("isAttemptOf: the operation's own requests, in the simulation and on the wall clock alike", () => {
+  it('is its method, in any case, and its path with any query string; another method or another path is not', () => {
+    const is = isAttemptOf({ method: 'post', path: '/orders' });
+    const q = (method: string, path: string): SentRequest => ({ atMs: 0, method, path, key: 'k', body: '{}' });
+    expect(is(q('POST', '/orders'))).toBe(true);
+    expect(is(q('POST', '/orders?source=web'))).toBe(true);
+    expect(is(q('GET', '/orders'))).toBe(false);
+    expect(is(q('POST', '/orders/1'))).toBe(false);
+    expect(is(q('GET', '/orders/1?x=1'))).toBe(false);
   });
 });
