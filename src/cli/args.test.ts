@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commands } from './main.js';
+import { writableDir, type DirOps } from './args.js';
 import { runMain } from '../testing/cli.js';
 
 // A wrong flag is one line naming it and where the options are (exit 2,
@@ -62,5 +63,71 @@ describe('--app', () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err.split('\n')).toEqual(["retrysim check: --app and --service both name the module to run: give one (retrysim check --help lists the options)"]);
+  });
+});
+
+describe('writableDir while another process checks the same directory (the shards of one campaign given one --found)', () => {
+  /** A file system of directories; `between` runs once, before the named call, as another process would. */
+  function fakeFs(dirs: Set<string>, between: Partial<Record<keyof DirOps, () => void>>) {
+    const calls: string[] = [];
+    const once = (op: keyof DirOps) => {
+      const f = between[op];
+      delete between[op];
+      f?.();
+    };
+    const enoent = (p: string) => Object.assign(new Error(`ENOENT ${p}`), { code: 'ENOENT' });
+    const ops: DirOps = {
+      exists: (p) => (once('exists'), dirs.has(p)),
+      mkdir: (p) => {
+        once('mkdir');
+        calls.push(`mkdir ${p}`);
+        if (dirs.has(p)) throw Object.assign(new Error('EEXIST'), { code: 'EEXIST' });
+        dirs.add(p);
+      },
+      stat: (p) => {
+        once('stat');
+        if (!dirs.has(p)) throw enoent(p);
+        return { isDirectory: () => true };
+      },
+      access: (p) => {
+        once('access');
+        if (!dirs.has(p)) throw enoent(p);
+      },
+      rmdir: (p) => {
+        once('rmdir');
+        calls.push(`rmdir ${p}`);
+        dirs.delete(p);
+      },
+    };
+    return { ops, calls };
+  }
+
+  it('the level the other made and removed between this one\'s steps (ENOENT) is checked again, not refused (a shard exited 2 on CI)', () => {
+    const dirs = new Set(['/', '/tmp', '/tmp/rs', '/tmp/rs/f']); // the other shard made f…
+    const { ops, calls } = fakeFs(dirs, { stat: () => dirs.delete('/tmp/rs/f') }); // …and removes it before this one's stat
+    expect(writableDir('found', '/tmp/rs/f', ops)).toBe('/tmp/rs/f');
+    // Checked again: made it, and removed what it made.
+    expect(calls).toEqual(['mkdir /tmp/rs/f', 'rmdir /tmp/rs/f']);
+  });
+
+  it('a level the other made first (EEXIST) is taken as there and left alone; one it wrote into (rmdir fails) is left too', () => {
+    const dirs = new Set(['/', '/tmp']);
+    const made = fakeFs(dirs, { mkdir: () => dirs.add('/tmp/g') });
+    expect(writableDir('found', '/tmp/g', made.ops)).toBe('/tmp/g');
+    expect(made.calls).toEqual(['mkdir /tmp/g']); // not removed: not this check's
+    const dirs2 = new Set(['/', '/tmp']);
+    const busy = fakeFs(dirs2, {});
+    busy.ops.rmdir = () => {
+      throw Object.assign(new Error('ENOTEMPTY'), { code: 'ENOTEMPTY' });
+    };
+    expect(writableDir('found', '/tmp/h', busy.ops)).toBe('/tmp/h');
+  });
+
+  it('a directory that is never there (every check ENOENT, as under /proc) is still refused with one line', () => {
+    const { ops } = fakeFs(new Set(['/']), {});
+    ops.mkdir = () => {
+      throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    };
+    expect(() => writableDir('found', '/proc/x', ops)).toThrow("--found '/proc/x' is not a writable directory (ENOENT)");
   });
 });

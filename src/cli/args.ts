@@ -127,31 +127,70 @@ export function seedFlag(raw: string | undefined): number {
  * writes something there, so a command that then stops on bad input (a
  * module that does not load) leaves nothing behind.
  */
-export function writableDir(flag: string, dir: string): string {
-  const made: string[] = [];
-  try {
-    if (dir === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
-    makeDirs(dir, made);
-    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    accessSync(dir, constants.W_OK);
-  } catch (e) {
-    throw new UsageError(`--${flag} '${dir}' is not a writable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  } finally {
-    for (const d of made.reverse()) rmdirSync(d);
+export function writableDir(flag: string, dir: string, fs: DirOps = REAL_DIR_OPS): string {
+  // Several processes may check the same directory at once (the shards of a
+  // campaign given one --found): one may remove the level it made between
+  // another's steps, which then finds it gone (ENOENT) — check again.
+  for (let attempt = 1; ; attempt++) {
+    const made: string[] = [];
+    try {
+      if (dir === '') throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
+      makeDirs(dir, made, fs);
+      if (!fs.stat(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      fs.access(dir);
+      return dir;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && dir !== '' && attempt < DIR_CHECK_ATTEMPTS) continue;
+      throw new UsageError(`--${flag} '${dir}' is not a writable directory (${code ?? (e as Error).message})`);
+    } finally {
+      for (const d of made.reverse()) {
+        try {
+          fs.rmdir(d);
+        } catch {
+          // Another process wrote into it, or removed it already: it is not this check's to remove now.
+        }
+      }
+    }
   }
-  return dir;
 }
+
+/** Checks of one directory before ENOENT is taken for an answer (under /proc every check says ENOENT). */
+const DIR_CHECK_ATTEMPTS = 5;
+
+/** The file-system calls {@link writableDir} makes (a test gives others, to play another process between them). */
+export interface DirOps {
+  exists(p: string): boolean;
+  mkdir(p: string): void;
+  stat(p: string): { isDirectory(): boolean };
+  access(p: string): void;
+  rmdir(p: string): void;
+}
+
+const REAL_DIR_OPS: DirOps = {
+  exists: existsSync,
+  mkdir: (p) => mkdirSync(p),
+  stat: (p) => statSync(p),
+  access: (p) => accessSync(p, constants.W_OK),
+  rmdir: rmdirSync,
+};
 
 /**
  * `mkdir -p`, one level at a time (each level made is pushed on `made`):
  * Node's own recursive mkdirSync spins forever under /proc (where mkdir
- * fails with ENOENT at every level).
+ * fails with ENOENT at every level). A level another process made first
+ * (EEXIST) is there, and not this one's to remove.
  */
-function makeDirs(dir: string, made: string[]): void {
+function makeDirs(dir: string, made: string[], fs: DirOps): void {
   const abs = resolve(dir);
-  if (existsSync(abs)) return;
-  makeDirs(dirname(abs), made);
-  mkdirSync(abs);
+  if (fs.exists(abs)) return;
+  makeDirs(dirname(abs), made, fs);
+  try {
+    fs.mkdir(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw e;
+  }
   made.push(abs);
 }
 
