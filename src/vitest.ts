@@ -40,6 +40,7 @@ import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runC
 import { ClientError, freshClientLoader } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
 import { firstRefusal, preferRefusal, type Refusal } from './client/coverage.js';
+import { answered2xx } from './client/checks.js';
 import { Reached } from './service/reached.js';
 import { ServiceError } from './service/errors.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
@@ -488,7 +489,7 @@ export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<Cl
     let a = clientAnswered.get(client);
     if (a === undefined) clientAnswered.set(client, (a = { runs: 0, succeeded: false }));
     a.runs++;
-    a.succeeded ||= r.workers.some((w) => w.sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300));
+    a.succeeded ||= r.workers.some((w) => w.sent.some(answered2xx));
     a.first = preferRefusal(a.first, firstRefusal(r.workers));
     return r;
   });

@@ -136,7 +136,8 @@ function nonRetryableViolations(workers: ClientRun['workers']): Violation[] {
   return out;
 }
 
-const answered2xx = (r: SentRequest) => typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome <= 299;
+/** Answered 2xx: the operation succeeded as far as this request saw. */
+export const answered2xx = (r: SentRequest) => typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome <= 299;
 
 /** The statuses outside 2xx a call's requests were answered. */
 export function receivedRefusals(sent: readonly SentRequest[]): Set<number> {

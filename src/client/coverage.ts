@@ -3,7 +3,8 @@ import type { FaultKind } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
 import { SPANS, type Reached } from '../service/reached.js';
 import type { ClientRun } from './run.js';
-import { oneLine } from '../service/errors.js';
+import { answerLine } from '../service/errors.js';
+import { answered2xx } from './checks.js';
 
 /** Answers that say retrying cannot help (SPEC §6), as `non-retryable` judges them. */
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 422]);
@@ -94,14 +95,13 @@ const NEVER_SUCCEEDED = 'no request';
 export function firstRefusal(workers: ClientRun['workers']): Refusal | undefined {
   const refused = workers
     .flatMap((w) => w.sent.map((q) => ({ w: w.name, q })))
-    .filter(({ q }) => q.outcome !== undefined && !(typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300))
+    .filter(({ q }) => q.outcome !== undefined && !answered2xx(q))
     .sort((a, b) => a.q.atMs - b.q.atMs);
   const own = refused.find(({ q }) => typeof q.outcome === 'number' && q.injected !== true);
   const pick = own ?? refused[0];
   if (pick === undefined) return undefined;
   const { w, q } = pick;
-  const body = typeof q.outcome === 'number' ? (q.answer === undefined || q.answer.trim() === '' ? ' (empty body)' : ` ${oneLine(q.answer, 160)}`) : '';
-  return { line: `${w} ${q.method} ${q.path} → ${q.outcome}${body}`, own: own !== undefined };
+  return { line: `${w} ${q.method} ${q.path} → ${typeof q.outcome === 'number' ? answerLine(q.outcome, q.answer, 160) : q.outcome}`, own: own !== undefined };
 }
 
 /** A request that came back without a 2xx; `own`: the service answered it (not a fault, not the transport). */

@@ -13,6 +13,7 @@ import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
+import { answered2xx } from '../client/checks.js';
 import { clientCheckViolations, isAttemptOf, receivedRefusals, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
 import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
@@ -207,6 +208,8 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
     // The warm-up's own deferred work (a 202 whose effect a timer writes) finishes before the first run: counted
     // in that run's idle baseline, it let the run be read before its own timer wrote (exactly-one, on a correct service).
     await settle(server, SETTLE_LIMIT_MS, idle);
+    // As the simulation judges them: a query string on the operation's path is still its attempt.
+    const isAttempt = isAttemptOf(endpoint);
     const t0 = Date.now();
     const perRun: ClientTestRun[] = [];
     for (let i = 0; i < o.runs; i++) {
@@ -244,12 +247,10 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       // simulation runs such a timer before judging: read at once, a correct one failed exactly-one here.
       const settled = await settle(server, SETTLE_LIMIT_MS, before);
       const checks = new Set(clientCheckViolations([w], o.client.deadlineMs, start).map((v) => v.invariant));
-      // As the simulation judges them: a query string on the operation's path is still its attempt.
-      const isAttempt = isAttemptOf(endpoint);
       const keys = new Set(sent.filter(isAttempt).map((q) => q.key));
       if (keys.size > 1) checks.add('stable-key');
       const effects = def.effects.of(reader, { runId, tenant: 'default' }).length;
-      const acknowledged = sent.some((q) => typeof q.outcome === 'number' && q.outcome >= 200 && q.outcome < 300);
+      const acknowledged = sent.some(answered2xx);
       if (effects > 1 || (acknowledged && effects === 0)) checks.add('exactly-one');
       // A call that resolved with no 2xx and nothing made told its caller something false (as in a simulated run).
       if (resolvedWithoutEffect(w, effects, def.effects.noun ?? 'effect', isAttempt)) checks.add('exactly-one');

@@ -137,6 +137,11 @@ export function oneLine(text: string, max = MESSAGE_MAX): string {
   return t.length <= max ? t : `${t.slice(0, max)}…`;
 }
 
+/** An answer as a campaign that never succeeded quotes it: `404 {"error":"no route"}`, `500 (empty body)`; the body clipped to `max`. */
+export function answerLine(status: number, body: string | undefined, max: number): string {
+  return `${status} ${body === undefined || body.trim() === '' ? '(empty body)' : oneLine(body, max)}`;
+}
+
 /** esbuild's (tsx's) compile error: its first message and where, without the code frame. */
 function transformError(e: Error): string | undefined {
   const first = (e as { errors?: Array<{ text?: string; location?: { file?: string; line?: number; column?: number } | null }> }).errors?.[0];

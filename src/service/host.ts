@@ -6,7 +6,7 @@ import type { TrackerRequest, TrackerResponse } from '../tracker/messages.js';
 import type { EffectStore, HostedInstance } from '../net/sim-network.js';
 import type { ServiceDatabase } from './db.js';
 import type { BackgroundSim, CrashKind, ServiceDefinition, ServiceRequest, ServiceResponse, ServiceSim } from './definition.js';
-import { describeThrow, isAppName, ofTheRun, oneLine, ServiceError, serviceWord } from './errors.js';
+import { answerLine, describeThrow, isAppName, ofTheRun, ServiceError, serviceWord } from './errors.js';
 import { ordinal, overlapKey, REACH, REACH_MAX, type Reached } from './reached.js';
 import { isHostedApp } from '../app/define.js';
 import { ClockSpinError, installKernelClock, type ClockScope, type KernelClock } from '../sim/fake-timers.js';
@@ -298,7 +298,7 @@ export class ServiceHost implements HostedInstance {
     const out = checkResponse(this.def.name, what, res);
     out.headers['x-instance'] = this.name;
     // What a campaign that never succeeded quotes: one line of 200 characters at most.
-    if (reached !== undefined && (out.status < 200 || out.status > 299)) reached.refused ??= `${out.status} ${out.body.trim() === '' ? '(empty body)' : oneLine(out.body, 199)}`;
+    if (reached !== undefined && (out.status < 200 || out.status > 299)) reached.refused ??= answerLine(out.status, out.body, 199);
     // Only a fresh answer that committed something can be "lost after commit"
     // (a replay committed nothing, even if it wrote and rolled back first).
     if (out.status >= 200 && out.status < 300 && !out.replay && sim.wrote > 0 && fire(this.faults, 'loseResponseAfterCommit')) {

@@ -137,7 +137,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   } catch (e) {
     // A run that stopped on its own course (a request never answered): the page draws it up to the stop.
     if (!((e instanceof ServiceError || e instanceof ClientError) && e.ofTheRun)) throw e;
-    throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, requests, states, client: client?.name, tracker }, e.message));
+    throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, requests, states, client, tracker }, e.message));
   }
   const built = buildSteps(s, entries, before, final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
   const workers = client?.workers(run);
@@ -146,22 +146,8 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   const violations = workers === undefined ? pinViolations(s, run, steps, states, requests, noun)
     : pinClientViolations(run.violations, steps, requests, workers, (vs) => pinViolations(s, { reports: run.reports, violations: vs }, steps, states, requests, noun));
   const data: StepperData = {
-    name: s.name,
-    description: s.description,
+    ...pageHead(s, source, def, client, tracker),
     summary: summarize({ steps, violations, noun, reports: run.reports }),
-    noun,
-    ...(source.index !== undefined ? { index: source.index } : {}),
-    ...(source.file !== undefined ? { file: source.file } : {}),
-    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
-    variant: s.service.variant ?? s.service.module ?? '',
-    // A user's client has no key source of the harness: the page names the client instead. A user's
-    // service is told its keys in words; the built-in tracker's page keeps its key source's name.
-    keySource: client !== undefined ? `retry client '${client.name}'` : tracker ? s.client.keySource : keySourceWords(s.client.keySource),
-    seed: s.seed,
-    // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
-    leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
-    ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
-    ...(client?.moduleLoads === 'per-process' ? { clientModuleLoads: 'per-process' as const } : {}),
     lanes: built.lanes,
     steps,
     dbStates: states,
@@ -196,7 +182,7 @@ export class StoppedRunPage extends Error {
  * are the recorded schedule's first ones (a stopped run hands none back;
  * the file a campaign wrote for it records them); no verdict is judged.
  */
-function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition, seen: { entries: TraceEntry[]; before: number[]; requests: Map<string, RequestInfo>; states: DbState[]; client: string | undefined; tracker: boolean }, why: string): StepperData {
+function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefinition, seen: { entries: TraceEntry[]; before: number[]; requests: Map<string, RequestInfo>; states: DbState[]; client: ObservedClient<R> | undefined; tracker: boolean }, why: string): StepperData {
   const { entries, before, requests, states } = seen;
   const noun = def.effects.noun ?? 'effect';
   const made = entries.filter((e) => e.actor === 'kernel' && e.event === 'choose').length;
@@ -213,18 +199,8 @@ function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition,
   const lane = named !== undefined ? built.lanes.findIndex((l) => l.id === named.split('/')[0]) : -1;
   const steps = [...built.steps, { t, kind: 'note' as const, actor: named ?? 'kernel', event: 'stopped', from: lane >= 0 ? lane : (built.steps[built.steps.length - 1]?.from ?? 0), db: final, line: '', text: `the run stops here, before it ended: ${why}` }];
   return {
-    name: s.name,
-    description: s.description,
-    summary: [`The run stopped at t=${(shown[shown.length - 1]?.t ?? 0).toFixed(0)} ms, before it ended: nothing is judged (why, below).`],
-    noun,
-    ...(source.index !== undefined ? { index: source.index } : {}),
-    ...(source.file !== undefined ? { file: source.file } : {}),
-    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
-    variant: s.service.variant ?? s.service.module ?? '',
-    keySource: seen.client !== undefined ? `retry client '${seen.client}'` : seen.tracker ? s.client.keySource : keySourceWords(s.client.keySource),
-    seed: s.seed,
-    leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
-    ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
+    ...pageHead(s, source, def, seen.client, seen.tracker),
+    summary: [`The run stopped at t=${t.toFixed(0)} ms, before it ended: nothing is judged (why, below).`],
     lanes: built.lanes,
     steps,
     dbStates: states,
@@ -235,6 +211,27 @@ function stoppedData(s: Scenario, source: StepperSource, def: ServiceDefinition,
     decisions: choices.length,
     preemptions: choices.filter((c) => c.preempted).length,
     stopped: why,
+  };
+}
+
+/** What a page says of its run before the steps, the same for a run that ended and one that stopped. */
+function pageHead<R>(s: Scenario, source: StepperSource, def: ServiceDefinition, client: ObservedClient<R> | undefined, tracker: boolean) {
+  return {
+    name: s.name,
+    description: s.description,
+    noun: def.effects.noun ?? 'effect',
+    ...(source.index !== undefined ? { index: source.index } : {}),
+    ...(source.file !== undefined ? { file: source.file } : {}),
+    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
+    variant: s.service.variant ?? s.service.module ?? '',
+    // A user's client has no key source of the harness: the page names the client instead. A user's
+    // service is told its keys in words; the built-in tracker's page keeps its key source's name.
+    keySource: client !== undefined ? `retry client '${client.name}'` : tracker ? s.client.keySource : keySourceWords(s.client.keySource),
+    seed: s.seed,
+    // Only a service that relies on a lease has one to show (a user's service without one said "lease 5000 ms").
+    leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
+    ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
+    ...(client?.moduleLoads === 'per-process' ? { clientModuleLoads: 'per-process' as const } : {}),
   };
 }
 
