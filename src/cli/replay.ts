@@ -51,16 +51,40 @@ a module outside this directory the command line did not name, 3 the run
 diverged from the recorded schedule.`;
 
 /**
+ * An answer line as a reader wants it: the body the service sent, not that
+ * body escaped inside the trace's data (`answer 201 {"report_id":1} (replay)`
+ * for `answer 201 {"body":"{\\"report_id\\":1}","replay":true}`). The trace
+ * itself keeps its form: its hash, and every file's recorded hash, are of it.
+ * A body with a line break or another control character stays a JSON string,
+ * so that one answer is still one line; an empty one says so.
+ */
+function readableAnswer(l: string): string {
+  const m = /^(\s*[\d.]+ ms  \S+\s+answer \d{3}) (\{"body":.*\})$/.exec(l);
+  if (m === null) return l;
+  let d: unknown;
+  try {
+    d = JSON.parse(m[2]!);
+  } catch {
+    return l;
+  }
+  const { body, replay, ...rest } = d as { body?: unknown; replay?: unknown };
+  if (typeof body !== 'string' || (replay !== undefined && replay !== true) || Object.keys(rest).length > 0) return l;
+  const shown = body === '' ? '(empty body)' : /[\u0000-\u001f\u007f]/.test(body) ? JSON.stringify(body) : body;
+  return `${m[1]} ${shown}${replay === true ? ' (replay)' : ''}`;
+}
+
+/**
  * The timeline as a reader wants it: a decision that lets the running task
  * continue is the default and says nothing (the file's schedule lists every
- * decision), while a preemption is the moment that matters and is spelled out.
+ * decision), while a preemption is the moment that matters and is spelled out;
+ * an answer shows its body as sent (readableAnswer).
  */
 export function readableTimeline(lines: readonly string[]): string[] {
   const out: string[] = [];
   for (const l of lines) {
     const m = /^(\s*[\d.]+ ms  )kernel\s+choose (\{.*\})$/.exec(l);
     if (m === null) {
-      out.push(l);
+      out.push(readableAnswer(l));
       continue;
     }
     const d = JSON.parse(m[2]!) as { chosen: string; of: string[]; preempted?: boolean };
