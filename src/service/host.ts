@@ -436,11 +436,19 @@ function internalError(e: unknown, instance: string): TrackerResponse {
   return { status: 500, headers: { 'content-type': 'application/json', 'x-instance': instance }, body: JSON.stringify({ error: `internal error: ${headline}` }) };
 }
 
+/** What a body that is not a string is, and the usual way to make it one (bytes and objects are the likely slips). */
+function bodyTypeProblem(body: unknown): string {
+  if (body instanceof Uint8Array) return `a body of bytes (a ${body.constructor.name}; it must be a string: decode it, e.g. new TextDecoder().decode(body))`;
+  if (body === null) return 'a body of null (it must be a string: \'\' for none)';
+  if (typeof body === 'object') return `a body of type object (it must be a string: JSON.stringify it)`;
+  return `a body of type ${typeof body} (it must be a string)`;
+}
+
 function checkResponse(service: string, what: string, res: unknown): TrackerResponse {
   const r = res as Partial<ServiceResponse> | undefined;
   if (typeof r !== 'object' || r === null) throw badResponse(service, what, String(res));
   if (!Number.isInteger(r.status) || r.status! < 100 || r.status! > 599) throw badResponse(service, what, `status ${JSON.stringify(r.status)}`);
-  if (typeof r.body !== 'string') throw badResponse(service, what, `a body of type ${typeof r.body} (it must be a string)`);
+  if (typeof r.body !== 'string') throw badResponse(service, what, bodyTypeProblem(r.body));
   const headers: Record<string, string> = {};
   const given = r.headers;
   if (given !== undefined) {

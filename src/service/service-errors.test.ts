@@ -74,7 +74,9 @@ describe('a broken user service gets one clear sentence naming the problem', () 
 
   it('a step inside an open transaction, and an answer that is not { status, body: string }', async () => {
     expect(await problem(broken.stepInTransaction)).toMatch(/sim\.step\('write'\) was called inside an open transaction/);
-    expect(await problem(broken.badAnswer)).toMatch(/handle answered POST \/items with a body of type object \(it must be a string\)/);
+    expect(await problem(broken.badAnswer)).toMatch(/handle answered POST \/items with a body of type object \(it must be a string: JSON\.stringify it\)/);
+    // Bytes are named as bytes, with the way to a string (they read as "type object" before).
+    expect(await problem(broken.bytesAnswer)).toMatch(/handle answered POST \/items with a body of bytes \(a Buffer; it must be a string: decode it, e\.g\. new TextDecoder\(\)\.decode\(body\)\)/);
   });
 
   it('a wait inside an open transaction names the request that holds it open, not the next request to reach a step', async () => {
