@@ -12,11 +12,19 @@ import type { Transport } from '../harness/transport.js';
 export interface RunObserver {
   /**
    * Called for every trace entry as it is added, with the run's database.
-   * It is as the previous step left it: between two entries only the task
-   * that logged the first one ran, so reading it here gives the rows
-   * "after" the previous entry's step.
+   * It is as the previous step left it when no other task ran in between
+   * (see {@link switched}).
    */
   entry(e: TraceEntry, db: ServiceDb): void;
+  /**
+   * Called whenever the kernel resumes a task, with the database as the
+   * tasks before left it. Between two entries other tasks may have run — a
+   * request resuming after a fault held it (its store command's line is
+   * logged after the command ran) or writing before it logs again — so the
+   * rows "after" an entry are those at the end of its task's turn, not
+   * those the next entry found.
+   */
+  switched?(db: ServiceDb): void;
   /** Called just before worker `worker` puts a request on the simulated network (its request task's `spawn` entry follows). */
   request?(worker: string, req: TrackerRequest): void;
   /** Called once after the run ended, before the checkers read the database. */
@@ -38,6 +46,10 @@ export class ObservedTrace extends Trace {
     const e = super.add(t, actor, event, data);
     this.observer.entry(e ?? (data === undefined ? { t, actor, event } : { t, actor, event, data }), this.db);
     return e;
+  }
+
+  override switched(): void {
+    this.observer.switched?.(this.db);
   }
 
   override note(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {

@@ -122,6 +122,13 @@ export class Trace {
     this.batch = [];
   }
 
+  /**
+   * The kernel resumes a task: what happens from here until the next
+   * switch is that task's doing. Nothing here (an empty call per switch);
+   * an observed trace (src/scenario/observe.ts) reads the database then.
+   */
+  switched(): void {}
+
   /** Closes the trace and returns its hex SHA-256. */
   hash(): string {
     if (this.digest === undefined) {

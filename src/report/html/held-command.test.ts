@@ -1,0 +1,71 @@
+/**
+ * A request a fault held (a pause or a slow request at its step) goes on
+ * when the kernel resumes it: an app's store command runs and then logs its
+ * line (`#2 kv.set order:1 … → OK`); a service writes, then logs its answer.
+ * The page read the database at each line's logging and took it as the
+ * previous row's result, so that write was drawn on whatever row came before
+ * — a worker's "op1.w1 ends", another request's "slow …" note — where
+ * nothing wrote (until 2026-12: both checked-in app examples' pages, and a
+ * two-transactions counterexample's). The observer now also reads the
+ * database at every task switch (Trace.switched), and a row whose task's
+ * turn ended before the next row gets the database as that turn left it.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadScenario } from '../../scenario/load.js';
+import { loadService } from '../../service/load.js';
+import { observeScenario } from './stepper-data.js';
+import type { Step } from './stepper-types.js';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+
+async function stepsOf(file: string): Promise<Step[]> {
+  const s = loadScenario(join(root, file));
+  const def = await loadService(join(root, s.service.module!));
+  return (await observeScenario(s, { file }, { service: def, strictReplay: true })).data.steps;
+}
+
+/** Rows that cannot have written: a worker's (the client's side) and a fault's note on a request that then waits. */
+const writesNothing = (st: Step) => /^op\d+\.w\d+$/.test(st.actor) || (st.kind === 'note' && /\b(paused|slow) \d+ ms\b/.test(st.text));
+
+describe('a store change is drawn on the row of the command that made it, also when a fault held the command', () => {
+  it('app-plain-http: the order #2 writes after its 10 s pause is on #2\'s rows, not on op1.w1\'s "ends" row', async () => {
+    const steps = await stepsOf('examples/app-plain-http/counterexamples/orders-check-then-insert-exactly-one-53b9175c.json');
+    const ends = steps.find((st) => st.actor === 'op1.w1' && / ends$/.test(st.text))!;
+    expect(ends.dbChange).toBeUndefined();
+    const late = steps.findIndex((st) => st.actor === 's0/op1.w1#2' && st.t > 10_000 && /kv\.set order:1 .* → OK/.test(st.text));
+    expect(late).toBeGreaterThan(steps.indexOf(ends));
+    expect([steps[late]!, steps[late + 1]!].flatMap((st) => st.dbChange ?? [])).toContain('+ redis order:1');
+  });
+
+  it('app-fastify: the counter #1 increments after its pause is on that kv.incr\'s row, not on op1.w0\'s "ends" row', async () => {
+    const steps = await stepsOf('examples/app-fastify/counterexamples/fastify-orders-exactly-one-c36e88b8.json');
+    expect(steps.find((st) => st.actor === 'op1.w0' && / ends$/.test(st.text))!.dbChange).toBeUndefined();
+    const incr = steps.find((st) => st.actor === 's0/op1.w0#1' && /kv\.incr orders:seq → 2/.test(st.text))!;
+    expect(incr.dbChange).toEqual(['redis orders:seq: value 1 → 2']);
+  });
+
+  it('a service (two-transactions): the key #1 remembers after its slow stretch is on #1\'s answer at 130 ms, not on #2\'s "slow" note at 115 ms; #2\'s on its answer, not on "op1.w0 ends"', async () => {
+    const steps = await stepsOf('src/report/html/held-write.fixture.json');
+    const changed = steps.filter((st) => st.dbChange !== undefined).map((st) => `${st.t.toFixed(0)} ${st.text.slice(0, 20)}: ${st.dbChange!.join('; ')}`);
+    expect(changed).toEqual([
+      '1 #1 db: +1 order: + orders 1',
+      '115 #2 db: +1 order: + orders 2',
+      '130 #1 answers 201 {"id": + idempotency_keys ["default","run-1:call-1"]',
+      '244 #2 answers 201 {"id": idempotency_keys ["default","run-1:call-1"]: response {"id":1} → {"id":2}',
+    ]);
+  });
+
+  const files = [...readdirSync(join(root, 'examples')).flatMap((d) => {
+    try {
+      return readdirSync(join(root, 'examples', d, 'counterexamples')).map((f) => `examples/${d}/counterexamples/${f}`);
+    } catch {
+      return [];
+    }
+  }), 'src/report/html/held-write.fixture.json'];
+  it.each(files)('%s: no worker row and no fault note carries a change', async (file) => {
+    const wrong = (await stepsOf(file)).filter((st) => st.dbChange !== undefined && writesNothing(st));
+    expect(wrong.map((st) => `${st.t} ${st.actor}: ${st.text} ${JSON.stringify(st.dbChange)}`)).toEqual([]);
+  }, 60_000);
+});
