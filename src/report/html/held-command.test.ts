@@ -36,7 +36,16 @@ describe('a store change is drawn on the row of the command that made it, also w
     expect(ends.dbChange).toBeUndefined();
     const late = steps.findIndex((st) => st.actor === 's0/op1.w1#2' && st.t > 10_000 && /kv\.set order:1 .* → OK/.test(st.text));
     expect(late).toBeGreaterThan(steps.indexOf(ends));
-    expect([steps[late]!, steps[late + 1]!].flatMap((st) => st.dbChange ?? [])).toContain('+ redis order:1');
+    // On its `store: +1 order` row, as an order written without a fault is (the command's row says what it ran).
+    expect(steps[late]!.dbChange).toBeUndefined();
+    expect(steps[late + 1]!.text).toMatch(/store: \+1 order/);
+    expect(steps[late + 1]!.dbChange).toEqual(['+ redis order:1']);
+  });
+
+  it('app-powertools-idempotency: #2\'s held kv.incr is on its own row, not on #1\'s answer', async () => {
+    const steps = await stepsOf('examples/app-powertools-idempotency/counterexamples/powertools-no-context-exactly-one-40532341.json');
+    expect(steps.find((st) => st.actor === 's0/op1.w0#1' && st.kind === 'answer')!.dbChange).toBeUndefined();
+    expect(steps.find((st) => st.actor === 's0/op1.w1#2' && /kv\.incr orders:seq → 2/.test(st.text))!.dbChange).toEqual(['redis orders:seq: value 1 → 2']);
   });
 
   it('app-fastify: the counter #1 increments after its pause is on that kv.incr\'s row, not on op1.w0\'s "ends" row', async () => {

@@ -145,9 +145,9 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   } catch (e) {
     // A run that stopped on its own course (a request never answered): the page draws it up to the stop.
     if (!((e instanceof ServiceError || e instanceof ClientError) && e.ofTheRun)) throw e;
-    throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, turnEnd: turnEnds(turnOf, turnStart), requests, states, client, tracker }, e.message));
+    throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, turns: turnsOf(turnOf, turnStart), requests, states, client, tracker }, e.message));
   }
-  const built = buildSteps(s, entries, before, turnEnds(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
+  const built = buildSteps(s, entries, before, turnsOf(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
   const workers = client?.workers(run);
   const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
   const m = matchesExpect(s, run, noun);
@@ -190,7 +190,7 @@ export class StoppedRunPage extends Error {
  * are the recorded schedule's first ones (a stopped run hands none back;
  * the file a campaign wrote for it records them); no verdict is judged.
  */
-function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefinition, seen: { entries: TraceEntry[]; before: number[]; turnEnd: Array<number | undefined>; requests: Map<string, RequestInfo>; states: DbState[]; client: ObservedClient<R> | undefined; tracker: boolean }, why: string): StepperData {
+function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefinition, seen: { entries: TraceEntry[]; before: number[]; turns: Turns; requests: Map<string, RequestInfo>; states: DbState[]; client: ObservedClient<R> | undefined; tracker: boolean }, why: string): StepperData {
   const { entries, before, requests, states } = seen;
   const noun = def.effects.noun ?? 'effect';
   const made = entries.filter((e) => e.actor === 'kernel' && e.event === 'choose').length;
@@ -200,7 +200,7 @@ function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefiniti
   const shown = entries.slice(0, cut);
   const final = before[cut] ?? before[before.length - 1] ?? 0;
   const choices = s.schedule.slice(0, known);
-  const built = buildSteps(s, shown, before.slice(0, cut), seen.turnEnd.slice(0, cut), final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined });
+  const built = buildSteps(s, shown, before.slice(0, cut), { end: seen.turns.end.slice(0, cut), start: seen.turns.start.slice(0, cut) }, final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined });
   // The last step is the stop itself, so that stepping through ends on why (on the lane of the request it names, when it names one).
   const t = shown[shown.length - 1]?.t ?? 0;
   const named = /request (s\d+\/\S+#\d+)/.exec(why)?.[1];
@@ -377,16 +377,30 @@ function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { d
   return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
 }
 
-/**
- * For each entry whose task's turn ended before the next entry was logged:
- * the database when that turn ended (the next turn's start). What the tasks
- * of the turns in between wrote belongs to the rows they log, not to it.
- */
-function turnEnds(turnOf: readonly number[], turnStart: readonly number[]): Array<number | undefined> {
-  return turnOf.map((k, i) => (i + 1 < turnOf.length && turnOf[i + 1] !== k ? turnStart[k + 1] : undefined));
+/** The database at the kernel's task switches around each entry (undefined where it is not needed). */
+interface Turns {
+  /**
+   * Where the entry's task's turn ended before the next entry was logged:
+   * the database when that turn ended (the next turn's start). What the
+   * tasks of the turns in between wrote belongs to the rows they log.
+   */
+  end: Array<number | undefined>;
+  /**
+   * Where the entry is its turn's first: the database when the turn began.
+   * A held store command runs, then logs its line, so the line found its
+   * own change already made; this is the database before it.
+   */
+  start: Array<number | undefined>;
 }
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turnEnd: ReadonlyArray<number | undefined>, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean }): { lanes: Lane[]; steps: Step[] } {
+function turnsOf(turnOf: readonly number[], turnStart: readonly number[]): Turns {
+  return {
+    end: turnOf.map((k, i) => (i + 1 < turnOf.length && turnOf[i + 1] !== k ? turnStart[k + 1] : undefined)),
+    start: turnOf.map((k, i) => (i === 0 || turnOf[i - 1] !== k ? turnStart[k] : undefined)),
+  };
+}
+
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns: Turns, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean }): { lanes: Lane[]; steps: Step[] } {
   const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
@@ -404,13 +418,14 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turnEn
     return laneOf.get(task) ?? laneOf.get(task.split('/')[0]!) ?? NET;
   };
   // The database after entry i: what the next entry saw, or, when other tasks ran in between, what its task's
-  // turn left (turnEnd: a request a fault held runs its store command, then logs it). A phase whose report
+  // turn left (turns.end: a request a fault held runs its store command, then logs it). A phase whose report
   // insert is logged by an effect line (`db:`, an app's `store:`) right after it shows its effect on that
-  // entry (the arrow to the database), so its own state is the one before.
-  const after = entries.map((_, i) => turnEnd[i] ?? (i + 1 < entries.length ? before[i + 1]! : final));
+  // entry (the arrow to the database), so its own state is the one before (its turn's start, for a held
+  // command's line logged once the command ran).
+  const after = entries.map((_, i) => turns.end[i] ?? (i + 1 < entries.length ? before[i + 1]! : final));
   entries.forEach((e, i) => {
     const next = entries[i + 1];
-    if (next && next.actor === e.actor && isEffectLine(next.event) && !isEffectLine(e.event)) after[i] = before[i]!;
+    if (next && next.actor === e.actor && isEffectLine(next.event) && !isEffectLine(e.event)) after[i] = turns.start[i] ?? before[i]!;
     // An effect line of another task right after: that task ran in between (resumed with no decision, as the only one runnable)
     // and made the change, so it shows on its line, not on this one.
     if (next && next.actor !== e.actor && isEffectLine(next.event)) after[i] = before[i]!;
