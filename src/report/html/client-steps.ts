@@ -30,15 +30,26 @@ interface Placed {
  */
 export function withClientSteps(steps: readonly Step[], workers: readonly ClientWorker[], lanes: readonly Lane[], requests: ReadonlyMap<string, RequestInfo>, client: string): Step[] {
   const placed: Placed[] = [];
+  // Each worker's request steps by time, in order: a request's own step is the first unused one at its time
+  // (indexed once: a call that sent thousands of requests made the search quadratic, tens of seconds per page).
+  const requestSteps = new Map<string, Map<number, number[]>>();
+  steps.forEach((st, k) => {
+    const worker = st.kind === 'request' ? requests.get(st.actor)?.worker : undefined;
+    if (worker === undefined) return;
+    const byTime = requestSteps.get(worker) ?? new Map<number, number[]>();
+    requestSteps.set(worker, byTime);
+    const list = byTime.get(st.t) ?? [];
+    byTime.set(st.t, list);
+    list.push(k);
+  });
   for (const w of workers) {
     const lane = Math.max(0, lanes.findIndex((l) => l.id === w.name));
     const base = { actor: w.name, from: lane, line: '', kind: 'worker' as const };
     placed.push({ step: { ...base, t: w.startMs, event: 'start', text: `${w.name} starts: client '${client}' runs the operation` }, beforeStep: firstAtOrAfter(steps, w.startMs) });
-    const used = new Set<number>();
+    const own = requestSteps.get(w.name);
     w.sent.forEach((q, i) => {
       // The request's own step: the first unused one this worker put on the wire at that time (a request aborted before it was sent has none).
-      const at = steps.findIndex((st, k) => !used.has(k) && st.kind === 'request' && st.t === q.atMs && requests.get(st.actor)?.worker === w.name);
-      if (at >= 0) used.add(at);
+      const at = own?.get(q.atMs)?.shift() ?? -1;
       if (i === 0) return;
       const prev = w.sent[i - 1]!;
       const from = prev.answeredAtMs ?? prev.atMs;
@@ -56,8 +67,15 @@ export function withClientSteps(steps: readonly Step[], workers: readonly Client
   }
   const out: Step[] = [];
   const dbAt = (k: number) => (k > 0 ? steps[k - 1]!.db : steps[0]?.db ?? 0);
+  // The placed steps before each step, in the order they were placed.
+  const before = new Map<number, Placed[]>();
+  for (const p of placed) {
+    const list = before.get(p.beforeStep) ?? [];
+    before.set(p.beforeStep, list);
+    list.push(p);
+  }
   for (let k = 0; k <= steps.length; k++) {
-    for (const p of placed) if (p.beforeStep === k) out.push({ ...p.step, db: dbAt(k) });
+    for (const p of before.get(k) ?? []) out.push({ ...p.step, db: dbAt(k) });
     if (k < steps.length) out.push(steps[k]!);
   }
   return out;

@@ -260,10 +260,12 @@ function preemptedIn(steps: readonly Step[], a: string, b: string, from: number,
 function storyOfRequests(steps: readonly Step[], noun: string, upTo: number): string {
   // In the order the requests first ran on a server (a request sent first may run second).
   const sent = [...new Set(steps.slice(0, upTo + 1).filter((s) => s.kind === 'request').map((s) => s.actor))];
-  const ranAt = (a: string) => {
-    const i = steps.findIndex((s, j) => j <= upTo && s.actor === a && s.kind !== 'request');
-    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
-  };
+  // Each actor's first step that is not its request, found in one pass (a search per request was quadratic).
+  const first = new Map<string, number>();
+  steps.forEach((s, j) => {
+    if (j <= upTo && s.kind !== 'request' && !first.has(s.actor)) first.set(s.actor, j);
+  });
+  const ranAt = (a: string) => first.get(a) ?? Number.MAX_SAFE_INTEGER;
   const actors = sent.map((a, i) => ({ a, i, at: ranAt(a) })).sort((x, y) => x.at - y.at || x.i - y.i).map((x) => x.a);
   const told = actors.slice(0, 3).map((a) => {
     let end = upTo;
