@@ -24,7 +24,7 @@ export interface RunObserver {
    * rows "after" an entry are those at the end of its task's turn, not
    * those the next entry found.
    */
-  switched?(db: ServiceDb): void;
+  switched?(db: ServiceDb, t: number, task: string): void;
   /** Called just before worker `worker` puts a request on the simulated network (its request task's `spawn` entry follows). */
   request?(worker: string, req: TrackerRequest): void;
   /** Called once after the run ended, before the checkers read the database. */
@@ -48,8 +48,8 @@ export class ObservedTrace extends Trace {
     return e;
   }
 
-  override switched(): void {
-    this.observer.switched?.(this.db);
+  override switched(t: number, task: string): void {
+    this.observer.switched?.(this.db, t, task);
   }
 
   override note(t: number, actor: string, event: string, data?: Record<string, unknown>): TraceEntry | undefined {

@@ -558,7 +558,7 @@ export class Kernel {
     this.current = task;
     this.last = task;
     task.state = 'running';
-    this.trace?.switched();
+    this.trace?.switched(this.now, task.name);
     const parked = new Promise<void>((resolve) => (this.parkedSignal = resolve));
     const resume = task.resumeFn;
     if (resume !== undefined) {

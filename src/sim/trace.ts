@@ -127,7 +127,7 @@ export class Trace {
    * switch is that task's doing. Nothing here (an empty call per switch);
    * an observed trace (src/scenario/observe.ts) reads the database then.
    */
-  switched(): void {}
+  switched(_t: number, _task: string): void {}
 
   /** Closes the trace and returns its hex SHA-256. */
   hash(): string {

@@ -22,8 +22,9 @@ const root = join(import.meta.dirname, '..', '..', '..');
 
 async function stepsOf(file: string): Promise<Step[]> {
   const s = loadScenario(join(root, file));
-  const def = await loadService(join(root, s.service.module!));
-  return (await observeScenario(s, { file }, { service: def, strictReplay: true })).data.steps;
+  // The built-in tracker's files name no module.
+  const def = s.service.module === undefined ? undefined : await loadService(join(root, s.service.module));
+  return (await observeScenario(s, { file }, { ...(def ? { service: def } : {}), strictReplay: true })).data.steps;
 }
 
 /** Rows that cannot have written: a worker's (the client's side) and a fault's note on a request that then waits. */
@@ -66,13 +67,20 @@ describe('a store change is drawn on the row of the command that made it, also w
     ]);
   });
 
+  it('the built-in tracker: a request paused at its claim writes its key when it resumes, 800 ms later — a row of its own then, not the pause note\'s at 1 ms', async () => {
+    const steps = await stepsOf('src/report/html/paused-claim.fixture.json');
+    expect(steps.find((st) => st.kind === 'note' && /paused 800 ms/.test(st.text))!.dbChange).toBeUndefined();
+    const resumed = steps.find((st) => st.kind === 'resumed')!;
+    expect(resumed).toMatchObject({ t: 801, actor: 's0/op1.w0#1', text: '#1 resumes inside its claim step and writes to the database', dbChange: ['+ key run-1:call-1: in_progress, fence 1'] });
+  });
+
   const files = [...readdirSync(join(root, 'examples')).flatMap((d) => {
     try {
       return readdirSync(join(root, 'examples', d, 'counterexamples')).map((f) => `examples/${d}/counterexamples/${f}`);
     } catch {
       return [];
     }
-  }), 'src/report/html/held-write.fixture.json'];
+  }), 'src/report/html/held-write.fixture.json', 'src/report/html/paused-claim.fixture.json'];
   it.each(files)('%s: no worker row and no fault note carries a change', async (file) => {
     const wrong = (await stepsOf(file)).filter((st) => st.dbChange !== undefined && writesNothing(st));
     expect(wrong.map((st) => `${st.t} ${st.actor}: ${st.text} ${JSON.stringify(st.dbChange)}`)).toEqual([]);

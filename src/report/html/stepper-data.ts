@@ -115,11 +115,30 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   const turnOf: number[] = [];
   const turnStart: number[] = [];
   let turn = 0;
+  /** The task and time of the current turn, and whether any line was logged in it. */
+  let current: { task: string; t: number; logged: boolean } | undefined;
+  /**
+   * A turn that ended without a line but with a write (a request that resumed after a pause, wrote, and was
+   * killed before it logged again): a row of its own for that task, else its write shows on another's row.
+   */
+  const closeSilentTurn = (db: ServiceDb) => {
+    if (current === undefined || current.logged) return;
+    current.logged = true;
+    if (intern(db) === turnStart[turn]) return;
+    entries.push({ t: current.t, actor: current.task, event: RESUMED_SILENTLY });
+    before.push(turnStart[turn]!);
+    turnOf.push(turn);
+  };
   const observer: RunObserver = {
-    switched(db) {
+    switched(db, t, task) {
+      closeSilentTurn(db);
       turnStart[++turn] = intern(db);
+      current = { task, t, logged: false };
     },
     entry(e, db) {
+      // The scheduler's lines come between turns: the one before has ended.
+      if (e.actor === 'kernel') closeSilentTurn(db);
+      else if (current !== undefined) current.logged = true;
       before.push(intern(db));
       turnOf.push(turn);
       entries.push(e);
@@ -136,6 +155,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
       pending.set(worker, list);
     },
     end(db) {
+      closeSilentTurn(db);
       final = intern(db);
     },
   };
@@ -377,6 +397,9 @@ function decisionWords(c: ChoiceRecord, requests: Map<string, RequestInfo>): { d
   return { decision: { of: [...c.of], chosen: c.chosen, preempted: c.preempted, said }, text };
 }
 
+/** The event of a row the page adds for a turn that wrote without logging a line (never a trace line). */
+const RESUMED_SILENTLY = '\u0000resumed';
+
 /** The database at the kernel's task switches around each entry (undefined where it is not needed). */
 interface Turns {
   /**
@@ -467,6 +490,12 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     addLeaseExpiries(states[prevDb], e.t, prevDb, state.leases, DB, push);
     const base = { t: e.t, actor: e.actor, event: e.event, db: after[i]!, line: formatEntry(e) };
     const req = requests.get(e.actor);
+    if (e.event === RESUMED_SILENTLY) {
+      const was = lastStep.get(e.actor);
+      const who = req !== undefined ? `#${req.n}` : e.actor;
+      push({ t: e.t, kind: 'resumed', actor: e.actor, event: was ?? 'resumed', from: lane(e.actor), ...(req !== undefined ? { to: DB } : {}), db: after[i]!, line: '', text: `${who} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database` });
+      return;
+    }
     if (e.actor === 'kernel' && e.event === 'choose') {
       const c = choices[decision++]!;
       const chosen = c.of[c.chosen]!;
