@@ -115,15 +115,15 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
   const turnOf: number[] = [];
   const turnStart: number[] = [];
   let turn = 0;
-  /** The task and time of the current turn, and whether any line was logged in it. */
-  let current: { task: string; t: number; logged: boolean } | undefined;
+  /** The task and time of the current turn; `done` once a line was logged in it or it was closed silent. */
+  let current: { task: string; t: number; done: boolean } | undefined;
   /**
    * A turn that ended without a line but with a write (a request that resumed after a pause, wrote, and was
    * killed before it logged again): a row of its own for that task, else its write shows on another's row.
    */
   const closeSilentTurn = (db: ServiceDb) => {
-    if (current === undefined || current.logged) return;
-    current.logged = true;
+    if (current === undefined || current.done) return;
+    current.done = true;
     if (intern(db) === turnStart[turn]) return;
     entries.push({ t: current.t, actor: current.task, event: RESUMED_SILENTLY });
     before.push(turnStart[turn]!);
@@ -133,12 +133,12 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     switched(db, t, task) {
       closeSilentTurn(db);
       turnStart[++turn] = intern(db);
-      current = { task, t, logged: false };
+      current = { task, t, done: false };
     },
     entry(e, db) {
       // The scheduler's lines come between turns: the one before has ended.
       if (e.actor === 'kernel') closeSilentTurn(db);
-      else if (current !== undefined) current.logged = true;
+      else if (current !== undefined) current.done = true;
       before.push(intern(db));
       turnOf.push(turn);
       entries.push(e);
@@ -467,6 +467,15 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     steps.push(change.length > 0 ? { ...st, dbChange: change } : st);
     prevDb = st.db;
   };
+  /** A derived row: `task` resumed and wrote without a line of its own saying so (after a decision, or in a turn that logged none). */
+  const resumed = (task: string, t: number, db: number): Omit<Step, 'dbChange'> => {
+    const r = requests.get(task);
+    const was = lastStep.get(task);
+    return {
+      t, kind: 'resumed', actor: task, event: was ?? 'resumed', from: lane(task), ...(r !== undefined ? { to: DB } : {}), db, line: '',
+      text: `${r !== undefined ? `#${r.n}` : task} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database`,
+    };
+  };
   /** Request number → its `delivered` step (an abort at the same instant says the answer was not read). */
   const delivered = new Map<number, number>();
   entries.forEach((e, i) => {
@@ -491,9 +500,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     const base = { t: e.t, actor: e.actor, event: e.event, db: after[i]!, line: formatEntry(e) };
     const req = requests.get(e.actor);
     if (e.event === RESUMED_SILENTLY) {
-      const was = lastStep.get(e.actor);
-      const who = req !== undefined ? `#${req.n}` : e.actor;
-      push({ t: e.t, kind: 'resumed', actor: e.actor, event: was ?? 'resumed', from: lane(e.actor), ...(req !== undefined ? { to: DB } : {}), db: after[i]!, line: '', text: `${who} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database` });
+      push(resumed(e.actor, e.t, after[i]!));
       return;
     }
     if (e.actor === 'kernel' && e.event === 'choose') {
@@ -506,15 +513,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
       const nextDb = i + 1 < entries.length ? before[i + 1]! : final;
       const next = entries[i + 1];
       const logsItsOwn = next !== undefined && next.actor === task && isEffectLine(next.event);
-      if (nextDb !== before[i] && !logsItsOwn) {
-        const r = requests.get(task);
-        const was = lastStep.get(task);
-        const who = r !== undefined ? `#${r.n}` : task;
-        push({
-          t: e.t, kind: 'resumed', actor: task, event: was ?? 'resumed', from: lane(task), ...(r !== undefined ? { to: DB } : {}), db: nextDb, line: '',
-          text: `${who} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database`,
-        });
-      }
+      if (nextDb !== before[i] && !logsItsOwn) push(resumed(task, e.t, nextDb));
       return;
     }
     if (/^s\d+$/.test(e.actor)) {
