@@ -32,3 +32,20 @@ describe('a call\'s rows among the run\'s steps', () => {
     expect(out).toEqual(['start@0', 's0/op1.w0#1', 'wait@12', 'wait@20', 's0/op1.w0#2', 'resolved@30']);
   });
 });
+
+describe('the story of a run without a second effect', () => {
+  it('tells its requests in the order they first ran on a server, not the order they last did something', async () => {
+    const { summarize } = await import('./stepper-story.js');
+    const step = (actor: string, kind: Step['kind'], event: string, text: string): Step => ({ t: 1, kind, actor, event, text, from: 2, db: 0, line: '' });
+    const steps = [
+      step('s0/op1.w0#1', 'request', 'spawn', '#1 POST /orders'),
+      step('s0/op1.w1#2', 'request', 'spawn', '#2 POST /orders'),
+      step('s0/op1.w0#1', 'phase', 'claim', '#1 claim'),
+      step('s0/op1.w1#2', 'phase', 'claim', '#2 claim'),
+      step('s0/op1.w1#2', 'answer', 'answer 409', '#2 answers 409'),
+      step('s0/op1.w0#1', 'answer', 'answer 201', '#1 answers 201'),
+    ];
+    const [story] = summarize({ steps, violations: [], noun: 'order', reports: {} });
+    expect(story).toMatch(/^#1 ran claim.*; #2 ran claim/);
+  });
+});
