@@ -242,6 +242,27 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     expect(errors).toEqual([]);
   });
 
+  it('stepper of a hosted app: its store is named as its code knows it (redis) in the lane, the marks and the panel, not "database"', async () => {
+    const out = join(ROOT, dir, 'app.html');
+    cli('replay', '--app', 'examples/app-plain-http/app.ts', 'examples/app-plain-http/counterexamples/orders-check-then-insert-exactly-one-53b9175c.json', '--html', out);
+    const { page, errors, blocked, close } = await open(out);
+    const heads = await page.locator('svg.lanes-head g.lane-head text').allTextContents();
+    expect(heads[heads.length - 1]).toBe('redis');
+    expect(heads).not.toContain('database');
+    expect(await page.locator('.st-panel').getAttribute('aria-label')).toBe('the redis and the decision at this step');
+    const marks = await page.locator('g.row text.cmark').allTextContents();
+    expect(marks).toContain('redis changes');
+    expect(marks).not.toContain('database changes');
+    // The first row that writes (the key check's miss writes nothing; the order's INCR does): its panel.
+    const writes = page.locator('g.row', { has: page.locator('text.cmark', { hasText: 'redis changes' }) });
+    await writes.first().click();
+    expect(await page.locator('.st-change strong').textContent()).toBe('redis change: ');
+    expect(await page.locator('.st-panel').textContent()).not.toContain('database');
+    await close();
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
+
   it("matrix page: every cell's number is its real run's; a click opens that run in the stepper", async () => {
     const { page, errors, blocked, close } = await open(pages.matrix);
     const grid: Record<string, Record<string, number>> = await page.evaluate(`(() => {

@@ -47,6 +47,8 @@ describe('a store change is drawn on the row of the command that made it, also w
     const steps = await stepsOf('examples/app-powertools-idempotency/counterexamples/powertools-no-context-exactly-one-40532341.json');
     expect(steps.find((st) => st.actor === 's0/op1.w0#1' && st.kind === 'answer')!.dbChange).toBeUndefined();
     expect(steps.find((st) => st.actor === 's0/op1.w1#2' && /kv\.incr orders:seq → 2/.test(st.text))!.dbChange).toEqual(['redis orders:seq: value 1 → 2']);
+    // A turn that wrote without logging a line: its own row, naming the store as the app's code knows it.
+    expect(steps.filter((st) => st.kind === 'resumed').map((st) => st.text)).toEqual(['#1 resumes inside its kv.incr step and writes to redis']);
   });
 
   it('app-fastify: the counter #1 increments after its pause is on that kv.incr\'s row, not on op1.w0\'s "ends" row', async () => {

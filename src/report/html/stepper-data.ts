@@ -167,7 +167,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     if (!((e instanceof ServiceError || e instanceof ClientError) && e.ofTheRun)) throw e;
     throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, turns: turnsOf(turnOf, turnStart), requests, states, client, tracker }, e.message));
   }
-  const built = buildSteps(s, entries, before, turnsOf(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined });
+  const built = buildSteps(s, entries, before, turnsOf(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined, store: storeLabel(def) });
   const workers = client?.workers(run);
   const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
   const m = matchesExpect(s, run, noun);
@@ -220,7 +220,7 @@ function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefiniti
   const shown = entries.slice(0, cut);
   const final = before[cut] ?? before[before.length - 1] ?? 0;
   const choices = s.schedule.slice(0, known);
-  const built = buildSteps(s, shown, before.slice(0, cut), { end: seen.turns.end.slice(0, cut), start: seen.turns.start.slice(0, cut) }, final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined });
+  const built = buildSteps(s, shown, before.slice(0, cut), { end: seen.turns.end.slice(0, cut), start: seen.turns.start.slice(0, cut) }, final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined, store: storeLabel(def) });
   // The last step is the stop itself, so that stepping through ends on why (on the lane of the request it names, when it names one).
   const t = shown[shown.length - 1]?.t ?? 0;
   const named = /request (s\d+\/\S+#\d+)/.exec(why)?.[1];
@@ -270,6 +270,14 @@ function indexOfChoose(entries: TraceEntry[], n: number): number {
     if (entries[i]!.actor === 'kernel' && entries[i]!.event === 'choose' && seen++ === n) return i;
   }
   return entries.length;
+}
+
+/**
+ * What the page calls the service's storage: a hosted app's is the Redis its
+ * code talks to (env.redis), as the panel names its table; a service's is its database.
+ */
+function storeLabel(def: ServiceDefinition): string {
+  return def.tables.length === 1 && def.tables[0] === KV_TABLE ? 'redis' : 'database';
 }
 
 /** A user service's declared tables, every row, in rowid order where there is one (deterministic either way: SQLite's scan order). */
@@ -423,14 +431,14 @@ function turnsOf(turnOf: readonly number[], turnStart: readonly number[]): Turns
   };
 }
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns: Turns, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean }): { lanes: Lane[]; steps: Step[] } {
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns: Turns, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean; store: string }): { lanes: Lane[]; steps: Step[] } {
   const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
     ...workers.map((w): Lane => ({ id: w, label: w, kind: 'worker' })),
     { id: 'net', label: 'network', kind: 'network' },
     ...Array.from({ length: s.service.instances }, (_, i): Lane => ({ id: `s${i}`, label: `server s${i}`, kind: 'server' })),
-    { id: 'db', label: 'database', kind: 'db' },
+    { id: 'db', label: service.store, kind: 'db' },
   ];
   const laneOf = new Map(lanes.map((l, i) => [l.id, i]));
   const NET = laneOf.get('net')!;
@@ -473,7 +481,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     const was = lastStep.get(task);
     return {
       t, kind: 'resumed', actor: task, event: was ?? 'resumed', from: lane(task), ...(r !== undefined ? { to: DB } : {}), db, line: '',
-      text: `${r !== undefined ? `#${r.n}` : task} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to the database`,
+      text: `${r !== undefined ? `#${r.n}` : task} resumes${was !== undefined ? ` inside its ${was} step` : ''} and writes to ${service.store === 'database' ? 'the database' : service.store}`,
     };
   };
   /** Request number → its `delivered` step (an abort at the same instant says the answer was not read). */

@@ -92,9 +92,10 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
 
   // ---- diagram (redrawn when scheduler rows are hidden or shown, so the rows stay contiguous)
   const lanes = d.lanes;
+  const store = storeOf(d);
   const texts = el('ol', { class: 'st-texts' });
   const diagram = el('div', { class: 'st-diagram' });
-  const panel = el('aside', { class: 'st-panel', 'aria-label': 'the database and the decision at this step' });
+  const panel = el('aside', { class: 'st-panel', 'aria-label': `the ${store} and the decision at this step` });
   root.append(el('div', { class: 'st-main' }, el('div', { class: 'st-left' }, diagram, el('details', { class: 'st-log' }, el('summary', {}, 'every step as a sentence'), texts)), panel));
   let rows: Array<Element | undefined> = [];
   let textRows: Array<HTMLElement | undefined> = [];
@@ -141,7 +142,7 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
           svg('text', { class: 'lbl in', x: x1, y: y + 4, 'text-anchor': 'middle' }, shortLabel(s)));
       }
       const v = violationAt.get(i);
-      const mark = v ? `✗ ${v.invariant}` : s.decision?.preempted ? '⚡ preemption' : s.check?.outcome === 'pass' ? `${s.event} passed` : s.dbChange ? 'database changes' : '';
+      const mark = v ? `✗ ${v.invariant}` : s.decision?.preempted ? '⚡ preemption' : s.check?.outcome === 'pass' ? `${s.event} passed` : s.dbChange ? `${store} changes` : '';
       if (mark && markW > 0) g.append(svg('text', { class: v ? 'vmark' : s.decision ? 'pmark' : 'cmark', x: width - markW + 8, y: y + 4 }, mark));
       g.addEventListener('click', () => go(i));
       body.append(g);
@@ -267,6 +268,11 @@ function fmtMs(t: number): string {
   return Number.isInteger(t) ? String(t) : t.toFixed(3);
 }
 
+/** What the page calls the storage: its lane's label ('database', or 'redis' for a hosted app's store). */
+function storeOf(d: StepperData): string {
+  return d.lanes.find((l) => l.kind === 'db')?.label ?? 'database';
+}
+
 /** The right-hand panel for step n: what happened, the decision, the violation, the database rows. */
 function drawPanel(panel: HTMLElement, d: StepperData, n: number): void {
   const s = d.steps[n]!;
@@ -292,7 +298,7 @@ function drawPanel(panel: HTMLElement, d: StepperData, n: number): void {
       parts.push(el('div', { class: 'st-violation past' }, `✗ ${v.invariant} broken since step ${v.step + 1}`));
     }
   }
-  if (s.dbChange) parts.push(el('div', { class: 'st-change' }, el('strong', {}, 'database change: '), s.dbChange.join('; ')));
+  if (s.dbChange) parts.push(el('div', { class: 'st-change' }, el('strong', {}, `${storeOf(d)} change: `), s.dbChange.join('; ')));
   if (db.tables !== undefined) parts.push(...db.tables.map((t) => anyTable(t, prev.tables?.find((p) => p.name === t.name))));
   else {
     parts.push(reportsTable(db, prev, d.violations.filter((v) => v.step <= n && v.invariant === 'exactly-one').length > 0));
