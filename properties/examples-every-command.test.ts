@@ -158,7 +158,7 @@ function operationRequest(def: ServiceDefinition, key: string) {
   const op = { runId: 'sweep-1', module: 'checkout', title: 'Pay fails', steps: 'press Pay', tenant: 'default' };
   return {
     method: def.operation.method ?? 'POST',
-    path: def.operation.path,
+    path: typeof def.operation.path === 'string' ? def.operation.path : def.operation.path(op),
     headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-tenant': 'default' },
     body: def.operation.body(op),
   };

@@ -5,7 +5,7 @@ import { RandomChoice } from '../sim/choice/random.js';
 import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import { SimNetwork, SimServer } from '../net/sim-network.js';
-import type { AttemptRecord, HarnessResult } from '../harness/client.js';
+import type { AttemptRecord, Endpoint, HarnessResult } from '../harness/client.js';
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from '../scenario/schema.js';
 import { serviceOf } from '../scenario/service-of.js';
@@ -125,6 +125,15 @@ export interface ClientRunOptions {
  * instant a retryable answer, a failed connection or a timeout reached it; and the service's
  * effects: `exactly-one` per operation, `id-exists` for every acknowledged id.
  */
+/**
+ * Each operation's own requests: its method to its path (a service's path
+ * may name the operation's resource, `/orders/<runId>`), any query string
+ * aside. Another operation's requests are not its attempts.
+ */
+export function attemptsByOperation(endpoint: Endpoint, operations: Scenario['operations']): Map<string, (r: SentRequest) => boolean> {
+  return new Map(operations.map((op) => [op.id, isAttemptOf({ method: endpoint.method, path: endpoint.path({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant: op.tenant ?? 'default' }) })]));
+}
+
 export async function runClientScenario(s: Scenario, client: RetryClient, opts: ClientRunOptions = {}): Promise<ClientRun> {
   const def = serviceOf(s, opts.service);
   const endpoint = endpointOf(def);
@@ -152,11 +161,12 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
     const starts = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => {
       const name = `${op.id}.w${w}`;
       const tenant = op.tenant ?? 'default';
+      const intent = { runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant };
       const operation: ClientOperation = {
         id: op.runId,
-        url: `${SIM_ORIGIN}${endpoint.path}`,
+        url: `${SIM_ORIGIN}${endpoint.path(intent)}`,
         method: endpoint.method,
-        body: endpoint.body({ runId: op.runId, module: op.module, title: op.title, steps: op.steps, tenant }),
+        body: endpoint.body(intent),
         headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
       };
       const record: ClientRun['workers'][number] = { name, operation: op.id, tenant, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
@@ -267,8 +277,9 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       });
       noteClientRun(opts.reached, workers, s.operations);
     }
-    const isAttempt = isAttemptOf(endpoint);
+    const attemptsOf = attemptsByOperation(endpoint, s.operations);
     const ends: OperationEnd[] = s.operations.map((op) => {
+      const isAttempt = attemptsOf.get(op.id)!;
       const mine = workers.filter((w) => w.operation === op.id);
       const attempts: AttemptRecord[] = [];
       const results: HarnessResult[] = [];
@@ -282,7 +293,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
       return { id: op.id, runId: op.runId, tenant: op.tenant ?? 'default', keySource: 'tool_call', attempts, results };
     });
     const verdict = checkServiceInvariants(def, sdb.db, ends);
-    const told = workers.flatMap((w) => resolvedWithoutEffect(w, verdict.reports[w.operation] ?? 0, def.effects.noun ?? 'effect', isAttempt) ?? []);
+    const told = workers.flatMap((w) => resolvedWithoutEffect(w, verdict.reports[w.operation] ?? 0, def.effects.noun ?? 'effect', attemptsOf.get(w.operation)!) ?? []);
     const violations = [...verdict.violations, ...told, ...clientCheckViolations(workers, client.deadlineMs, s.client.epochMs ?? 0)];
     return { reports: verdict.reports, violations, workers, result, trace: opts.keepTrace ? kernel.trace!.lines() : [] };
   } finally {

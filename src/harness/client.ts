@@ -103,7 +103,8 @@ export interface HarnessOptions {
  */
 export interface Endpoint {
   method: string;
-  path: string;
+  /** Where one operation is sent (a service's path may name the operation's resource). */
+  path(intent: ReportIntent): string;
   /** The request body of one operation. */
   body(intent: ReportIntent): string;
   /** The id a 2xx answer acknowledges, or undefined. */
@@ -142,7 +143,7 @@ export async function submitReport(
     if (key !== undefined) headers['idempotency-key'] = key;
     if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
     const startMs = env.now();
-    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, Math.min(timeoutMs, deadline - startMs));
+    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path(intent) ?? '/reports', headers, body }, Math.min(timeoutMs, deadline - startMs));
     const rec = record(wire, toolUseId, attempt, key, intent.title, startMs, env.now(), endpoint?.resultId ?? parseReportId);
     log.push(rec);
     if (wire.kind === 'response') {

@@ -198,27 +198,29 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
     // (connection setup, compiling the handler's path, the first commit) take tens of ms more than the rest,
     // and the lab measures the client against the processing time, not a cold start.
     const idle = await backgroundOf(port);
+    const warmUp = { runId: 'flaky-warmup', module: 'checkout', title: 'warm-up', steps: '-', tenant: 'default' };
     for (let i = 0; i < 3; i++) {
-      const res = await globalThis.fetch(`http://127.0.0.1:${port}${endpoint.path}`, {
+      const res = await globalThis.fetch(`http://127.0.0.1:${port}${endpoint.path(warmUp)}`, {
         method: endpoint.method, headers: { 'content-type': 'application/json', 'idempotency-key': `flaky-warmup-${i}` },
-        body: endpoint.body({ runId: 'flaky-warmup', module: 'checkout', title: 'warm-up', steps: '-', tenant: 'default' }),
+        body: endpoint.body(warmUp),
       });
       await res.arrayBuffer();
     }
     // The warm-up's own deferred work (a 202 whose effect a timer writes) finishes before the first run: counted
     // in that run's idle baseline, it let the run be read before its own timer wrote (exactly-one, on a correct service).
     await settle(server, SETTLE_LIMIT_MS, idle);
-    // As the simulation judges them: a query string on the operation's path is still its attempt.
-    const isAttempt = isAttemptOf(endpoint);
     const t0 = Date.now();
     const perRun: ClientTestRun[] = [];
     for (let i = 0; i < o.runs; i++) {
       const processingMs = processingOf(o, i);
       await server.setFaults({ slowMs: processingMs });
       const runId = `flaky-${i}`;
+      const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', tenant: 'default' };
+      // As the simulation judges them: a query string on the operation's path is still its attempt.
+      const isAttempt = isAttemptOf({ method: endpoint.method, path: endpoint.path(intent) });
       const op: ClientOperation = {
-        id: runId, url: `http://127.0.0.1:${port}${endpoint.path}`, method: endpoint.method,
-        body: endpoint.body({ runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', tenant: 'default' }),
+        id: runId, url: `http://127.0.0.1:${port}${endpoint.path(intent)}`, method: endpoint.method,
+        body: endpoint.body(intent),
         headers: { 'content-type': 'application/json' },
       };
       const sent: SentRequest[] = [];

@@ -114,7 +114,7 @@ async function probeKeyReuse(transport: Transport, key: string, original: Report
   // Said on the trace: otherwise a worker that already succeeded is seen sending again, for no stated reason.
   note?.(`${KEY_REUSE_PROBE} key '${key}' sent again with another body (title '${intent.title}'): it must be refused`);
   const send = async () => {
-    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path ?? '/reports', headers, body }, timeoutMs);
+    const wire = await transport.send({ method: endpoint?.method ?? 'POST', path: endpoint?.path(original) ?? '/reports', headers, body }, timeoutMs);
     return wire.kind === 'response' ? wire.status : wire.reason;
   };
   let outcome = await send();

@@ -258,7 +258,13 @@ export interface ServiceDefinition<M = unknown> {
   operation: {
     /** Default `POST`. */
     method?: string;
-    path: string;
+    /**
+     * Where the operation is sent: a path (`'/orders'`), or the path of one
+     * operation when it names its resource (`(op) => \`/orders/${op.runId}\``:
+     * a PUT whose URL is the idempotency key, a POST under a parent). Either
+     * starts with `/`; a query string is part of it.
+     */
+    path: string | ((op: OperationIntent) => string);
     /** The request body of one logical operation (must depend on `runId`; without `title` the key-reuse probe is left out). */
     body(op: OperationIntent): string;
     /**

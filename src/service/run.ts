@@ -7,8 +7,8 @@ import { SimNetwork, SimServer } from '../net/sim-network.js';
 import { planWorkers } from '../scenario/workers.js';
 import type { RunOptions, ScenarioRun } from '../scenario/run.js';
 import type { Scenario } from '../scenario/schema.js';
-import { outcomeUnknownText, type Endpoint } from '../harness/client.js';
-import type { EffectId, ServiceDefinition } from './definition.js';
+import { outcomeUnknownText, type Endpoint, type ReportIntent } from '../harness/client.js';
+import type { EffectId, OperationIntent, ServiceDefinition } from './definition.js';
 import { isEffectId, valueText } from './ids.js';
 import { releaseDatabase, simDatabase, type ServiceDatabase } from './db.js';
 import { onKernelClock, ServiceHost, stuckRequest, leftUnsettled } from './host.js';
@@ -35,11 +35,16 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
       throw new ServiceError(def.name, `operation.${what} threw ${describeThrow(e)}`);
     }
   };
+  const path = op.path;
   return {
     method: op.method ?? 'POST',
-    path: op.path,
+    path: typeof path === 'string' ? () => path : wrap('path', (i) => {
+      const p = path(intentOf(i));
+      if (typeof p !== 'string' || !p.startsWith('/')) throw new ServiceError(def.name, `operation.path must return the path of the operation (a string starting with '/'), got ${typeof p === 'string' ? JSON.stringify(p) : typeof p}`);
+      return p;
+    }),
     body: wrap('body', (i) => {
-      const b = op.body({ runId: i.runId, module: i.module, title: i.title, steps: i.steps, tenant: i.tenant ?? 'default' });
+      const b = op.body(intentOf(i));
       if (typeof b !== 'string') throw new ServiceError(def.name, `operation.body must return the body text (a string), got ${typeof b}`);
       return b;
     }),
@@ -47,6 +52,11 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
     // In the service's words: its noun and its own progress query, never the built-in tracker's.
     unknownText: wrap('progress.query', (i) => outcomeUnknownText(def.effects.noun ?? 'effect', def.progress?.query({ runId: i.runId, tenant: i.tenant ?? 'default' }).path)),
   };
+}
+
+/** What a service's operation functions are given: the operation, without the harness's own fields. */
+function intentOf(i: ReportIntent): OperationIntent {
+  return { runId: i.runId, module: i.module, title: i.title, steps: i.steps, tenant: i.tenant ?? 'default' };
 }
 
 /**

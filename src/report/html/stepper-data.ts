@@ -146,7 +146,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
       if (m && e.event === 'spawn') {
         // The worker's transport reported the request just before the network spawned its task.
         const sent = pending.get(m[2]!)?.shift();
-        requests.set(e.actor, { worker: m[2]!, server: Number(m[1]), n: Number(m[3]), key: sent?.key, tenant: sent?.tenant ?? 'default', entry: entries.length - 1, method: sent?.method ?? def.operation.method ?? 'POST', path: sent?.path ?? def.operation.path ?? '/' });
+        requests.set(e.actor, { worker: m[2]!, server: Number(m[1]), n: Number(m[3]), key: sent?.key, tenant: sent?.tenant ?? 'default', entry: entries.length - 1, method: sent?.method ?? def.operation.method ?? 'POST', path: sent?.path ?? (typeof def.operation.path === 'string' ? def.operation.path : '/') });
       }
     },
     request(worker, req) {
@@ -167,7 +167,7 @@ export async function observeRun<R extends ObservableRun>(s: Scenario, source: S
     if (!((e instanceof ServiceError || e instanceof ClientError) && e.ofTheRun)) throw e;
     throw new StoppedRunPage(e, stoppedData(s, source, def, { entries, before, turns: turnsOf(turnOf, turnStart), requests, states, client, tracker }, e.message));
   }
-  const built = buildSteps(s, entries, before, turnsOf(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: client !== undefined, store: storeLabel(def) });
+  const built = buildSteps(s, entries, before, turnsOf(turnOf, turnStart), final, run.result.choices, requests, states, { steps: new Set(def.steps), noun, client: client !== undefined, store: storeLabel(def) });
   const workers = client?.workers(run);
   const steps = workers === undefined ? built.steps : withClientSteps(built.steps, workers, built.lanes, requests, client!.name);
   const m = matchesExpect(s, run, noun);
@@ -220,7 +220,7 @@ function stoppedData<R>(s: Scenario, source: StepperSource, def: ServiceDefiniti
   const shown = entries.slice(0, cut);
   const final = before[cut] ?? before[before.length - 1] ?? 0;
   const choices = s.schedule.slice(0, known);
-  const built = buildSteps(s, shown, before.slice(0, cut), { end: seen.turns.end.slice(0, cut), start: seen.turns.start.slice(0, cut) }, final, choices, requests, states, { steps: new Set(def.steps), path: def.operation.path ?? '/', noun, client: seen.client !== undefined, store: storeLabel(def) });
+  const built = buildSteps(s, shown, before.slice(0, cut), { end: seen.turns.end.slice(0, cut), start: seen.turns.start.slice(0, cut) }, final, choices, requests, states, { steps: new Set(def.steps), noun, client: seen.client !== undefined, store: storeLabel(def) });
   // The last step is the stop itself, so that stepping through ends on why (on the lane of the request it names, when it names one).
   const t = shown[shown.length - 1]?.t ?? 0;
   const named = /request (s\d+\/\S+#\d+)/.exec(why)?.[1];
@@ -431,7 +431,7 @@ function turnsOf(turnOf: readonly number[], turnStart: readonly number[]): Turns
   };
 }
 
-function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns: Turns, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; path: string; noun: string; client: boolean; store: string }): { lanes: Lane[]; steps: Step[] } {
+function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns: Turns, final: number, choices: ChoiceRecord[], requests: Map<string, RequestInfo>, states: DbState[], service: { steps: ReadonlySet<string>; noun: string; client: boolean; store: string }): { lanes: Lane[]; steps: Step[] } {
   const serviceSteps = service.steps;
   const workers = s.operations.flatMap((op) => Array.from({ length: op.workers }, (_, w) => `${op.id}.w${w}`));
   const lanes: Lane[] = [
@@ -555,7 +555,7 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     const wl = lane(req.worker);
     const name = `#${req.n}`;
     if (e.event === 'spawn') {
-      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} ${service.client ? `${req.method} ${req.path}` : `POST ${service.path}`} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
+      push({ ...base, kind: 'request', from: wl, to: srv, text: `${name} ${req.method} ${req.path} → s${req.server}${req.key !== undefined ? `, key ${req.key}` : ', no key'}` });
     } else if (e.event === 'refused') {
       state.answered.set(e.actor, 'refused');
       push({ ...base, kind: 'refused', from: srv, text: `${name}: connection refused (s${req.server} is down)` });
