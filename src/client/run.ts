@@ -167,7 +167,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
         url: `${SIM_ORIGIN}${endpoint.path(intent)}`,
         method: endpoint.method,
         body: endpoint.body(intent),
-        headers: { 'content-type': 'application/json', ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
+        headers: { 'content-type': 'application/json', ...endpoint.headers?.(intent), ...(op.tenant ? { 'x-tenant': op.tenant } : {}) },
       };
       const record: ClientRun['workers'][number] = { name, operation: op.id, tenant, startMs: op.startMs + w * op.staggerMs, endMs: 0, sent: [], outcome: 'resolved' };
       workers.push(record);

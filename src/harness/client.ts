@@ -107,6 +107,8 @@ export interface Endpoint {
   path(intent: ReportIntent): string;
   /** The request body of one operation. */
   body(intent: ReportIntent): string;
+  /** Headers of the service's own on every request of the operation (lower-case names). */
+  headers?(intent: ReportIntent): Record<string, string>;
   /** The id a 2xx answer acknowledges, or undefined. */
   resultId(body: string): EffectId | undefined;
   /** "Outcome unknown" for this operation in the service's words (see {@link outcomeUnknownText}). Default {@link OUTCOME_UNKNOWN_TEXT}. */
@@ -137,9 +139,10 @@ export async function submitReport(
   const keyCtx = { ...(intent.keyFrom ?? { runId: intent.runId, module: intent.module, title: intent.title }), toolUseId, rng: env.rng };
   const deadline = opts.deadlineMs === undefined ? Infinity : env.now() + opts.deadlineMs;
   const unknown = endpoint?.unknownText?.(intent) ?? OUTCOME_UNKNOWN_TEXT;
+  const own = endpoint?.headers?.(intent);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const key = attemptKey(opts.keySource, keyCtx);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...own };
     if (key !== undefined) headers['idempotency-key'] = key;
     if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
     const startMs = env.now();

@@ -201,7 +201,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
     const warmUp = { runId: 'flaky-warmup', module: 'checkout', title: 'warm-up', steps: '-', tenant: 'default' };
     for (let i = 0; i < 3; i++) {
       const res = await globalThis.fetch(`http://127.0.0.1:${port}${endpoint.path(warmUp)}`, {
-        method: endpoint.method, headers: { 'content-type': 'application/json', 'idempotency-key': `flaky-warmup-${i}` },
+        method: endpoint.method, headers: { 'content-type': 'application/json', ...endpoint.headers?.(warmUp), 'idempotency-key': `flaky-warmup-${i}` },
         body: endpoint.body(warmUp),
       });
       await res.arrayBuffer();
@@ -221,7 +221,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       const op: ClientOperation = {
         id: runId, url: `http://127.0.0.1:${port}${endpoint.path(intent)}`, method: endpoint.method,
         body: endpoint.body(intent),
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...endpoint.headers?.(intent) },
       };
       const sent: SentRequest[] = [];
       // What the server had running before this run (an interval an earlier run left) is not this run's to wait for.

@@ -163,6 +163,9 @@ export interface RecoverOperationInput {
   onFound?(): void;
 }
 
+/** The operation request's headers a GET asking about it does not carry (its body's type, its key; the tenant is set anew). */
+const NOT_FOR_THE_QUERY = new Set(['content-type', 'content-length', 'idempotency-key', 'x-tenant']);
+
 /**
  * One operation's recovery, as {@link runRecovery} describes it: ask the
  * service's query, else resubmit the last request verbatim with backoff
@@ -173,7 +176,9 @@ export interface RecoverOperationInput {
 export async function recoverOperation(o: RecoverOperationInput): Promise<RecoveryOutcome> {
   const { scenario: s, end, req, startMs, timeoutMs, budgetMs } = o;
   const policy = NAMED_POLICIES[s.client.policy]!;
+  // The service's own headers on the operation's requests (operation.headers: credentials) go with the query too.
   const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !NOT_FOR_THE_QUERY.has(k)) headers[k] = v;
   if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
   const query = { method: 'GET', path: o.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
   /** Asks whether the operation took effect. */

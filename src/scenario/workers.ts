@@ -107,7 +107,7 @@ export function editedTitle(title: string): string {
  */
 async function probeKeyReuse(transport: Transport, key: string, original: ReportIntent, endpoint: Endpoint | undefined, timeoutMs: number, note?: (text: string) => void) {
   const intent = { ...original, title: editedTitle(original.title) };
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': key };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...endpoint?.headers?.(original), 'idempotency-key': key };
   if (intent.tenant !== undefined) headers['x-tenant'] = intent.tenant;
   const body = endpoint ? endpoint.body(intent) : JSON.stringify({ run_id: intent.runId, module: intent.module, title: intent.title, steps: intent.steps });
   if (endpoint && body === endpoint.body(original)) return undefined;

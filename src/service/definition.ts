@@ -268,6 +268,14 @@ export interface ServiceDefinition<M = unknown> {
     /** The request body of one logical operation (must depend on `runId`; without `title` the key-reuse probe is left out). */
     body(op: OperationIntent): string;
     /**
+     * Headers of your own on every request of the operation, e.g. the
+     * credentials your app's middleware asks for (`(op) => ({ authorization:
+     * 'Bearer ' + tokenOf(op.tenant) })`): string values; `content-type`
+     * (default `application/json`) may be replaced, `idempotency-key` and
+     * `x-tenant` are the campaign's. The progress query gets them too.
+     */
+    headers?(op: OperationIntent): Record<string, string>;
+    /**
      * The id of the effect a 2xx answer acknowledges, or undefined when the
      * answer names none. Default: the JSON body's `id` field when it is a
      * number or a non-empty string (`{"id":42}`, `{"id":"3f2a…"}`). Anything
@@ -312,7 +320,7 @@ export interface ServiceDefinition<M = unknown> {
      * is mis-configured (SPEC §3), and its lack of progress is excused.
      */
     leased: boolean;
-    /** The read a client sends to ask whether the operation took effect (method GET; `x-tenant` is added). */
+    /** The read a client sends to ask whether the operation took effect (method GET; `x-tenant` and `operation.headers` are added). */
     query(op: EffectOwner): { path: string };
     /** Whether the query's answer shows the effect. */
     found(status: number, body: string): boolean;

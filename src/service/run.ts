@@ -48,10 +48,35 @@ export function endpointOf(def: ServiceDefinition): Endpoint {
       if (typeof b !== 'string') throw new ServiceError(def.name, `operation.body must return the body text (a string), got ${typeof b}`);
       return b;
     }),
+    ...(op.headers === undefined ? {} : { headers: wrap('headers', (i: ReportIntent) => checkedHeaders(def.name, 'operation.headers', op.headers!(intentOf(i)))) }),
     resultId: op.resultId === undefined ? defaultResultId : checkedResultId(def.name, wrap('resultId', op.resultId)),
     // In the service's words: its noun and its own progress query, never the built-in tracker's.
     unknownText: wrap('progress.query', (i) => outcomeUnknownText(def.effects.noun ?? 'effect', def.progress?.query({ runId: i.runId, tenant: i.tenant ?? 'default' }).path)),
   };
+}
+
+/** Headers the campaign sets itself: a service's own may not replace them. */
+const CAMPAIGN_HEADERS = new Set(['idempotency-key', 'x-tenant']);
+
+/**
+ * A service's own request headers (operation.headers, progress.query's),
+ * checked once where they are made: an object of strings with names HTTP
+ * allows, none of the campaign's own. Names come back lower-case, as Node
+ * hands them to a handler.
+ */
+export function checkedHeaders(service: string, what: string, h: unknown): Record<string, string> {
+  if (typeof h !== 'object' || h === null || Array.isArray(h)) throw new ServiceError(service, `${what} must return an object of header names to string values, got ${h === null ? 'null' : Array.isArray(h) ? 'an array' : typeof h}`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    if (typeof v !== 'string') throw new ServiceError(service, `${what}: header '${k}' of type ${typeof v} (header values are strings)`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) throw new ServiceError(service, `${what}: ${JSON.stringify(k)} is not a header name`);
+    if (/[\r\n\0]/.test(v)) throw new ServiceError(service, `${what}: header '${k}' has a line break or NUL in its value`);
+    const name = k.toLowerCase();
+    if (CAMPAIGN_HEADERS.has(name)) throw new ServiceError(service, `${what}: '${name}' is the campaign's own header (it sends the key source's key and the operation's tenant); leave it out`);
+    out[name] = v;
+  }
+  return out;
 }
 
 /** What a service's operation functions are given: the operation, without the harness's own fields. */

@@ -1,0 +1,113 @@
+/**
+ * `operation.headers(op)`: headers of the service's own on every request of
+ * an operation — the credentials an authenticated endpoint asks for. Until
+ * 2026-12 the campaign sent only content-type, the key and the tenant, so a
+ * service (or an unmodified app) behind authentication answered every
+ * request 401 and a campaign could only say inconclusive.
+ */
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+import { runClientCampaign } from '../client/campaign.js';
+import type { RetryClient } from '../client/run.js';
+import { recoverOperation } from '../scenario/recovery.js';
+import { loadScenario } from '../scenario/load.js';
+import { Prng } from '../random/prng.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import authed from './fixtures/authed-orders.js';
+
+const tmp = tempDirs();
+const cli = (...args: string[]) => runMain(args);
+const SERVICE = 'src/service/fixtures/authed-orders.ts';
+
+/** A retrying client that sends what the operation gives it (its headers included, or not). */
+const client = (sendsOpHeaders: boolean): RetryClient => ({
+  name: sendsOpHeaders ? 'with-op-headers' : 'without-op-headers',
+  deadlineMs: 30_000,
+  async run(fetch, op) {
+    const key = crypto.randomUUID();
+    const headers = sendsOpHeaders ? { ...op.headers, 'idempotency-key': key } : { 'content-type': 'application/json', 'idempotency-key': key, ...(op.headers['x-tenant'] ? { 'x-tenant': op.headers['x-tenant'] } : {}) };
+    for (let attempt = 0; attempt < 6; attempt++) {
+      let wait = Math.random() * 100 * 2 ** attempt;
+      try {
+        const res = await fetch(op.url, { method: op.method, headers, body: op.body, signal: AbortSignal.timeout(2000) });
+        if (res.ok) return await res.json();
+        if (res.status < 500 && res.status !== 429 && res.status !== 409) throw new Error(`HTTP ${res.status}`);
+        wait = Math.max(wait, Number(res.headers.get('retry-after') ?? 0) * 1000);
+      } catch (e) {
+        if (!(e instanceof TypeError || (e instanceof DOMException && e.name === 'TimeoutError'))) throw e;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    throw new Error('gave up: the order may exist');
+  },
+});
+
+describe('operation.headers: the credentials of an authenticated endpoint', () => {
+  it('check --service: the authenticated service holds (every request carries its tenant\'s token); its split-key variant fails exactly-one and replays', async () => {
+    const found = tmp('rs-auth-found-');
+    const ok = await cli('check', '--service', SERVICE, '--runs', '300', '--found', found, '--json');
+    expect(ok.code, ok.err).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ verdict: 'holds' });
+    const bad = await cli('check', '--service', 'src/service/fixtures/authed-orders-split.ts', '--runs', '300', '--found', found, '--json');
+    expect(bad.code, bad.err).toBe(1);
+    const j = JSON.parse(bad.out) as { violations: string[]; counterexample: string };
+    expect(j.violations).toContain('exactly-one');
+    expect((await cli('replay', j.counterexample)).code).toBe(0);
+  }, 180_000);
+
+  it('check --client: op.headers carries them, so a client sending op.headers holds; one that drops them is told 401 and is inconclusive', async () => {
+    const holds = await runClientCampaign({ client: client(true), service: authed, runs: 200, seed: 1 });
+    expect(holds.verdict, JSON.stringify(holds.counterexample?.violations)).toBe('holds');
+    const dropped = await runClientCampaign({ client: client(false), service: authed, runs: 20, seed: 1 });
+    expect(dropped.verdict).toBe('inconclusive');
+    expect(dropped.inconclusive).toMatch(/→ 401 \{"error":"unauthorized"\}/);
+  }, 180_000);
+
+  it('the progress query carries the operation\'s own headers, not its body type or key; the tenant is set anew', async () => {
+    const s = loadScenario('scenarios/canonical/lost_response/key_atomic--tool_call.json');
+    const sent: TrackerRequest[] = [];
+    const req: TrackerRequest = { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', authorization: 'Bearer token-globex', 'x-request-source': 'web', 'idempotency-key': 'k1', 'x-tenant': 'globex' }, body: '{"ref":"run-1"}' };
+    const outcome = await recoverOperation({
+      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'globex', keySource: 'tool_call', attempts: [], results: [] }, req, startMs: 0, timeoutMs: 100, budgetMs: 1000,
+      send: async (x) => {
+        sent.push(x);
+        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
+      },
+      sleep: async () => {}, now: () => 0, rng: new Prng(1),
+    });
+    expect(outcome.kind).toBe('found');
+    expect(sent).toEqual([{ method: 'GET', path: '/orders?ref=run-1', headers: { authorization: 'Bearer token-globex', 'x-request-source': 'web', 'x-tenant': 'globex' }, body: '' }]);
+    // The default tenant sends no tenant header, as before.
+    sent.length = 0;
+    await recoverOperation({
+      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'default', keySource: 'tool_call', attempts: [], results: [] }, req: { ...req, headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' } }, startMs: 0, timeoutMs: 100, budgetMs: 1000,
+      send: async (x) => {
+        sent.push(x);
+        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
+      },
+      sleep: async () => {}, now: () => 0, rng: new Prng(1),
+    });
+    expect(sent.map((x) => x.headers)).toEqual([{}]);
+  });
+
+  it('headers that are not an object of strings, not header names, or the campaign\'s own: one line naming operation.headers, exit 2', async () => {
+    const dir = tmp('rs-auth-bad-');
+    const cases: Array<[string, RegExp]> = [
+      ['() => "Bearer x"', /operation\.headers must return an object of header names to string values, got string$/],
+      ['() => ({ authorization: 42 })', /operation\.headers: header 'authorization' of type number \(header values are strings\)$/],
+      ['() => ({ "bad name": "x" })', /operation\.headers: "bad name" is not a header name$/],
+      ['() => ({ "Idempotency-Key": "mine" })', /operation\.headers: 'idempotency-key' is the campaign's own header .*; leave it out$/],
+      ['() => ({ authorization: "a\\nb" })', /operation\.headers: header 'authorization' has a line break or NUL in its value$/],
+    ];
+    for (const [i, [fn, message]] of cases.entries()) {
+      const f = `${dir}/bad-${i}.ts`;
+      writeFileSync(f, `import authed from '${process.cwd()}/src/service/fixtures/authed-orders.ts';\nexport default { ...authed, operation: { ...authed.operation, headers: ${fn} } };\n`);
+      const r = await cli('check', '--service', f, '--runs', '5');
+      expect(r.code, `${fn}: ${r.err}`).toBe(2);
+      expect(r.err.trim().split('\n'), fn).toHaveLength(1);
+      expect(r.err.trim(), fn).toMatch(message);
+    }
+  }, 120_000);
+});
