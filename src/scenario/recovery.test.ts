@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseScenario } from './load.js';
+import { loadScenario, parseScenario } from './load.js';
 import { runScenario, type ScenarioRun } from './run.js';
-import { clockSkewMs, recoveryTimeoutMs, runRecovery } from './recovery.js';
+import { clockSkewMs, recoverOperation, recoveryTimeoutMs, runRecovery } from './recovery.js';
+import { Prng } from '../random/prng.js';
+import type { TrackerRequest } from '../tracker/messages.js';
+import authed from '../service/fixtures/authed-orders.js';
 import type { ServiceDefinition, ServiceSim } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { hostInstances } from '../service/run.js';
@@ -413,5 +416,34 @@ describe('what the recovery phase asks and sends', () => {
     const e = await runScenario(scenario({ service: { module: 'never-answers' } }), { service: def }).then(() => undefined, (x: unknown) => x);
     expect(e).toBeInstanceOf(ServiceError);
     expect((e as Error).message).toMatch(/never-answers.*never answered/);
+  });
+});
+
+describe('the progress query\'s headers (operation.headers: an authenticated endpoint)', () => {
+  it('the progress query carries the operation\'s own headers, not its body type or key; the tenant is set anew', async () => {
+    const s = loadScenario('scenarios/canonical/lost_response/key_atomic--tool_call.json');
+    const sent: TrackerRequest[] = [];
+    const req: TrackerRequest = { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', authorization: 'Bearer token-globex', 'x-request-source': 'web', 'idempotency-key': 'k1', 'x-tenant': 'globex' }, body: '{"ref":"run-1"}' };
+    const outcome = await recoverOperation({
+      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'globex', keySource: 'tool_call', attempts: [], results: [] }, req, startMs: 0, timeoutMs: 100, budgetMs: 1000,
+      send: async (x) => {
+        sent.push(x);
+        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
+      },
+      sleep: async () => {}, now: () => 0, rng: new Prng(1),
+    });
+    expect(outcome.kind).toBe('found');
+    expect(sent).toEqual([{ method: 'GET', path: '/orders?ref=run-1', headers: { authorization: 'Bearer token-globex', 'x-request-source': 'web', 'x-tenant': 'globex' }, body: '' }]);
+    // The default tenant sends no tenant header, as before.
+    sent.length = 0;
+    await recoverOperation({
+      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'default', keySource: 'tool_call', attempts: [], results: [] }, req: { ...req, headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' } }, startMs: 0, timeoutMs: 100, budgetMs: 1000,
+      send: async (x) => {
+        sent.push(x);
+        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
+      },
+      sleep: async () => {}, now: () => 0, rng: new Prng(1),
+    });
+    expect(sent.map((x) => x.headers)).toEqual([{}]);
   });
 });

@@ -177,8 +177,9 @@ export async function recoverOperation(o: RecoverOperationInput): Promise<Recove
   const { scenario: s, end, req, startMs, timeoutMs, budgetMs } = o;
   const policy = NAMED_POLICIES[s.client.policy]!;
   // The service's own headers on the operation's requests (operation.headers: credentials) go with the query too.
+  // (The clients build every request's headers from strings: no value is undefined.)
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !NOT_FOR_THE_QUERY.has(k)) headers[k] = v;
+  for (const [k, v] of Object.entries(req.headers)) if (!NOT_FOR_THE_QUERY.has(k)) headers[k] = v as string;
   if (end.tenant !== 'default') headers['x-tenant'] = end.tenant;
   const query = { method: 'GET', path: o.progress.query({ runId: end.runId, tenant: end.tenant }).path, headers, body: '' };
   /** Asks whether the operation took effect. */

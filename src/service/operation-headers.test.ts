@@ -11,10 +11,6 @@ import { runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { runClientCampaign } from '../client/campaign.js';
 import type { RetryClient } from '../client/run.js';
-import { recoverOperation } from '../scenario/recovery.js';
-import { loadScenario } from '../scenario/load.js';
-import { Prng } from '../random/prng.js';
-import type { TrackerRequest } from '../tracker/messages.js';
 import authed from './fixtures/authed-orders.js';
 
 const tmp = tempDirs();
@@ -64,33 +60,6 @@ describe('operation.headers: the credentials of an authenticated endpoint', () =
     expect(dropped.verdict).toBe('inconclusive');
     expect(dropped.inconclusive).toMatch(/→ 401 \{"error":"unauthorized"\}/);
   }, 180_000);
-
-  it('the progress query carries the operation\'s own headers, not its body type or key; the tenant is set anew', async () => {
-    const s = loadScenario('scenarios/canonical/lost_response/key_atomic--tool_call.json');
-    const sent: TrackerRequest[] = [];
-    const req: TrackerRequest = { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', authorization: 'Bearer token-globex', 'x-request-source': 'web', 'idempotency-key': 'k1', 'x-tenant': 'globex' }, body: '{"ref":"run-1"}' };
-    const outcome = await recoverOperation({
-      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'globex', keySource: 'tool_call', attempts: [], results: [] }, req, startMs: 0, timeoutMs: 100, budgetMs: 1000,
-      send: async (x) => {
-        sent.push(x);
-        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
-      },
-      sleep: async () => {}, now: () => 0, rng: new Prng(1),
-    });
-    expect(outcome.kind).toBe('found');
-    expect(sent).toEqual([{ method: 'GET', path: '/orders?ref=run-1', headers: { authorization: 'Bearer token-globex', 'x-request-source': 'web', 'x-tenant': 'globex' }, body: '' }]);
-    // The default tenant sends no tenant header, as before.
-    sent.length = 0;
-    await recoverOperation({
-      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'default', keySource: 'tool_call', attempts: [], results: [] }, req: { ...req, headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' } }, startMs: 0, timeoutMs: 100, budgetMs: 1000,
-      send: async (x) => {
-        sent.push(x);
-        return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
-      },
-      sleep: async () => {}, now: () => 0, rng: new Prng(1),
-    });
-    expect(sent.map((x) => x.headers)).toEqual([{}]);
-  });
 
   it('headers that are not an object of strings, not header names, or the campaign\'s own: one line naming operation.headers, exit 2', async () => {
     const dir = tmp('rs-auth-bad-');
