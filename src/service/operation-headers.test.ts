@@ -10,35 +10,16 @@ import { describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { runClientCampaign } from '../client/campaign.js';
-import type { RetryClient } from '../client/run.js';
+import { opRetryClient } from '../client/fixtures/op-retry-client.js';
 import authed from './fixtures/authed-orders.js';
 
 const tmp = tempDirs();
 const cli = (...args: string[]) => runMain(args);
 const SERVICE = 'src/service/fixtures/authed-orders.ts';
 
-/** A retrying client that sends what the operation gives it (its headers included, or not). */
-const client = (sendsOpHeaders: boolean): RetryClient => ({
-  name: sendsOpHeaders ? 'with-op-headers' : 'without-op-headers',
-  deadlineMs: 30_000,
-  async run(fetch, op) {
-    const key = crypto.randomUUID();
-    const headers = sendsOpHeaders ? { ...op.headers, 'idempotency-key': key } : { 'content-type': 'application/json', 'idempotency-key': key, ...(op.headers['x-tenant'] ? { 'x-tenant': op.headers['x-tenant'] } : {}) };
-    for (let attempt = 0; attempt < 6; attempt++) {
-      let wait = Math.random() * 100 * 2 ** attempt;
-      try {
-        const res = await fetch(op.url, { method: op.method, headers, body: op.body, signal: AbortSignal.timeout(2000) });
-        if (res.ok) return await res.json();
-        if (res.status < 500 && res.status !== 429 && res.status !== 409) throw new Error(`HTTP ${res.status}`);
-        wait = Math.max(wait, Number(res.headers.get('retry-after') ?? 0) * 1000);
-      } catch (e) {
-        if (!(e instanceof TypeError || (e instanceof DOMException && e.name === 'TimeoutError'))) throw e;
-      }
-      await new Promise((r) => setTimeout(r, wait));
-    }
-    throw new Error('gave up: the order may exist');
-  },
-});
+/** A retrying client that sends what the operation gives it (its headers included, or only the key and the tenant). */
+const client = (sendsOpHeaders: boolean) => opRetryClient(sendsOpHeaders ? 'with-op-headers' : 'without-op-headers', sendsOpHeaders ? undefined
+  : (op, key) => ({ 'content-type': 'application/json', 'idempotency-key': key, ...(op.headers['x-tenant'] ? { 'x-tenant': op.headers['x-tenant'] } : {}) }));
 
 describe('operation.headers: the credentials of an authenticated endpoint', () => {
   it('check --service: the authenticated service holds (every request carries its tenant\'s token); its split-key variant fails exactly-one and replays', async () => {

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
-import { attemptsByOperation, type RetryClient } from '../client/run.js';
+import { attemptsByOperation } from '../client/run.js';
+import { opRetryClient } from '../client/fixtures/op-retry-client.js';
 import { runClientCampaign } from '../client/campaign.js';
 import { endpointOf } from './run.js';
 import putByUrl, { anyRef } from './fixtures/put-by-url.js';
@@ -23,27 +24,8 @@ const SERVICE = 'src/service/fixtures/put-by-url.ts';
 // It reads no Idempotency-Key (its URL is the key), so the key-reuse probe does not apply to it.
 const NO_PROBE = 'loseResponse,slow,concurrency,kill,pause,clockOffset,instances,loseAllAnswers,tenants,longSpans,threeWorkers';
 
-/** A retrying client that PUTs to the operation's own URL, one key per call, retrying 429/5xx/timeouts. */
-const putClient: RetryClient = {
-  name: 'put-client',
-  deadlineMs: 30_000,
-  async run(fetch, op) {
-    const key = crypto.randomUUID();
-    for (let attempt = 0; attempt < 6; attempt++) {
-      let wait = Math.random() * 100 * 2 ** attempt;
-      try {
-        const res = await fetch(op.url, { method: op.method, headers: { ...op.headers, 'idempotency-key': key }, body: op.body, signal: AbortSignal.timeout(2000) });
-        if (res.ok) return await res.json();
-        if (res.status < 500 && res.status !== 429 && res.status !== 409) throw new Error(`HTTP ${res.status}`);
-        wait = Math.max(wait, Number(res.headers.get('retry-after') ?? 0) * 1000);
-      } catch (e) {
-        if (!(e instanceof TypeError || (e instanceof DOMException && e.name === 'TimeoutError'))) throw e;
-      }
-      await new Promise((r) => setTimeout(r, wait));
-    }
-    throw new Error('gave up: the order may exist');
-  },
-};
+/** A retrying client that PUTs to the operation's own URL with what the operation gives it. */
+const putClient = opRetryClient('put-client');
 
 describe('operation.path as a function of the operation (a URL naming its resource)', () => {
   it('check --service: the correct PUT-by-URL service holds; written check-then-insert it fails exactly-one, its file replays, and its page draws PUT /orders/run-1', async () => {
