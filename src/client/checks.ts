@@ -177,7 +177,7 @@ export function reportsFailure(value: unknown, refusals: ReadonlySet<number> = n
  */
 export function isAttemptOf(endpoint: { method: string; path: string }): (r: SentRequest) => boolean {
   const method = endpoint.method.toUpperCase();
-  return (r) => r.method === method && r.path.split('?')[0] === endpoint.path;
+  return (r) => r.method === method && r.path.split('?')[0] === endpoint.path.split('?')[0];
 }
 
 /**

@@ -59,6 +59,11 @@ describe('operation.path as a function of the operation (a URL naming its resour
     expect(attempts.get('op1')!(req('GET', '/orders/run-1'))).toBe(false);
     expect(attempts.get('op2')!(req('PUT', '/orders/run-2'))).toBe(true);
     expect(attempts.get('op2')!(req('PUT', '/orders/run-1'))).toBe(false);
+    // A path with a query string of its own: its requests are its attempts, with or without the query.
+    const withQuery = attemptsByOperation({ ...endpoint, path: (i) => `/orders/${i.runId}?source=test` }, ops);
+    expect(withQuery.get('op1')!(req('PUT', '/orders/run-1?source=test'))).toBe(true);
+    expect(withQuery.get('op1')!(req('PUT', '/orders/run-1'))).toBe(true);
+    expect(withQuery.get('op1')!(req('PUT', '/orders/run-2?source=test'))).toBe(false);
   });
 
   it('check --client: a correct client holds against it; against a service answering another operation\'s order it fails exactly-one, each request at its own operation\'s URL', async () => {
@@ -71,6 +76,12 @@ describe('operation.path as a function of the operation (a URL naming its resour
     const sent = c.run.workers.flatMap((w) => w.sent.map((r) => `${w.operation} ${r.method} ${r.path}`));
     expect(sent.length).toBeGreaterThanOrEqual(2);
     for (const line of sent) expect(line).toMatch(/^op(\d+) PUT \/orders\/run-\1$/);
+    // The same with a query string in the operation's path: still each operation's attempts (until 2026-12 a
+    // path with a query of its own matched no request, and this campaign held).
+    const withQuery = { ...anyRef, operation: { ...anyRef.operation, path: (op: { runId: string }) => `/orders/${op.runId}?source=test` } };
+    const q = await runClientCampaign({ client: putClient, service: withQuery, runs: 300, seed: 1 });
+    expect(q.verdict).toBe('fails');
+    expect(q.counterexample!.violations.find((v) => v.invariant === 'exactly-one')?.detail).toMatch(/handed order \d+, another operation's/);
   }, 180_000);
 
   it('a path function returning no path, or a path that is neither a string nor a function: one line naming operation.path, exit 2', async () => {
