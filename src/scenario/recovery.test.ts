@@ -434,10 +434,10 @@ describe('the progress query\'s headers (operation.headers: an authenticated end
     });
     expect(outcome.kind).toBe('found');
     expect(sent).toEqual([{ method: 'GET', path: '/orders?ref=run-1', headers: { authorization: 'Bearer token-globex', 'x-request-source': 'web', 'x-tenant': 'globex' }, body: '' }]);
-    // The default tenant sends no tenant header, as before.
+    // The default tenant's query sends no tenant header, as before, whatever its request said.
     sent.length = 0;
     await recoverOperation({
-      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'default', keySource: 'tool_call', attempts: [], results: [] }, req: { ...req, headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' } }, startMs: 0, timeoutMs: 100, budgetMs: 1000,
+      scenario: s, progress: authed.progress!, end: { id: 'op1', runId: 'run-1', tenant: 'default', keySource: 'tool_call', attempts: [], results: [] }, req: { ...req, headers: { 'content-type': 'application/json', 'idempotency-key': 'k1', 'x-tenant': 'default' } }, startMs: 0, timeoutMs: 100, budgetMs: 1000,
       send: async (x) => {
         sent.push(x);
         return { kind: 'response', status: 200, headers: {}, body: '{"orders":[1]}' };
@@ -445,5 +445,22 @@ describe('the progress query\'s headers (operation.headers: an authenticated end
       sleep: async () => {}, now: () => 0, rng: new Prng(1),
     });
     expect(sent.map((x) => x.headers)).toEqual([{}]);
+  });
+});
+
+describe('the recovery phase\'s clock', () => {
+  it('reads the scenario\'s epoch, as the main run\'s does: a handler\'s Date.now() in the phase is the epoch plus the phase\'s virtual time', async () => {
+    const EPOCH = Date.UTC(2026, 0, 1); // real-time: allowed (a fixed instant, not the clock)
+    const dates: number[] = [];
+    const def = probe('probe', { settleMs: 700, leased: true }, failFirst(async () => {
+      dates.push(Date.now());
+      return { status: 201, effect: true };
+    }));
+    const run = await runScenario(scenario({ service: { module: 'probe', epochMs: EPOCH } }), { service: def });
+    const post = def.seen.filter((x) => x.method === 'POST').pop()!; // the phase's resubmission (the main run's was refused)
+    // sim.now() is the same clock: both read the epoch plus the phase's virtual time, after the main run's end.
+    expect(dates).toEqual([post.atMs]);
+    expect(post.atMs - EPOCH).toBeGreaterThan(run.result.timeMs);
+    expect(post.atMs - EPOCH).toBeLessThan(run.result.timeMs + 10_000);
   });
 });

@@ -164,7 +164,7 @@ export interface RecoverOperationInput {
 }
 
 /** The operation request's headers a GET asking about it does not carry (its body's type, its key; the tenant is set anew). */
-const NOT_FOR_THE_QUERY = new Set(['content-type', 'content-length', 'idempotency-key', 'x-tenant']);
+const NOT_FOR_THE_QUERY = new Set(['content-type', 'idempotency-key', 'x-tenant']);
 
 /**
  * One operation's recovery, as {@link runRecovery} describes it: ask the
