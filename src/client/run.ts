@@ -30,12 +30,12 @@ export { BACKOFF_MIN_RETRIES, clientCheckViolations, isAttemptOf, NON_RETRYABLE_
 export interface ClientOperation {
   /** The operation's identity (an order id); the same for every worker of the operation. */
   id: string;
-  /** Where to send it: the service's operation path on the simulated host. */
+  /** Where to send it: the service's operation path (this operation's, when the path names its resource) on the simulated host. */
   url: string;
   method: string;
   /** The request body (the service definition's `operation.body`). */
   body: string;
-  /** Headers the operation needs besides the key (`content-type`, `x-tenant`). */
+  /** Headers the operation needs besides the key (`content-type`, the service's `operation.headers` such as credentials, `x-tenant`). */
   headers: Record<string, string>;
 }
 
