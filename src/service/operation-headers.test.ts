@@ -49,7 +49,8 @@ describe('operation.headers: the credentials of an authenticated endpoint', () =
       ['() => ({ authorization: 42 })', /operation\.headers: header 'authorization' of type number \(header values are strings\)$/],
       ['() => ({ "bad name": "x" })', /operation\.headers: "bad name" is not a header name$/],
       ['() => ({ "Idempotency-Key": "mine" })', /operation\.headers: 'idempotency-key' is the campaign's own header .*; leave it out$/],
-      ['() => ({ authorization: "a\\nb" })', /operation\.headers: header 'authorization' has a line break or NUL in its value$/],
+      ['() => ({ authorization: "a\\nb" })', /operation\.headers: header 'authorization' has a value HTTP cannot carry \(a line break, a control character, or a character outside Latin-1\)$/],
+      ['() => ({ authorization: "Bearer €" })', /operation\.headers: header 'authorization' has a value HTTP cannot carry/],
     ];
     for (const [i, [fn, message]] of cases.entries()) {
       const f = `${dir}/bad-${i}.ts`;

@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
@@ -70,8 +71,17 @@ export function checkedHeaders(service: string, what: string, h: unknown): Recor
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined) continue;
     if (typeof v !== 'string') throw new ServiceError(service, `${what}: header '${k}' of type ${typeof v} (header values are strings)`);
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) throw new ServiceError(service, `${what}: ${JSON.stringify(k)} is not a header name`);
-    if (/[\r\n\0]/.test(v)) throw new ServiceError(service, `${what}: header '${k}' has a line break or NUL in its value`);
+    // node:http's own rules, as for a service's answers (host.ts): real mode sends these with it.
+    try {
+      validateHeaderName(k);
+    } catch {
+      throw new ServiceError(service, `${what}: ${JSON.stringify(k)} is not a header name`);
+    }
+    try {
+      validateHeaderValue(k, v);
+    } catch {
+      throw new ServiceError(service, `${what}: header '${k}' has a value HTTP cannot carry (a line break, a control character, or a character outside Latin-1)`);
+    }
     const name = k.toLowerCase();
     if (CAMPAIGN_HEADERS.has(name)) throw new ServiceError(service, `${what}: '${name}' is the campaign's own header (it sends the key source's key and the operation's tenant); leave it out`);
     out[name] = v;
