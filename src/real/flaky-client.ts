@@ -217,9 +217,10 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       const runId = `flaky-${i}`;
       const intent = { runId, module: 'checkout', title: 'Pay button does nothing', steps: '1. press Pay', tenant: 'default' };
       // As the simulation judges them: a query string on the operation's path is still its attempt.
-      const isAttempt = isAttemptOf({ method: endpoint.method, path: endpoint.path(intent) });
+      const path = endpoint.path(intent);
+      const isAttempt = isAttemptOf({ method: endpoint.method, path });
       const op: ClientOperation = {
-        id: runId, url: `http://127.0.0.1:${port}${endpoint.path(intent)}`, method: endpoint.method,
+        id: runId, url: `http://127.0.0.1:${port}${path}`, method: endpoint.method,
         body: endpoint.body(intent),
         headers: { 'content-type': 'application/json', ...endpoint.headers?.(intent) },
       };

@@ -277,8 +277,11 @@ function indexOfChoose(entries: TraceEntry[], n: number): number {
  * code talks to (env.redis), as the panel names its table; a service's is its database.
  */
 function storeLabel(def: ServiceDefinition): string {
-  return def.tables.length === 1 && def.tables[0] === KV_TABLE ? 'redis' : 'database';
+  return def.tables.length === 1 && def.tables[0] === KV_TABLE ? APP_STORE : 'database';
 }
+
+/** A hosted app's store, as its code knows it (the panel's table and the lane). */
+const APP_STORE = 'redis';
 
 /** A user service's declared tables, every row, in rowid order where there is one (deterministic either way: SQLite's scan order). */
 function tablesSnapshot(db: ServiceDb, tables: readonly string[]): DbState {
@@ -287,7 +290,7 @@ function tablesSnapshot(db: ServiceDb, tables: readonly string[]): DbState {
     const columns = stmt.columns().map((c) => c.name);
     const rows = (stmt.raw(true).all() as unknown[][]).map((r) => r.map((v) => (v === null || typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? `<${v.length} bytes>` : String(v))));
     // The hosted app's store is the Redis its code talks to (env.redis); retrysim_kv is only where retrysim keeps it.
-    return { name: name === KV_TABLE ? 'redis' : name, columns, rows };
+    return { name: name === KV_TABLE ? APP_STORE : name, columns, rows };
   });
   return { reports: [], keys: [], tables: out };
 }
