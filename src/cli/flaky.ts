@@ -73,7 +73,10 @@ run is counted UNSETTLED) until the server has no request in flight and no
 timer a handler armed pending; the virtual-time lane fires the pending
 timers on virtual time.
 Exit: 0 every invariant judged holds, 1 one fails (the table says which),
-2 bad flags or a broken service.`;
+2 bad flags or a broken service, 4 inconclusive: nothing failed, but on
+some side nothing was made (no run left a single effect) or, with --client,
+no request was ever answered 2xx (a 401 or a 404 throughout) — every check
+held vacuously.`;
 
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
@@ -124,6 +127,7 @@ function print(r: FlakyReport, noun: string, app: boolean): void {
     const left = c.length === 1 && c[0] === 1 ? `exactly one ${noun} each time` : `${plural(noun)} left per schedule: ${c.join(', ')}${c.includes(0) ? '; where none was made, keeping them says nothing' : ''}`;
     console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps ${held.join(', ')} on every interleaving explored (${left}).`);
   }
+  if (r.verdict === 'inconclusive') console.log(`Verdict: inconclusive — no invariant failed, but ${r.inconclusive}${o.service ? `; retrysim check ${flag} ${o.service.module} quotes the answers it gave` : ''}.`);
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
@@ -190,8 +194,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.json) console.log(JSON.stringify(r));
   else print(r, noun, opts.service !== undefined && isHostedApp(opts.service.def));
-  // One truth: the exit code is the invariants table's verdict.
-  return r.verdict === 'fails' ? 1 : 0;
+  // One truth: the exit code is the invariants table's verdict; a lab in which nothing was made on some side is no pass (4).
+  return r.verdict === 'fails' ? 1 : r.verdict === 'inconclusive' ? 4 : 0;
 }
 
 /** `retrysim flaky --client PATH ...`: the lab on a user's retry client. */
@@ -229,8 +233,9 @@ async function runClient(values: Record<string, string | boolean | undefined>): 
   }
   if (values.json) console.log(JSON.stringify(r));
   else printClient(r);
-  // One truth: a check that failed on any side is the lab's verdict, and its exit code (it used to be 0 whatever failed).
-  return r.verdict === 'fails' ? 1 : 0;
+  // One truth: a check that failed on any side is the lab's verdict, and its exit code (it used to be 0 whatever failed);
+  // a side on which the client never got through is no pass (exit 4, as check --client says inconclusive).
+  return r.verdict === 'fails' ? 1 : r.verdict === 'inconclusive' ? 4 : 0;
 }
 
 function checksText(byCheck: Record<string, number>): string {
@@ -263,5 +268,7 @@ function printClient(r: ClientFlakyReport): void {
   // The verdict the exit code carries, in the table's words: which checks failed, on which side.
   const sides = [['wall clock', w.byCheck], ['virtual time', v.byCheck], ['simulation', s.byCheck]] as const;
   const failed = sides.filter(([, b]) => Object.keys(b).length > 0).map(([side, b]) => `${Object.keys(b).sort().join(', ')} (${side})`);
-  console.log(r.verdict === 'fails' ? `Verdict: fails — ${failed.join('; ')}.` : `Verdict: holds — no check failed on any side.`);
+  console.log(r.verdict === 'fails' ? `Verdict: fails — ${failed.join('; ')}.`
+    : r.verdict === 'inconclusive' ? `Verdict: inconclusive — no check failed, but ${r.inconclusive}.`
+      : `Verdict: holds — no check failed on any side.`);
 }

@@ -97,6 +97,22 @@ export class ServerProcess {
     return p !== undefined && p.exitCode === null && p.signalCode === null;
   }
 
+  /**
+   * Why the child is no longer running, in one line, when it died on its own
+   * (not stopped by us): its exit and the last lines it wrote (an unhandled
+   * rejection's message). Undefined while it runs. For a lab whose server
+   * died mid-run: a request failing on the closed port says nothing of why.
+   */
+  async death(): Promise<string | undefined> {
+    if (this.cur === undefined || this.alive) return undefined;
+    const e = await this.exited();
+    // Node's report of an uncaught error: the source line, a caret, `Error: message`, the stack. The message line says it.
+    const lines = this.output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^at /.test(l) && !/^Node\.js v/.test(l));
+    const error = lines.filter((l) => /^[\w.]*(Error|Exception)\b[^:]*:/.test(l)).at(-1);
+    const tail = (error ?? lines.slice(-2).join(' | ')).slice(0, 400);
+    return `its server process (retrysim serve) exited (${e.signal !== null ? `signal ${e.signal}` : `code ${e.code}`})${tail === '' ? '' : `: ${tail}`}`;
+  }
+
   /** Resolves when the current child exits. */
   exited(): Promise<ChildExit> {
     return this.cur?.exit ?? Promise.resolve({ code: null, signal: null });

@@ -14,10 +14,12 @@ import { endpointOf } from '../service/run.js';
 import { serviceOf } from '../scenario/service-of.js';
 import type { BuiltinName } from '../tracker/builtin.js';
 import { answered2xx } from '../client/checks.js';
+import { firstRefusal, preferRefusal, type Refusal } from '../client/coverage.js';
 import { clientCheckViolations, isAttemptOf, receivedRefusals, reportsFailure, resolvedWithoutEffect, runClientScenario, type ClientOperation, type ClientRun, type RetryClient } from '../client/run.js';
 import type { SentRequest } from '../client/sim-fetch.js';
 import { routeFetchDispatcher, unroutedFetch } from '../client/global-fetch.js';
 import { ServerProcess } from './child.js';
+import { ServiceError } from '../service/errors.js';
 import { backgroundOf, runSeed } from './flaky.js';
 import { SETTLE_LIMIT_MS, settle } from './scenario-real.js';
 import { upperBound } from './stats.js';
@@ -60,6 +62,8 @@ export interface ClientTestRun {
   failed: boolean;
   /** The checks it broke (names as the campaign uses them). */
   checks: string[];
+  /** Some request of the run was answered 2xx: without one, the checks it kept say nothing (a client refused throughout sends no duplicate). */
+  succeeded: boolean;
   /** Wall clock: the server was still at work (a request, a timer a handler armed) when the settle limit ran out, so the effects were read before it was done. */
   unsettled?: true;
 }
@@ -72,6 +76,10 @@ export interface ClientApproach {
   upperBound95: number;
   /** Failing runs per check. */
   byCheck: Record<string, number>;
+  /** Runs in which some request was answered 2xx. */
+  succeeded: number;
+  /** The first request of the side's runs answered without a 2xx, in one line (`op1.w0 PUT /orders/flaky-0 → 401 …`); absent when every request was. */
+  firstRefusal?: string;
   /** Runs read with the server still at work after the settle limit (wall clock; 0 elsewhere). */
   unsettled: number;
   wallMs: number;
@@ -85,15 +93,23 @@ export interface ClientFlakyReport {
   virtualTime: ClientApproach & { virtualMs: number };
   /**
    * The lab's verdict: `fails` when a check failed on any side (a wall-clock
-   * run, a virtual-time run or a simulated schedule), else `holds` — the
-   * exit code of `flaky --client` (1, 0), as for a service's lab.
+   * run, a virtual-time run or a simulated schedule); else `inconclusive`
+   * when on some side no request of any run or schedule was answered 2xx (a
+   * client refused throughout — a 401, a wrong path — keeps every check
+   * vacuously, as `check --client` says); else `holds`. The exit code of
+   * `flaky --client`: 1, 4, 0.
    */
-  verdict: 'holds' | 'fails';
+  verdict: 'holds' | 'fails' | 'inconclusive';
+  /** Why the verdict is inconclusive, in one sentence per side that never succeeded. */
+  inconclusive?: string;
   simulated: {
     grid: Array<{ processingMs: number; schedules: number; failing: number; complete: boolean }>;
     schedules: number;
     failing: number;
     complete: boolean;
+    /** Schedules in which some request was answered 2xx. */
+    succeeded: number;
+    firstRefusal?: string;
     /** Failing schedules per check. */
     byCheck: Record<string, number>;
     /** Share of the processing-time grid at which some schedule fails. */
@@ -126,11 +142,32 @@ export function clientLabScenario(o: Resolved, processingMs: number): Scenario {
   });
 }
 
-function approach(perRun: ClientTestRun[], wallMs: number): ClientApproach {
+function approach(perRun: ClientTestRun[], wallMs: number, refusal: Refusal | undefined): ClientApproach {
   const failures = perRun.filter((r) => r.failed).length;
   const byCheck: Record<string, number> = {};
   for (const r of perRun) for (const c of r.checks) byCheck[c] = (byCheck[c] ?? 0) + 1;
-  return { runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), byCheck, unsettled: perRun.filter((r) => r.unsettled).length, wallMs, perRun };
+  return {
+    runs: perRun.length, failures, upperBound95: upperBound(failures, perRun.length), byCheck,
+    succeeded: perRun.filter((r) => r.succeeded).length, ...(refusal !== undefined ? { firstRefusal: refusal.line } : {}),
+    unsettled: perRun.filter((r) => r.unsettled).length, wallMs, perRun,
+  };
+}
+
+/** Some request of the run's workers was answered 2xx. */
+function succeededIn(workers: ClientRun['workers']): boolean {
+  return workers.some((w) => w.sent.some(answered2xx));
+}
+
+/**
+ * Why the lab says nothing although no check failed: the sides on which no
+ * request of any run was answered 2xx. Undefined when every side saw one.
+ * Exported for its test.
+ */
+export function vacuousSides(sides: Array<{ side: string; what: string; total: number; succeeded: number; firstRefusal?: string }>): string | undefined {
+  const never = sides.filter((x) => x.total > 0 && x.succeeded === 0);
+  if (never.length === 0) return undefined;
+  const each = never.map((x) => `${x.side} no request of the ${x.total} ${x.what} was answered 2xx${x.firstRefusal === undefined ? '' : ` (the first: ${x.firstRefusal})`}`);
+  return `${each.join('; ')} — a client that never succeeds keeps every check vacuously`;
 }
 
 function checksOf(run: Pick<ClientRun, 'violations'>): string[] {
@@ -211,6 +248,7 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
     await settle(server, SETTLE_LIMIT_MS, idle);
     const t0 = Date.now();
     const perRun: ClientTestRun[] = [];
+    let refusal: Refusal | undefined;
     for (let i = 0; i < o.runs; i++) {
       const processingMs = processingOf(o, i);
       await server.setFaults({ slowMs: processingMs });
@@ -257,9 +295,15 @@ async function wallClock(o: Resolved): Promise<ClientApproach> {
       if (effects > 1 || (acknowledged && effects === 0)) checks.add('exactly-one');
       // A call that resolved with no 2xx and nothing made told its caller something false (as in a simulated run).
       if (resolvedWithoutEffect(w, effects, def.effects.noun ?? 'effect', isAttempt)) checks.add('exactly-one');
-      perRun.push({ processingMs, failed: checks.size > 0, checks: [...checks].sort(), ...(settled ? {} : { unsettled: true as const }) });
+      refusal = preferRefusal(refusal, firstRefusal([w]));
+      perRun.push({ processingMs, failed: checks.size > 0, checks: [...checks].sort(), succeeded: acknowledged, ...(settled ? {} : { unsettled: true as const }) });
     }
-    return approach(perRun, Date.now() - t0);
+    return approach(perRun, Date.now() - t0, refusal);
+  } catch (e) {
+    // A server that died under the client's requests (a user's service leaving a rejection unhandled) is named, not a refused port's stack.
+    const died = await server.death();
+    if (died !== undefined) throw new ServiceError(def.name, `${died}, on the wall clock`);
+    throw e;
   } finally {
     reader?.close();
     await server.stop();
@@ -272,14 +316,16 @@ async function virtualTime(o: Resolved): Promise<ClientApproach & { virtualMs: n
   const t0 = Date.now();
   let virtualMs = 0;
   const perRun: ClientTestRun[] = [];
+  let refusal: Refusal | undefined;
   for (let i = 0; i < o.runs; i++) {
     const processingMs = processingOf(o, i);
     const r = await runClientScenario(clientLabScenario(o, processingMs), o.client, { choices: new RandomChoice(runSeed(o.seed, i)), ...(o.service ? { service: o.service.def } : {}) });
     virtualMs += Math.max(0, ...r.workers.map((w) => w.endMs));
     const checks = checksOf(r);
-    perRun.push({ processingMs, failed: checks.length > 0, checks });
+    refusal = preferRefusal(refusal, firstRefusal(r.workers));
+    perRun.push({ processingMs, failed: checks.length > 0, checks, succeeded: succeededIn(r.workers) });
   }
-  return { ...approach(perRun, Date.now() - t0), virtualMs };
+  return { ...approach(perRun, Date.now() - t0, refusal), virtualMs };
 }
 
 /** 3. Every interleaving at every processing time slowMs + d, d on a 1 ms grid in [0, spreadMs). */
@@ -287,6 +333,8 @@ async function simulated(o: Resolved): Promise<ClientFlakyReport['simulated']> {
   const t0 = Date.now();
   const grid: ClientFlakyReport['simulated']['grid'] = [];
   const byCheck: Record<string, number> = {};
+  let succeeded = 0;
+  let refusal: Refusal | undefined;
   for (let d = 0; d < o.spreadMs; d++) {
     const s = clientLabScenario(o, o.slowMs + d);
     let failing = 0;
@@ -294,6 +342,8 @@ async function simulated(o: Resolved): Promise<ClientFlakyReport['simulated']> {
       schedulesMax: o.schedulesMax,
       keep: () => false,
       onSchedule: (x) => {
+        if (succeededIn(x.result.workers)) succeeded++;
+        refusal = preferRefusal(refusal, firstRefusal(x.result.workers));
         const checks = checksOf(x.result);
         if (checks.length === 0) return;
         failing++;
@@ -307,6 +357,8 @@ async function simulated(o: Resolved): Promise<ClientFlakyReport['simulated']> {
     schedules: grid.reduce((n, g) => n + g.schedules, 0),
     failing: grid.reduce((n, g) => n + g.failing, 0),
     complete: grid.every((g) => g.complete),
+    succeeded,
+    ...(refusal !== undefined ? { firstRefusal: refusal.line } : {}),
     byCheck,
     predictedRate: grid.length === 0 ? 0 : grid.filter((g) => g.failing > 0).length / grid.length,
     wallMs: Date.now() - t0,
@@ -323,9 +375,17 @@ export async function runClientFlakyLab(opts: ClientFlakyOptions): Promise<Clien
   const sim = await simulated(o);
   const virt = await virtualTime(o);
   const wall = await wallClock(o);
+  const vacuous = vacuousSides([
+    { side: 'on the wall clock', what: 'runs', total: wall.runs, succeeded: wall.succeeded, ...(wall.firstRefusal !== undefined ? { firstRefusal: wall.firstRefusal } : {}) },
+    { side: 'on virtual time', what: 'runs', total: virt.runs, succeeded: virt.succeeded, ...(virt.firstRefusal !== undefined ? { firstRefusal: virt.firstRefusal } : {}) },
+    { side: 'in the simulation', what: 'schedules', total: sim.schedules, succeeded: sim.succeeded, ...(sim.firstRefusal !== undefined ? { firstRefusal: sim.firstRefusal } : {}) },
+  ]);
+  const failed = wall.failures + virt.failures + sim.failing > 0;
   return {
     options: { client: o.client.name, clientModule: o.clientModule, service: o.service ? `service ${o.service.def.name} (${o.service.module})` : `built-in ${o.variant}`, runs: o.runs, slowMs: o.slowMs, spreadMs: o.spreadMs, schedulesMax: o.schedulesMax, seed: o.seed },
     wallClock: wall, virtualTime: virt, simulated: sim,
-    verdict: wall.failures + virt.failures + sim.failing > 0 ? 'fails' : 'holds',
+    // A failure found stands whatever else was vacuous; a pass stands only where the client got through.
+    verdict: failed ? 'fails' : vacuous !== undefined ? 'inconclusive' : 'holds',
+    ...(!failed && vacuous !== undefined ? { inconclusive: vacuous } : {}),
   };
 }

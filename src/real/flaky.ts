@@ -1,4 +1,5 @@
-import { ServiceError } from '../service/errors.js';
+import { describeThrow, ServiceError } from '../service/errors.js';
+import { armRejections, disarmRejections, probeRejection } from '../sim/rejections.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,8 +103,8 @@ export interface TestRun {
  */
 export interface InvariantRow {
   invariant: Invariant;
-  /** fails if any side saw it broken; holds if every side judging it saw it kept; absent when no side judges it. */
-  verdict?: 'holds' | 'fails';
+  /** fails if any side saw it broken; holds if every side judging it saw it kept (inconclusive when on some side nothing was made: the lab's verdict); absent when no side judges it. */
+  verdict?: 'holds' | 'fails' | 'inconclusive';
   /** Why no side judges it (e.g. tenant-isolation in a one-tenant test). */
   notJudged?: string;
   wallClock: number | null;
@@ -154,8 +155,16 @@ export interface FlakyReport {
   simulated: SimulatedResult;
   /** Each invariant the lab judges, with the campaign's verdict words. */
   invariants: InvariantRow[];
-  /** fails if any invariant fails, else holds. */
-  verdict: 'holds' | 'fails';
+  /**
+   * fails if any invariant fails; else inconclusive when on some side no run
+   * or schedule left a single effect (a service that throws on every
+   * request, an effects reader looking at the wrong table keeps every
+   * invariant with none made: check --service says inconclusive there too);
+   * else holds. The exit code: 1, 4, 0.
+   */
+  verdict: 'holds' | 'fails' | 'inconclusive';
+  /** Why the verdict is inconclusive: the sides that never saw an effect. */
+  inconclusive?: string;
 }
 
 type Resolved = Required<Omit<FlakyOptions, 'service'>> & Pick<FlakyOptions, 'service'>;
@@ -278,9 +287,16 @@ export async function runWallClock(o: Resolved): Promise<ApproachResult & { perR
     const t0 = Date.now();
     const perRun: TestRun[] = [];
     for (let i = 0; i < o.runs; i++) {
-      // What the server had running before this run (an interval an earlier run left) is not this run's to wait for.
-      const before = await backgroundOf(port);
-      perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, () => settle(server, SETTLE_LIMIT_MS, before)));
+      try {
+        // What the server had running before this run (an interval an earlier run left) is not this run's to wait for.
+        const before = await backgroundOf(port);
+        perRun.push(await sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, () => settle(server, SETTLE_LIMIT_MS, before)));
+      } catch (e) {
+        // A server that died under the test (an unhandled rejection ends a real process) is named, not a refused port's stack.
+        const died = await server.death();
+        if (died !== undefined) throw new ServiceError(o.service?.def.name ?? o.variant, `${died}, found at wall-clock run ${i + 1} of ${o.runs}`);
+        throw e;
+      }
     }
     return { ...summarize(perRun, Date.now() - t0), perRun };
   } finally {
@@ -335,6 +351,9 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
   const t0 = Date.now();
   let virtualMs = 0;
   const perRun: TestRun[] = [];
+  // A promise the service leaves rejected and unhandled ends a real process (the wall-clock lane's server); here it
+  // would end retrysim's own, with a stack trace and exit 1 read as "fails". Collected, and named after the run.
+  if (o.service) armRejections();
   try {
     for (let i = 0; i < o.runs; i++) {
       const k = new Kernel({ seed: o.seed, trace: false });
@@ -343,10 +362,15 @@ export async function runVirtualTime(o: Resolved): Promise<ApproachResult & { vi
       // A user's service lives in the present on every lane, as it does on the wall-clock one (src/sim/epoch.ts).
       const task = k.spawn('test', () => runOnVirtualTime(k, () => sameKeyConcurrencyTest(transport, `flaky-${i}`, runSeed(o.seed, i), o.staggerMaxMs, target, settleVirtual), { epochMs: o.service ? serviceEpochMs(o.service.def) ?? 0 : 0 }));
       await k.run();
+      const left = o.service ? await probeRejection() : undefined;
+      if (left !== undefined) {
+        throw new ServiceError(o.service!.def.name, `a request left a promise rejection unhandled (${describeThrow(left.reason)}), which ends a real Node process: the lab runs the service in this process on its virtual-time lane and cannot go on. Handle it (await the promise, or .catch it); retrysim check --service runs such a service with the crash modelled`);
+      }
       virtualMs += k.now;
       perRun.push(task.done.value as TestRun);
     }
   } finally {
+    if (o.service) disarmRejections();
     store?.close();
     sdb?.db.close();
   }
@@ -487,8 +511,34 @@ export async function runFlakyLab(opts: FlakyOptions = {}): Promise<FlakyReport>
   const wallClock = await runWallClock(o);
   const { service, ...rest } = o;
   const invariants = invariantRows(!!service, simulated, virtualTime.perRun, wallClock.perRun);
-  const verdict = invariants.some((r) => r.verdict === 'fails') ? 'fails' : 'holds';
-  return { options: { ...rest, ...(service ? { service: { name: service.def.name, module: service.module } } : {}) }, wallClock, virtualTime, simulated, invariants, verdict };
+  const failed = invariants.some((r) => r.verdict === 'fails');
+  const noun = service?.def.effects.noun ?? (service ? 'effect' : 'report');
+  const vacuous = failed ? undefined : noEffectSides(noun, [
+    { side: 'on the wall clock', what: 'runs', counts: wallClock.perRun.map((r) => r.reports) },
+    { side: 'on virtual time', what: 'runs', counts: virtualTime.perRun.map((r) => r.reports) },
+    { side: 'in the simulation', what: 'schedules', counts: simulated.schedules === 0 ? [] : simulated.effectCounts, total: simulated.schedules },
+  ]);
+  const verdict = failed ? 'fails' : vacuous !== undefined ? 'inconclusive' : 'holds';
+  return {
+    options: { ...rest, ...(service ? { service: { name: service.def.name, module: service.module } } : {}) }, wallClock, virtualTime, simulated,
+    // One truth: with nothing made, no row says "holds" above a verdict that does not.
+    invariants: vacuous === undefined ? invariants : invariants.map((r) => (r.verdict === 'holds' ? { ...r, verdict: 'inconclusive' as const } : r)),
+    verdict,
+    ...(vacuous !== undefined ? { inconclusive: vacuous } : {}),
+  };
+}
+
+/**
+ * The sides on which no run (no schedule) left a single effect, in one
+ * sentence; undefined when every side that ran saw one. `counts`: the
+ * effect count of each run (the simulation's: each count seen). Exported
+ * for its test.
+ */
+export function noEffectSides(noun: string, sides: Array<{ side: string; what: string; counts: readonly number[]; total?: number }>): string | undefined {
+  const never = sides.filter((x) => x.counts.length > 0 && x.counts.every((n) => n === 0));
+  if (never.length === 0) return undefined;
+  const each = never.map((x) => `${x.side} none of the ${x.total ?? x.counts.length} ${x.what} made any ${noun}`);
+  return `${each.join('; ')} — a test in which nothing is made keeps every invariant vacuously`;
 }
 
 /**
