@@ -7,7 +7,7 @@ import { KEY_SOURCES, keySourceWords, type KeySource } from '../harness/keys.js'
 import { loadService } from '../service/load.js';
 import { freshServiceCopy } from '../service/fresh-copy.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
-import { bodyIgnoresTitle, parseServiceFaults, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
+import { parseServiceFaults, probeLeftOut, pctChoices, runServiceCampaign, serviceFaults, ServiceFaultsError, type ServiceCampaignResult, type ServiceExplore } from '../service/campaign.js';
 import { NotRerunError, ServiceError } from '../service/errors.js';
 import { stoppedRunLine, type StoppedRun } from '../service/stopped-run.js';
 import { carriedFailureLine, carriedStateLine, FirstRuns } from '../app/carried-state.js';
@@ -222,7 +222,8 @@ export async function run(argv: string[], again = false): Promise<number> {
       const amount = explore === 'exhaustive' ? `${runs} schedules max per small scenario`
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       head(`retrysim check ${moduleFlag(def)} ${v.service} — ${isHostedApp(def) ? 'app' : 'service'} ${def.name}, seed ${seed}, ${amount}, explore ${explore}, ${keySourceWords(keySource)}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
-      const probeOff = !faults.includes('keyReuseProbe') && bodyIgnoresTitle(def) ? ' (no keyReuseProbe: operation.body does not use op.title, which is what the probe changes)' : '';
+      const leftOut = faults.includes('keyReuseProbe') ? undefined : probeLeftOut(def);
+      const probeOff = leftOut !== undefined ? ` (no keyReuseProbe: ${leftOut})` : '';
       // A hosted app's steps are the store's commands, whichever it sends; its crash points, their lost answers.
       const points = isHostedApp(def)
         ? `steps: whichever of the store's commands it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request (a kill's, on its instance); crash points: the answer of each, lost after the store ran it`
@@ -548,7 +549,7 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     for (const x of cx.violations) console.log(`  ${x.invariant} (${x.op}): ${x.detail}`);
     // key-reuse is a keyed service's promise; one idempotent by its own ids (a PUT of a resource, last write wins) sends no key to reuse.
     if (cx.violations.every((x) => x.invariant === 'key-reuse') && r.faults.includes('keyReuseProbe')) {
-      console.log(`  (a service idempotent without keys — a PUT of a resource by its own id, where the last write wins — makes no such promise: leave the probe out with --faults ${r.faults.filter((f) => f !== 'keyReuseProbe').join(',')})`);
+      console.log(`  (a service idempotent without keys — a PUT of a resource by its own id, where the last write wins — makes no such promise: say so in its definition, operation: { readsKey: false, … }, and the probe is left out; or, for this run, --faults ${r.faults.filter((f) => f !== 'keyReuseProbe').join(',')})`);
     }
     // Not a fault of the scenario: the service's own code ended its process (Node's crash on an unhandled rejection).
     for (const c of cx.crashes) console.log(`  process crashed (${c.instance}): ${c.cause}`);

@@ -44,8 +44,18 @@ import { ownedCount, owns, type Slice } from '../campaign/runs.js';
  */
 export function serviceFaults(def: ServiceDefinition): FaultKind[] {
   const all: FaultKind[] = ['loseResponse', 'crash', 'slow', 'concurrency', 'kill', 'pause', 'clockOffset', 'instances', 'loseAllAnswers', 'tenants', 'keyReuseProbe', 'longSpans', 'threeWorkers'];
-  const noProbe = bodyIgnoresTitle(def);
+  const noProbe = probeLeftOut(def) !== undefined;
   return all.filter((f) => !(f === 'crash' && (def.crashPoints ?? []).length === 0) && !(f === 'keyReuseProbe' && noProbe));
+}
+
+/**
+ * Why the key-reuse probe is not in the service's fault space, in words for
+ * the `faults:` line and a `--faults` error; undefined when it is.
+ */
+export function probeLeftOut(def: ServiceDefinition): string | undefined {
+  if (def.operation.readsKey === false) return 'operation.readsKey is false: idempotent by its URL, it makes no promise about a key sent again';
+  if (bodyIgnoresTitle(def)) return 'operation.body does not use op.title, which is what the probe changes';
+  return undefined;
 }
 
 /**
@@ -197,7 +207,8 @@ export function parseServiceFaults(def: ServiceDefinition, list: string): FaultK
   const what = `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`;
   for (const n of names) {
     if (!(valid as string[]).includes(n)) {
-      const why = n === 'crash' ? ` (${what} declares no crash points)` : n === 'keyReuseProbe' && bodyIgnoresTitle(def) ? ` (${what}'s operation.body does not use op.title, which is what the probe changes)` : '';
+      const left = n === 'keyReuseProbe' ? probeLeftOut(def) : undefined;
+      const why = n === 'crash' ? ` (${what} declares no crash points)` : left !== undefined ? ` (${what}: ${left})` : '';
       throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for ${what}: ${valid.join(', ')}`);
     }
   }

@@ -276,6 +276,15 @@ export interface ServiceDefinition<M = unknown> {
      */
     headers?(op: OperationIntent): Record<string, string>;
     /**
+     * Whether the service reads the `Idempotency-Key` header (default true).
+     * `false`: it is idempotent by its URL instead (a PUT of a resource by its
+     * own id, the last write winning), so it makes no promise about a key
+     * sent again with another body, and the key-reuse probe is left out of
+     * the fault space (said so on the `faults:` line). The built-in client
+     * still sends a key; nothing else changes.
+     */
+    readsKey?: boolean;
+    /**
      * The id of the effect a 2xx answer acknowledges, or undefined when the
      * answer names none. Default: the JSON body's `id` field when it is a
      * number or a non-empty string (`{"id":42}`, `{"id":"3f2a…"}`). Anything

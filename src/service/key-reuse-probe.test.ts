@@ -9,6 +9,12 @@ import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
 import { bodyIgnoresTitle, parseServiceFaults, serviceFaults } from './campaign.js';
 import type { ServiceDefinition } from './definition.js';
+import { validateDefinition } from './validate.js';
+import putByUrl, { unsaid } from './fixtures/put-by-url.js';
+import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 /** Orders keyed by idempotency key, answers replayed; the body is `{ref}` only, or `{ref, note}` with the title. */
 function orders(withTitle: boolean): ServiceDefinition {
@@ -46,7 +52,7 @@ describe('the key-reuse probe needs a body that changes with the title', () => {
     const def = orders(false);
     expect(bodyIgnoresTitle(def)).toBe(true);
     expect(serviceFaults(def)).not.toContain('keyReuseProbe');
-    expect(() => parseServiceFaults(def, 'keyReuseProbe')).toThrow(/unknown fault 'keyReuseProbe' \(service orders-ref-only's operation\.body does not use op\.title, which is what the probe changes\)/);
+    expect(() => parseServiceFaults(def, 'keyReuseProbe')).toThrow(/unknown fault 'keyReuseProbe' \(service orders-ref-only: operation\.body does not use op\.title, which is what the probe changes\)/);
   });
 
   it('a body with the title keeps the probe, and it still catches a service that replays another body', async () => {
@@ -148,4 +154,30 @@ describe('a reused key with another body answered 5xx is not refused', () => {
     const r = await runScenario(probing(refusing), { service: refusing });
     expect(r.violations).toEqual([]);
   });
+});
+
+// A service idempotent by its URL (PUT /orders/<ref>, the last write wins) reads no key and makes no promise
+// about one sent again with another body: until 2026-12 it failed key-reuse at once, and the only way out was
+// an eleven-name --faults list on every run. `operation.readsKey: false` says so in the definition.
+describe('operation.readsKey: false leaves the probe out, and says so', () => {
+  it('no probe in the fault space; --faults keyReuseProbe names the field; a readsKey that is not a boolean is one line', () => {
+    expect(putByUrl.operation.readsKey).toBe(false);
+    expect(serviceFaults(putByUrl)).not.toContain('keyReuseProbe');
+    expect(serviceFaults(unsaid)).toContain('keyReuseProbe');
+    expect(() => parseServiceFaults(putByUrl, 'loseResponse,keyReuseProbe')).toThrow(/unknown fault 'keyReuseProbe' \(service put-by-url: operation\.readsKey is false: idempotent by its URL, it makes no promise about a key sent again\)/);
+    expect(() => validateDefinition({ ...putByUrl, operation: { ...putByUrl.operation, readsKey: 'no' } }, 'x.ts')).toThrow(/operation\.readsKey.*readsKey must be true or false/);
+  });
+
+  it('check --service: the PUT-by-URL service holds with every other fault, its faults line says why the probe is out; unsaid, it fails key-reuse and the hint names readsKey', async () => {
+    const ok = await runMain(['check', '--service', 'src/service/fixtures/put-by-url.ts', '--runs', '200']);
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(ok.out).toMatch(/^faults: loseResponse, slow, concurrency, kill, pause, clockOffset, instances, loseAllAnswers, tenants, longSpans, threeWorkers \(no keyReuseProbe: operation\.readsKey is false: idempotent by its URL, it makes no promise about a key sent again\);/m);
+    const racy = await runMain(['check', '--service', 'src/service/fixtures/put-by-url-racy.ts', '--runs', '300', '--found', tmp('rs-racy-'), '--json']);
+    expect(racy.code).toBe(1);
+    expect((JSON.parse(racy.out) as { violations: string[] }).violations).toEqual(['exactly-one']);
+    const unsaid = await runMain(['check', '--service', 'src/service/fixtures/put-by-url-unsaid.ts', '--runs', '200', '--found', tmp('rs-unsaid-')]);
+    expect(unsaid.code).toBe(1);
+    expect(unsaid.out).toMatch(/key-reuse \(op1\): key '[^']+' sent again with a different body was accepted/);
+    expect(unsaid.out).toContain('say so in its definition, operation: { readsKey: false, … }, and the probe is left out');
+  }, 180_000);
 });

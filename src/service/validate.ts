@@ -17,7 +17,7 @@ const definitionShape = z.object({
   memory: fn.optional(),
   deploy: fn.optional(),
   handle: fn,
-  operation: z.object({ method: z.string().min(1).optional(), path: z.union([z.string().startsWith('/'), fn], { message: "path must be a string starting with '/' or a function (op) => path" }), body: fn, headers: fn.optional(), resultId: fn.optional() }),
+  operation: z.object({ method: z.string().min(1).optional(), path: z.union([z.string().startsWith('/'), fn], { message: "path must be a string starting with '/' or a function (op) => path" }), body: fn, headers: fn.optional(), readsKey: z.boolean({ message: 'readsKey must be true or false' }).optional(), resultId: fn.optional() }),
   effects: z.object({ of: fn, owner: fn.optional(), total: fn.optional(), noun: z.string().regex(/^[a-z][a-z _-]{0,31}$/, 'noun must be a lower-case word').optional() }),
   progress: z.object({ settleMs: z.number().finite().nonnegative(), leased: z.boolean(), query: fn, found: fn }).optional(),
 });
