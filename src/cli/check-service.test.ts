@@ -231,11 +231,12 @@ describe('retrysim check --service and replay --service on the examples', () => 
     expect(r.out).toMatch(/1 op, 1 worker, 1 fault, 1 attempt, 0 preemptions/);
   });
 
-  it('a key-reuse failure says how a service idempotent without keys (a PUT by its own id) leaves the probe out, and that command holds', async () => {
+  it('a key-reuse failure says how a service idempotent without keys (a PUT by its own id) leaves the probe out (operation.readsKey, or a --faults list), and that command holds', async () => {
     const module = 'src/service/fixtures/put-upsert.ts';
     const r = await cli(['check', '--service', module, '--runs', '300', '--found', found]);
     expect(r.code, r.err).toBe(1);
-    const hint = /leave the probe out with --faults (\S+)\)/.exec(r.out);
+    expect(r.out).toContain('say so in its definition, operation: { readsKey: false, … }, and the probe is left out');
+    const hint = /or, for this run, --faults (\S+)\)/.exec(r.out);
     expect(hint, r.out).not.toBeNull();
     expect(hint![1]!.split(',')).not.toContain('keyReuseProbe');
     const without = await cli(['check', '--service', module, '--runs', '300', '--found', found, '--faults', hint![1]!, '--json']);
