@@ -192,12 +192,18 @@ export async function runScenarioReal(s: Scenario, opts: RealRunOptions = {}): P
     // simulation runs to quiescence.
     const settled = await Promise.all(servers.map((srv) => (srv.alive ? settle(srv) : Promise.resolve(true))));
     const unsettled = servers.filter((_, i) => !settled[i]).map((_, i) => `s${i}`);
-    const recovery = def.progress === undefined || !opts.recovery ? new Map<string, RecoveryOutcome>() : await recoverReal(s, def.progress, servers, ends, lastRequests, transport, root);
+    const recovering = def.progress !== undefined && opts.recovery === true;
+    // With a recovery phase, the main run is judged on the file as the main run left it, before the
+    // resubmissions add to it — as the simulation judges it (service/run.ts: invariants 1–4 and the effects
+    // held after the main run, progress after recovery). Read after recovery, a lease's take-over that paid
+    // there counted as the main run's (real 1, simulation 0: a difference that was only the moment read).
+    const main = recovering ? mainRunVerdict(def, dbPath, ends) : undefined;
+    const recovery = !recovering ? new Map<string, RecoveryOutcome>() : await recoverReal(s, def.progress!, servers, ends, lastRequests, transport, root);
     for (const sup of supervisors) await sup.stop();
     // Read-write, as the servers did: a file left by a kill -9 may need its WAL recovered on open.
     const db = new Database(dbPath);
     try {
-      const verdict = checkServiceInvariants(def, db, ends);
+      const verdict = main ?? checkServiceInvariants(def, db, ends);
       // Invariant 5 as the simulation judges it (service/run.ts): the same checkers on the effects after recovery.
       const progress = def.progress;
       const extra = progress === undefined || !opts.recovery ? [] : [
@@ -248,6 +254,19 @@ export async function settle(srv: ServerProcess, limitMs = SETTLE_LIMIT_MS, idle
     await sleepMs(20);
   }
   return false;
+}
+
+/**
+ * Invariants 1–4 and the effects held on the file as the main run left it,
+ * read while the servers run (a read-only connection beside theirs; WAL).
+ */
+function mainRunVerdict(def: ServiceDefinition, dbPath: string, ends: OperationEnd[]): ReturnType<typeof checkServiceInvariants> {
+  const ro = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    return checkServiceInvariants(def, ro, ends);
+  } finally {
+    ro.close();
+  }
 }
 
 /**
