@@ -14,6 +14,9 @@ import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { runClientScenario, sentDigest, type ClientRun } from '../client/run.js';
 import { PER_PROCESS_ENV, perProcessOverride } from '../app/per-process.js';
 import type { Scenario } from '../scenario/schema.js';
+import { setupLines } from '../scenario/setup-lines.js';
+// The trace's setup lines are shared with the stepper page (src/report/html/stepper-data.ts).
+export { setupLines } from '../scenario/setup-lines.js';
 import { plural } from '../service/noun.js';
 import { keySourceWords } from '../harness/keys.js';
 
@@ -270,30 +273,6 @@ export function clientModuleLoads(s: Scenario): { perProcess: boolean; said: boo
 function notAnApp(file: string, s: Scenario, modulePath: string): string | undefined {
   if (s.service.moduleLoads !== 'per-process') return undefined; // the environment asked, not the file: a service loads once, as always
   return `${file} says service.moduleLoads 'per-process', which is how a hosted app's modules load (--app); ${modulePath} is a service definition, whose per-process state is memory(): drop the field, or replay the app it was found against`;
-}
-
-/**
- * What the trace does not say and a reader needs to follow it: instances
- * whose clocks disagree (a stored answer's TTL judged by a clock 6 h ahead
- * has expired: the trace shows only that the key was not found), and the
- * tenant of each operation when they differ (two tenants with one key).
- */
-export function setupLines(s: Scenario): string[] {
-  const out: string[] = [];
-  const offsets = Array.from({ length: s.service.instances }, (_, i) => s.service.clockOffsetMs[i] ?? 0);
-  if (offsets.some((x) => x !== 0)) out.push(`instances: ${offsets.map((x, i) => `s${i} clock ${offsetText(x)}`).join(', ')}`);
-  const tenants = s.operations.map((o) => o.tenant ?? 'default');
-  if (new Set(tenants).size > 1) out.push(`tenants: ${s.operations.map((o, i) => `${o.id} ${tenants[i]}`).join(', ')}`);
-  return out;
-}
-
-/** A clock offset in the unit a reader thinks in: `+0`, `-250 ms`, `+12 s`, `+6 h`. */
-function offsetText(ms: number): string {
-  if (ms === 0) return '+0';
-  const sign = ms < 0 ? '-' : '+';
-  const a = Math.abs(ms);
-  const [v, unit] = a < 1_000 ? [a, 'ms'] : a < 60_000 ? [a / 1_000, 's'] : a < 3_600_000 ? [a / 60_000, 'min'] : [a / 3_600_000, 'h'];
-  return `${sign}${Number.isInteger(v) ? v : Number(v.toFixed(1))} ${unit}`;
 }
 
 /**

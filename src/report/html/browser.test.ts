@@ -242,6 +242,26 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     expect(errors).toEqual([]);
   });
 
+  it('stepper: what the steps do not say is in the header, as replay --trace says it — instances whose clocks disagree, tenants that differ (the page said neither)', async () => {
+    const skewed = join(ROOT, dir, 'skewed.html');
+    cli('replay', '--app', 'examples/app-powertools-idempotency/app.ts', 'examples/app-powertools-idempotency/counterexamples/powertools-idempotency-exactly-one-d1043368.json', '--html', skewed);
+    const a = await open(skewed);
+    expect(await a.page.locator('.st-head p.setup').textContent()).toBe('instances: s0 clock +0, s1 clock +6 h');
+    await a.close();
+    const tenants = join(ROOT, dir, 'tenants.html');
+    cli('replay', 'scenarios/found/key_atomic_unscoped-tenant-isolation-ee4f2a30.json', '--html', tenants);
+    const b = await open(tenants);
+    expect(await b.page.locator('.st-head p.setup').textContent()).toMatch(/^tenants: op1 \w+, op2 \w+$/);
+    await b.close();
+    const plain = await open(pages.stepper);
+    expect(await plain.page.locator('.st-head p.setup').count()).toBe(0);
+    await plain.close();
+    for (const x of [a, b, plain]) {
+      expect(x.errors).toEqual([]);
+      expect(x.blocked).toEqual([]);
+    }
+  });
+
   it('stepper of a hosted app: its store is named as its code knows it (redis) in the lane, the marks and the panel, not "database"', async () => {
     const out = join(ROOT, dir, 'app.html');
     cli('replay', '--app', 'examples/app-plain-http/app.ts', 'examples/app-plain-http/counterexamples/orders-check-then-insert-exactly-one-53b9175c.json', '--html', out);

@@ -1,4 +1,5 @@
 import { KV_TABLE } from '../../kv/store.js';
+import { setupLines } from '../../scenario/setup-lines.js';
 import { formatEntry, type TraceEntry } from '../../sim/trace.js';
 import { effectsAdded, isEffectLine } from '../../net/sim-network.js';
 import type { ChoiceRecord } from '../../sim/choice/source.js';
@@ -260,6 +261,7 @@ function pageHead<R>(s: Scenario, source: StepperSource, def: ServiceDefinition,
     leaseMs: def.progress?.leased === true ? def.progress.settleMs : null,
     ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}),
     ...(client?.moduleLoads === 'per-process' ? { clientModuleLoads: 'per-process' as const } : {}),
+    ...(setupLines(s).length > 0 ? { setup: setupLines(s) } : {}),
   };
 }
 

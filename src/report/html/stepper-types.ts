@@ -151,6 +151,13 @@ export interface StepperData {
    * call's own. Absent: once for the run.
    */
   clientModuleLoads?: 'per-process';
+  /**
+   * What the steps do not say and a reader needs (replay --trace prints the
+   * same lines): instances whose clocks disagree (`instances: s0 clock +0,
+   * s1 clock +33.3 s` — a lease judged on a clock ahead has expired), each
+   * operation's tenant when they differ. Absent: nothing to say.
+   */
+  setup?: string[];
   lanes: Lane[];
   steps: Step[];
   /** Distinct database states (steps refer to them by index). */

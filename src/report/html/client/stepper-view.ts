@@ -71,6 +71,7 @@ export function mountStepper(root: HTMLElement, d: StepperData, opts: { onStep?:
       `${d.variant} / ${d.keySource} · run seed ${d.seed}${d.leaseMs === null ? '' : ` · lease ${d.leaseMs} ms`}${d.moduleLoads === 'per-process' ? ' · modules loaded once per simulated process' : ''}${d.clientModuleLoads === 'per-process' ? ' · client module loaded once per simulated client process' : ''} · ${d.decisions} decision${d.decisions === 1 ? '' : 's'}, `,
       el('strong', {}, `${d.preemptions} preemption${d.preemptions === 1 ? '' : 's'}`),
       ` · ${plural(d.noun)} held: ${d.stopped !== undefined ? 'not counted (the run stopped)' : Object.entries(d.reports).map(([k, v]) => `${k}=${v}`).join(', ')} · ${expectText}`),
+    d.setup ? el('p', { class: 'meta setup' }, d.setup.join(' · ')) : null,
     d.description ? el('p', { class: 'desc' }, d.description) : null,
     verdict,
     // The steps are the main run; a progress violation is judged on what came after the faults stopped.
