@@ -386,7 +386,7 @@ export async function run(argv: string[], again = false): Promise<number> {
       writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
       log(`results written to ${out}${shard ? ` (shard ${shard.index + 1}/${shard.count}: merge every shard's file with retrysim merge)` : ''}`);
     }
-    const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), moduleLoads: perProcessCx ? 'per-process' : 'once',
+    const code = await reportServiceCampaign(r, { ...(sharedModuleState !== undefined ? { sharedModuleState } : {}), effects: { noun: def.effects.noun ?? 'effect', owner: def.effects.owner !== undefined }, moduleLoads: perProcessCx ? 'per-process' : 'once',
       ...(isHostedApp(def) ? { moduleProbe: shard !== undefined ? null : probed === undefined ? null : { runs: probed.runs, verdict: probed.result.verdict } } : {}), subject: `${isHostedApp(def) ? 'app' : 'service'} ${r.service} (${r.module})`, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, reproduce, ...(html !== undefined ? { html, def: sharedModuleState !== undefined && probed?.def !== undefined ? probed.def : await pageService(def, v.service!, r.counterexample !== undefined) } : {}) });
     if (shard !== undefined) {
       log(shardRanLine(shard));
@@ -482,6 +482,8 @@ export interface ServiceReport {
   moduleProbe?: { runs: number; verdict: ServiceCampaignResult['verdict'] } | null;
   /** One shard's report (`--shard I/N`): its verdict covers its runs only, and the command exits 0 once it ran. */
   shard?: { index: number; count: number };
+  /** What the definition declares of its effects: the noun, and whether `effects.owner` can say whose an id is. */
+  effects?: { noun: string; owner: boolean };
 }
 
 /** The table's module-loads cell of an app: how its modules were loaded, and what ran with one load per process. */
@@ -550,6 +552,13 @@ export async function reportServiceCampaign(r: ServiceCampaignResult, o: Service
     // key-reuse is a keyed service's promise; one idempotent by its own ids (a PUT of a resource, last write wins) sends no key to reuse.
     if (cx.violations.every((x) => x.invariant === 'key-reuse') && r.faults.includes('keyReuseProbe')) {
       console.log(`  (a service idempotent without keys — a PUT of a resource by its own id, where the last write wins — makes no such promise: say so in its definition, operation: { readsKey: false, … }, and the probe is left out; or, for this run, --faults ${r.faults.filter((f) => f !== 'keyReuseProbe').join(',')})`);
+    }
+    // "No order exists" after a 2xx, with nothing to say whose the acknowledged id is: most often the service made it
+    // and effects.of does not find it (a tenant stored as NULL, a column of another name), and the checks can only
+    // say what of returned. Said where the reader is (the violation's own words stay what the checker saw).
+    const e = o.effects;
+    if (e !== undefined && !e.owner && cx.violations.some((x) => x.invariant === 'exactly-one' && x.detail === `the client was told it succeeded, but no ${e.noun} exists`)) {
+      console.log(`  (if the service did make the ${e.noun}, effects.of does not find it: it is asked for the operation's runId and tenant — 'default' for a request sent without an x-tenant header; declare effects.owner(db, id) and the checks say whose an acknowledged id is)`);
     }
     // Not a fault of the scenario: the service's own code ended its process (Node's crash on an unhandled rejection).
     for (const c of cx.crashes) console.log(`  process crashed (${c.instance}): ${c.cause}`);
