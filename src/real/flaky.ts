@@ -157,9 +157,9 @@ export interface FlakyReport {
   invariants: InvariantRow[];
   /**
    * fails if any invariant fails; else inconclusive when on some side no run
-   * or schedule left a single effect (a service that throws on every
-   * request, an effects reader looking at the wrong table keeps every
-   * invariant with none made: check --service says inconclusive there too);
+   * or schedule left a single effect (a service that refuses every request
+   * — a 503, a 401 — keeps every invariant with none made: check --service
+   * says inconclusive there too);
    * else holds. The exit code: 1, 4, 0.
    */
   verdict: 'holds' | 'fails' | 'inconclusive';
