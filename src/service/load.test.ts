@@ -78,6 +78,18 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     clean(m);
   });
 
+  it.each([['service', 'export default {};\n'], ['client', "import { x } from './x.js';\nexport default x;\n"]])('an ES module %s written as .js in a package whose "type" is "commonjs" (npm init\'s): Node\'s "Unexpected token" plus why and what to do', async (kind, text) => {
+    const d = tmp('rs-esm-js-');
+    // What npm 11's `npm init -y` writes: Node then reads every .js file as CommonJS (without a "type" it detects ES module syntax).
+    writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', type: 'commonjs' }));
+    writeFileSync(join(d, `${kind}.js`), text);
+    const r = await runCli(['check', `--${kind}`, join(d, `${kind}.js`), '--runs', '3', '--found', tmp('rs-found-')]);
+    expect(r.code).toBe(2);
+    const line = r.stderr.trim().split('\n').at(-1)!;
+    expect(line).toMatch(/cannot load: SyntaxError: (Unexpected token 'export'|Cannot use import statement outside a module)/);
+    expect(line).toContain(`; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${join(d, 'package.json')} says "type": "commonjs"): rename it .mjs, or set "type": "module"`);
+  });
+
   it('no default export: says so, and what to export', async () => {
     const d = tmp('rs-nodefault-');
     writeFileSync(join(d, 'service.ts'), 'export const handler = () => 1;\n');

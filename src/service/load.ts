@@ -37,7 +37,37 @@ export async function importUserModule(path: string): Promise<Record<string, unk
     const text = describeThrow(e);
     // Node's SyntaxError from loading an ES module carries no file or line (it prints them only for an uncaught one);
     // `node --check` on the file says where. A syntax error in a file it imports stays as it was: --check reads one file.
-    throw new Error(e instanceof SyntaxError && !text.includes('(at ') && !TS.has(extname(abs)) ? `${text}${syntaxErrorAt(abs)}` : text);
+    const where = e instanceof SyntaxError && !text.includes('(at ') && !TS.has(extname(abs)) ? `${text}${syntaxErrorAt(abs)}` : text;
+    throw new Error(`${where}${esmInCommonJs(e, abs)}`);
+  }
+}
+
+/**
+ * Why a `.js` file written as an ES module (`export default …`, `import …`)
+ * did not parse, when that is the reason: Node reads a `.js` file as
+ * CommonJS unless its nearest package.json says `"type": "module"` (npm's
+ * default does not). Its own SyntaxError says only "Unexpected token
+ * 'export'". '' otherwise.
+ */
+function esmInCommonJs(e: unknown, abs: string): string {
+  if (!(e instanceof SyntaxError) || extname(abs) !== '.js' || !/Unexpected token 'export'|Cannot use import statement outside a module/.test(e.message)) return '';
+  const pkg = nearestPackageJson(abs);
+  let type: unknown;
+  try {
+    type = pkg === undefined ? undefined : (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type;
+  } catch {
+    type = undefined;
+  }
+  // npm init writes "type": "commonjs" (npm 11): then Node does not even try the file as an ES module.
+  const says = pkg === undefined ? 'there is none' : type === undefined ? `${pkg} has no "type"` : `${pkg} says "type": ${JSON.stringify(type)}`;
+  return `; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${says}): rename it .mjs, or set "type": "module"`;
+}
+
+/** The package.json nearest to `abs`, going up; undefined when there is none. */
+function nearestPackageJson(abs: string): string | undefined {
+  for (let dir = dirname(abs); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'package.json');
+    if (dirname(dir) === dir) return undefined;
   }
 }
 
