@@ -90,6 +90,18 @@ describe('a bad user module ends in one clear line, with no source text', () => 
     expect(line).toContain(`; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${join(d, 'package.json')} says "type": "commonjs"): rename it .mjs, or set "type": "module"`);
   });
 
+  it('a .ts service with a top-level await in a package without "type": "module": tsx compiles it to CommonJS, and the line says why and what to do', async () => {
+    const d = tmp('rs-tla-');
+    writeFileSync(join(d, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0' }));
+    writeFileSync(join(d, 'service.ts'), 'const lease = await Promise.resolve(30_000);\nexport default { lease };\n');
+    const r = await runCli(['check', '--service', join(d, 'service.ts'), '--runs', '3', '--found', tmp('rs-found-')]);
+    expect(r.code).toBe(2);
+    const line = r.stderr.trim();
+    clean(line);
+    expect(line).toContain(`Top-level await is currently not supported with the "cjs" output format`);
+    expect(line).toContain(`; a .ts file is loaded as CommonJS unless its package.json says "type": "module" (${join(d, 'package.json')} has no "type"): rename it .mts, or set "type": "module"`);
+  });
+
   it('no default export: says so, and what to export', async () => {
     const d = tmp('rs-nodefault-');
     writeFileSync(join(d, 'service.ts'), 'export const handler = () => 1;\n');

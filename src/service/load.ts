@@ -50,7 +50,11 @@ export async function importUserModule(path: string): Promise<Record<string, unk
  * 'export'". '' otherwise.
  */
 function esmInCommonJs(e: unknown, abs: string): string {
-  if (!(e instanceof SyntaxError) || extname(abs) !== '.js' || !/Unexpected token 'export'|Cannot use import statement outside a module/.test(e.message)) return '';
+  const js = extname(abs) === '.js' && /Unexpected token 'export'|Cannot use import statement outside a module/.test(e instanceof Error ? e.message : '');
+  // A .ts file there is compiled to CommonJS (commonJsTs), where a top-level await cannot be.
+  const ts = extname(abs) === '.ts' && /Top-level await is currently not supported with the "cjs" output format/.test(e instanceof Error ? e.message : '');
+  if (!(e instanceof SyntaxError) && !ts) return '';
+  if (!js && !ts) return '';
   const pkg = nearestPackageJson(abs);
   let type: unknown;
   try {
@@ -60,7 +64,9 @@ function esmInCommonJs(e: unknown, abs: string): string {
   }
   // npm init writes "type": "commonjs" (npm 11): then Node does not even try the file as an ES module.
   const says = pkg === undefined ? 'there is none' : type === undefined ? `${pkg} has no "type"` : `${pkg} says "type": ${JSON.stringify(type)}`;
-  return `; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${says}): rename it .mjs, or set "type": "module"`;
+  return ts
+    ? `; a .ts file is loaded as CommonJS unless its package.json says "type": "module" (${says}): rename it .mts, or set "type": "module"`
+    : `; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${says}): rename it .mjs, or set "type": "module"`;
 }
 
 /** The package.json nearest to `abs`, going up; undefined when there is none. */
