@@ -254,7 +254,9 @@ function printClient(r: ClientFlakyReport): void {
     ['same client on virtual time (fake timers)', v.runs, v.failures, checksText(v.byCheck), pct(v.upperBound95), `${(v.wallMs / 1000).toFixed(2)} s (${(v.virtualMs / 1000).toFixed(2)} s virtual)`],
     [`simulation: every interleaving, ${s.grid.length} processing times`, `${s.schedules}${s.complete ? '' : '+ (bounded)'}`, s.failing, checksText(s.byCheck), 'n/a: enumerated, not sampled', `${(s.wallMs / 1000).toFixed(2)} s`],
   ]));
-  console.log(`\nWall clock: passed ${w.runs - w.failures} of ${w.runs}. ${w.failures === 0
+  // A run in which no request got through passed nothing: said so, not "passed 3 of 3".
+  if (w.failures === 0 && w.succeeded === 0 && w.runs > 0) console.log(`\nWall clock: no check failed in ${w.runs} of ${w.runs}, but no request was answered 2xx, so passing says nothing (see the verdict).`);
+  else console.log(`\nWall clock: passed ${w.runs - w.failures} of ${w.runs}. ${w.failures === 0
     ? `Passing ${w.runs} of ${w.runs} proves little: the failure rate could still be up to ${pct(w.upperBound95)} (exact 95 % upper bound 1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
   const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;

@@ -23,6 +23,7 @@ describe('flaky --client: a client that never gets through is no pass', () => {
     for (const side of ['on the wall clock', 'on virtual time', 'in the simulation']) expect(r.inconclusive).toContain(`${side} no request`);
     const t = await runMain(args);
     expect(t.code).toBe(4);
+    expect(t.out).toContain("Wall clock: no check failed in 2 of 2, but no request was answered 2xx, so passing says nothing (see the verdict).");
     expect(t.out).toMatch(/Verdict: inconclusive — no check failed, but on the wall clock no request of the 2 runs was answered 2xx \(the first: op1\.w0 POST \/v2\/items → 404/);
   }, 120_000);
 
