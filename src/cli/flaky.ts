@@ -96,7 +96,9 @@ function print(r: FlakyReport, noun: string, app: boolean): void {
   ]));
   if (w.unsettled > 0) console.log(`UNSETTLED: in ${w.unsettled}/${w.runs} wall-clock runs the server was still at work (a request, a timer a handler armed) after the ${SETTLE_LIMIT_MS / 1000} s settle limit; the effects were read then.`);
   const agree = w.perRun.filter((x, i) => x.failed === v.perRun[i]?.failed).length;
-  console.log(`\nWall clock: ${w.failures}/${w.runs} failed. ${w.failures === 0
+  // A lane in which nothing was made passed nothing: said so, not "passing 3 times proves little".
+  if (w.failures === 0 && w.runs > 0 && w.perRun.every((x) => x.reports === 0)) console.log(`\nWall clock: 0/${w.runs} failed, but no run made any ${noun}, so passing says nothing (see the verdict).`);
+  else console.log(`\nWall clock: ${w.failures}/${w.runs} failed. ${w.failures === 0
     ? `Passing ${w.runs} times proves little: the failure rate could still be up to ${pct(w.upperBound95)} (1 − 0.05^(1/${w.runs})); the "rule of three" (3/n), a large-n shortcut, would say ${pct(ruleOfThree(w.runs))}.`
     : `The failure rate is at most ${pct(w.upperBound95)} with 95 % confidence (Clopper–Pearson).`}`);
   // Said, not hidden: such a run's effects were read before the server's deferred work was done, so its failure may be the read's, not the service's.

@@ -29,6 +29,7 @@ describe('flaky --service: a lab in which nothing is made is no pass', () => {
     expect(t.code).toBe(4);
     expect(t.out).toMatch(/│ exactly-one +│ inconclusive/);
     expect(t.out).toContain('Verdict: inconclusive — no invariant failed, but on the wall clock none of the 2 runs made any order;');
+    expect(t.out).toContain('Wall clock: 0/2 failed, but no run made any order, so passing says nothing (see the verdict).');
     expect(t.out).not.toMatch(/│ holds/);
   }, 120_000);
 
