@@ -48,7 +48,8 @@ per scenario built from what it declares — no_fault, lost_response,
 lost_answer, crash_at:<point> per crash point, concurrent_duplicate,
 two_instances, kill_at:<step> per step (a real SIGKILL, restarted on the same
 file), kill_at:answer (the same, once the handler returned, before its answer
-leaves), key_reuse — compared on the effects left and the invariants broken.
+leaves), key_reuse (not for a service whose operation.readsKey is false) —
+compared on the effects left and the invariants broken.
 A service that declares \`progress\` gets the recovery phase on both sides
 (the faults stop, settleMs passes, the operation is queried and resubmitted)
 and progress judged on both: the "in the end" column says how the operation

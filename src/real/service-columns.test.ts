@@ -36,3 +36,11 @@ describe('conformance columns speak the service\'s words', () => {
     expect(cols[0]!.scenario.operations[0]!.title).toBe('effect 1');
   });
 });
+
+describe('a service that reads no key (operation.readsKey: false) gets no key_reuse column', () => {
+  it('as check leaves its key-reuse probe out: a PUT by its URL makes no promise about a key sent again', () => {
+    const byUrl: ServiceDefinition = { ...refunds, operation: { ...refunds.operation, method: 'PUT', path: (op) => `/refunds/${op.runId}`, readsKey: false } };
+    expect(serviceColumns(refunds, './refunds.mjs').map((c) => c.name)).toContain('key_reuse');
+    expect(serviceColumns(byUrl, './refunds.mjs').map((c) => c.name)).not.toContain('key_reuse');
+  });
+});

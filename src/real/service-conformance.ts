@@ -125,7 +125,8 @@ export function serviceColumns(def: ServiceDefinition, module: string, keySource
       faults: { kill: { instance: 0, atAnswer: 1, restartAfterMs: 500 } },
     }),
   ];
-  if (keySource !== 'none') cols.push(col('key_reuse', 'After a success, the same key is sent once more with a different body: it must be refused without effect.', { client: { keyReuseProbe: true } }));
+  // No key to reuse: the client sends none, or the service reads none (operation.readsKey: false, idempotent by its URL).
+  if (keySource !== 'none' && def.operation.readsKey !== false) cols.push(col('key_reuse', 'After a success, the same key is sent once more with a different body: it must be refused without effect.', { client: { keyReuseProbe: true } }));
   return cols;
 }
 
