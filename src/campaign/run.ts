@@ -1,4 +1,5 @@
 import { scheduleOf } from '../scenario/record.js';
+import { shellArg } from '../report/shell.js';
 import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -409,7 +410,7 @@ export async function saveCounterexample(
     ...(file !== undefined ? { file } : {}),
     size,
     violations: run.violations,
-    replay: file !== undefined ? `retrysim replay ${file} --trace` : '(not written: pass a found directory)',
+    replay: file !== undefined ? `retrysim replay ${shellArg(file)} --trace` : '(not written: pass a found directory)',
     notMinimal: minimalityProblems(o.claim.minimal, size),
   };
 }

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { shellArg, shellLine } from '../report/shell.js';
 import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
@@ -209,7 +210,7 @@ export async function run(given: string[]): Promise<number> {
         : timeBudgetMs !== undefined ? `${v.runs === undefined ? 'as many scenarios as fit' : `at most ${runs} scenarios`} in ${v['time-budget']} (${runs} for a verdict)` : `${runs} scenarios`;
       log(`retrysim check --client ${v.client} — client '${client.name}' against ${against}, seed ${seed}, ${size}${shard ? `, shard ${shard.index + 1}/${shard.count}` : ''}`);
       // With a budget the run count is known only at the end: the reproduce line then names the runs that ran.
-      if (timeBudgetMs === undefined) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${argv.join(' ')}`);
+      if (timeBudgetMs === undefined) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${shellLine(argv)}`);
       if (perProcess) log(`module loads: one per simulated client process (${PER_PROCESS_ENV}=1): each call of the client runs from its own copy of its module, as in a process of its own`);
       const target = { ...(service ? { service, serviceModule: v.service } : { variant: (v.variant ?? 'key_atomic') as Variant }) };
       const loader = freshClientLoader(v.client, client.name);
@@ -269,7 +270,7 @@ export async function run(given: string[]): Promise<number> {
         else log(`module state: with one load per client process the first ${p.runs} runs are inconclusive (${p.inconclusive ?? 'fewer ran'}); the verdict stands`);
       }
       // No run ran (the budget was spent first): nothing to reproduce; the "to conclude" line gives the command.
-      if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${withRuns(argv, r.runs).join(' ')}`);
+      if (timeBudgetMs !== undefined && r.runs > 0) log(`reproduce: ${perProcess ? `${PER_PROCESS_ENV}=1 ` : ''}retrysim check ${shellLine(withRuns(argv, r.runs))}`);
     } catch (e) {
       if (e instanceof ClientError || e instanceof ServiceError) {
         console.error(`retrysim check: ${e.message}`);
@@ -354,8 +355,8 @@ export async function run(given: string[]): Promise<number> {
       console.error(`wrote ${pages.written.length - 1} counterexample page(s) and ${join(html, 'index.html')}`);
     }
     // The schedule limit stops an exhaustive client campaign short: the same search with a higher one finishes it.
-    const target = service !== undefined ? ` ${moduleFlag(service)} ${v.service}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
-    const raiseLimit = `retrysim check --client ${v.client}${v.name !== undefined ? ` --name ${v.name}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
+    const target = service !== undefined ? ` ${moduleFlag(service)} ${shellArg(v.service!)}` : v.variant !== undefined ? ` --variant ${v.variant}` : '';
+    const raiseLimit = `retrysim check --client ${shellArg(v.client!)}${v.name !== undefined ? ` --name ${shellArg(v.name)}` : ''}${target} --seed ${seed} --explore ${explore} --runs ${Math.max(10 * runs, 1000)}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}`;
     const code = reportClientCampaign(r, { module: v.client, ...(shard !== undefined ? { shard } : {}), expected, json: v.json === true, timeBudgetMs, runs, command: argv, raiseLimit, moduleLoads: perProcessCx ? 'per-process' : 'once', ...(sharedModuleState !== undefined ? { sharedModuleState } : {}) });
     if (shard !== undefined) {
       log(shardRanLine(shard));

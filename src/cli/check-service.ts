@@ -1,4 +1,5 @@
 import type { RunOptions } from '../scenario/run.js';
+import { shellArg } from '../report/shell.js';
 import type { DrawRun } from '../report/html/check-pages.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -229,7 +230,7 @@ export async function run(argv: string[], again = false): Promise<number> {
         ? `steps: whichever of the store's commands it sends (${def.steps.join(', ')}), at its 1st to 4th use in a request (a kill's, on its instance); crash points: the answer of each, lost after the store ran it`
         : `steps: ${def.steps.join(', ')}; crash points: ${(def.crashPoints ?? []).join(', ') || 'none'}`;
       head(`faults: ${faults.join(', ')}${probeOff}; ${points}`);
-      reproduce = { before: `retrysim check ${moduleFlag(def)} ${v.service} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };
+      reproduce = { before: `retrysim check ${moduleFlag(def)} ${shellArg(v.service!)} --seed ${seed}`, after: `${explore !== 'random' ? ` --explore ${explore}` : ''}${v.faults !== undefined ? ` --faults ${faults.join(',')}` : ''}${keySource !== 'tool_call' ? ` --key-source ${keySource}` : ''}${v['shrink-budget'] !== undefined ? ` --shrink-budget ${v['shrink-budget']}` : ''}` };
       // With a budget the run count is known only at the end (the reproduce line then names it).
       if (timeBudgetMs === undefined) head(`reproduce: ${commandOf(reproduce, runs)}`);
       const clock = () => performance.now();

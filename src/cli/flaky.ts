@@ -1,4 +1,5 @@
 import { flags, intFlag, seedFlag, usage, UsageError } from './args.js';
+import { shellArg } from '../report/shell.js';
 import { textTable } from '../report/table.js';
 import { BUILTIN_SERVICES as VARIANTS, type BuiltinName as Variant } from '../tracker/builtin.js';
 import { runFlakyLab, type FlakyReport } from '../real/flaky.js';
@@ -121,7 +122,7 @@ function print(r: FlakyReport, noun: string, app: boolean): void {
     console.log('Most common decisions at server steps in failing schedules (ties the kernel resolved; wN#R = worker N, request R):');
     for (const p of s.failingPatterns.slice(0, 5)) console.log(`  ${p.schedules}× at stagger ${p.staggerMs.join(', ')} ms: ${p.pattern}`);
     // No file is written here: a CLI user has no ListChoice to hand, so the line points at what they can run.
-    console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `${flag} ${o.service.module}` : `--variant ${o.variant}`} --explore exhaustive.`);
+    console.log(`The same bug as a shrunk, replayable scenario file: retrysim check ${o.service ? `${flag} ${shellArg(o.service.module)}` : `--variant ${o.variant}`} --explore exhaustive.`);
   } else {
     const held = r.invariants.filter((x) => x.simulated !== null).map((x) => x.invariant);
     // What the schedules left, not what they should have: a service that throws on every request keeps every invariant with none made.
@@ -129,7 +130,7 @@ function print(r: FlakyReport, noun: string, app: boolean): void {
     const left = c.length === 1 && c[0] === 1 ? `exactly one ${noun} each time` : `${plural(noun)} left per schedule: ${c.join(', ')}${c.includes(0) ? '; where none was made, keeping them says nothing' : ''}`;
     console.log(`No schedule fails: ${o.service ? o.service.name : o.variant} keeps ${held.join(', ')} on every interleaving explored (${left}).`);
   }
-  if (r.verdict === 'inconclusive') console.log(`Verdict: inconclusive — no invariant failed, but ${r.inconclusive}${o.service ? `; retrysim check ${flag} ${o.service.module} quotes the answers it gave` : ''}.`);
+  if (r.verdict === 'inconclusive') console.log(`Verdict: inconclusive — no invariant failed, but ${r.inconclusive}${o.service ? `; retrysim check ${flag} ${shellArg(o.service.module)} quotes the answers it gave` : ''}.`);
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */

@@ -1,4 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { shellArg } from '../report/shell.js';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { flags, UsageError, writableFile } from './args.js';
 import { stoppedPages, writeClientStepperPage, writeStepperPage } from '../report/html/write.js';
@@ -106,9 +107,9 @@ export function readableTimeline(lines: readonly string[]): string[] {
  * (with `--trace`) are this one command.
  */
 export function replayCommand(file: string, o: { client?: string; service?: ServiceDefinition; servicePath?: string } = {}): string {
-  const client = o.client !== undefined ? `--client ${o.client} ` : '';
-  const service = o.service !== undefined && o.servicePath !== undefined ? `${moduleFlag(o.service)} ${o.servicePath} ` : '';
-  return `retrysim replay ${client}${service}${file}`;
+  const client = o.client !== undefined ? `--client ${shellArg(o.client)} ` : '';
+  const service = o.service !== undefined && o.servicePath !== undefined ? `${moduleFlag(o.service)} ${shellArg(o.servicePath)} ` : '';
+  return `retrysim replay ${client}${service}${shellArg(file)}`;
 }
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { shellArg } from '../report/shell.js';
 import { InFlight } from '../campaign/in-flight.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,7 +161,7 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
   // The module is named on the line even though the file records it: replay
   // imports a module a file names only inside the current directory, so a
   // line without it would not run from anywhere else.
-  const replay = file === undefined ? '(not written)' : `retrysim replay --client ${o.module ?? '<your client module>'} ${file} --trace`;
+  const replay = file === undefined ? '(not written)' : `retrysim replay --client ${o.module !== undefined ? shellArg(o.module) : '<your client module>'} ${shellArg(file)} --trace`;
   return {
     scenario, run: first, ...(file !== undefined ? { file } : {}), violations: first.violations, size,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) },

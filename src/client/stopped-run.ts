@@ -1,4 +1,5 @@
 import type { GeneratedCase } from '../scenario/arbitraries.js';
+import { shellArg } from '../report/shell.js';
 import { scheduleOf } from '../scenario/record.js';
 import type { Scenario } from '../scenario/schema.js';
 import type { MinimiseOptions } from '../campaign/minimise.js';
@@ -30,6 +31,6 @@ export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCas
     expect: { violations: [] },
   };
   const file = writeStoppedScenario(o.foundDir, client.name, scenario);
-  const service = o.service !== undefined && o.serviceModule !== undefined ? ` ${moduleFlag(o.service)} ${o.serviceModule}` : '';
-  return { ...stopped, file, replay: `retrysim replay --client ${o.module ?? '<your client module>'}${service} ${file} --trace`, message: m.error.message };
+  const service = o.service !== undefined && o.serviceModule !== undefined ? ` ${moduleFlag(o.service)} ${shellArg(o.serviceModule)}` : '';
+  return { ...stopped, file, replay: `retrysim replay --client ${o.module !== undefined ? shellArg(o.module) : '<your client module>'}${service} ${shellArg(file)} --trace`, message: m.error.message };
 }

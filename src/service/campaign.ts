@@ -1,4 +1,5 @@
 import { serviceEpochField } from './epoch.js';
+import { shellArg } from '../report/shell.js';
 import fc from 'fast-check';
 import { InFlight } from '../campaign/in-flight.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -262,7 +263,7 @@ export function neverSucceeded(def: ServiceDefinition, module: string, runs: num
   const crashed = answers.crashed !== undefined ? `; its process crashed (${answers.crashed})` : '';
   // An app that catches its own error answers 500 with it: quote the answer where nothing threw.
   const refused = answers.threw === undefined && answers.refused !== undefined ? `; the first answered ${answers.refused}` : '';
-  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}${refused}${crashed}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${module} --db FILE) and send its operation to see why`;
+  return `no request of the ${runs} runs was answered 2xx or made ${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun} (answers: ${seen})${threw}${refused}${crashed}, and a service that does nothing breaks no safety invariant; serve it (retrysim serve ${moduleFlag(def)} ${shellArg(module)} --db FILE) and send its operation to see why`;
 }
 
 /** Runs one scenario of a user service on a choice source, counting what it reached into `counts` and what it answered into `answers` when given. */
@@ -568,7 +569,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     name: `${def.name}: shrunk counterexample`,
     // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it;
     // a vitest property was not `retrysim check`, so its file says what found it and how to replay it.
-    description: `${foundBy === 'vitest' ? `Found by a vitest property (retrysim's vitest helper, seed ${seed}; replay with retrysim replay ${moduleFlag(def)} ${module} <this file>)` : `Found by retrysim check ${moduleFlag(def)} ${module} (seed ${seed})`}: ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
+    description: `${foundBy === 'vitest' ? `Found by a vitest property (retrysim's vitest helper, seed ${seed}; replay with retrysim replay ${moduleFlag(def)} ${shellArg(module)} <this file>)` : `Found by retrysim check ${moduleFlag(def)} ${shellArg(module)} (seed ${seed})`}: ${run.violations.map((v) => `${v.invariant} — ${v.detail}`).join('; ')}.` +
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : ''),
     schedule: scheduleOf(run.result.choices),
     expect: { reports: run.reports, violations: invariants },
@@ -589,7 +590,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
     removed: m.removed,
     minimised: { preemptionsMinimal: m.preemptionsMinimal, removed: m.removed, undecided: m.undecided, errored: m.errored, runs: m.runs, ...(m.stopped ? { stopped: m.stopped } : {}) },
     notMinimal,
-    replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace` : '(not written)',
+    replay: file !== undefined ? `retrysim replay ${moduleFlag(def)} ${shellArg(module)} ${shellArg(file)} --trace` : '(not written)',
     crashes: run.crashes ?? [],
   };
 }

@@ -1,4 +1,5 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { shellArg } from '../report/shell.js';
 import { Kernel, type RunResult } from '../sim/kernel.js';
 import { Trace } from '../sim/trace.js';
 import { ReplayChoice, ReplayDivergenceError } from '../sim/choice/replay.js';
@@ -164,7 +165,7 @@ export async function runServiceScenario(s: Scenario, def: ServiceDefinition, op
       trace: obs !== undefined ? new ObservedTrace(opts.keepTrace ?? false, obs, sdb.db) : opts.hashTrace === false && !opts.keepTrace ? false : new Trace(opts.keepTrace ?? false),
       eventsMax: 200_000,
       timeMsMax: 3_600_000,
-      replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay ${moduleFlag(def)} ${s.service.module} <file> (scenario '${s.name}', seed ${s.seed})`),
+      replayHint: opts.replayHint ?? (s.service.module === undefined ? `retrysim replay <file> (scenario '${s.name}', seed ${s.seed})` : `retrysim replay ${moduleFlag(def)} ${shellArg(s.service.module)} <file> (scenario '${s.name}', seed ${s.seed})`),
     });
     const hosts = hostInstances(s, def, sdb, opts.reached);
     // The handlers' Date, timers and randomness are the kernel's for the run

@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { shellArg } from '../report/shell.js';
 import { join } from 'node:path';
 import { moduleFlag, moduleLoadsOf } from '../app/define.js';
 import type { GeneratedCase } from '../scenario/arbitraries.js';
@@ -59,12 +60,12 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
     ...m.scenario,
     ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
     name: `${def.name}: the run that stopped the campaign`,
-    description: `Run ${stopped.run} of ${foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check ${moduleFlag(def)} ${module} (`}seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.exhaustive ? ` (schedule ${stopped.run} of its exhaustive search)` : ''}; minimised as a counterexample is${m.minimal ? '' : ` (not known minimal: ${m.notMinimal.join('; ')})`}: ${m.error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
+    description: `Run ${stopped.run} of ${foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check ${moduleFlag(def)} ${shellArg(module)} (`}seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.exhaustive ? ` (schedule ${stopped.run} of its exhaustive search)` : ''}; minimised as a counterexample is${m.minimal ? '' : ` (not known minimal: ${m.notMinimal.join('; ')})`}: ${m.error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(m.records),
     expect: { violations: [] },
   };
   const file = writeStoppedScenario(foundDir, def.name, scenario);
-  return { ...stopped, file, replay: `retrysim replay ${moduleFlag(def)} ${module} ${file} --trace`, message: m.error.message };
+  return { ...stopped, file, replay: `retrysim replay ${moduleFlag(def)} ${shellArg(module)} ${shellArg(file)} --trace`, message: m.error.message };
 }
 
 /** A stop the run's course led to, as a service's or a client's error says it. */

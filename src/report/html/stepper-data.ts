@@ -1,4 +1,5 @@
 import { KV_TABLE } from '../../kv/store.js';
+import { shellArg } from '../shell.js';
 import { setupLines } from '../../scenario/setup-lines.js';
 import { formatEntry, type TraceEntry } from '../../sim/trace.js';
 import { effectsAdded, isEffectLine } from '../../net/sim-network.js';
@@ -251,7 +252,7 @@ function pageHead<R>(s: Scenario, source: StepperSource, def: ServiceDefinition,
     noun: def.effects.noun ?? 'effect',
     ...(source.index !== undefined ? { index: source.index } : {}),
     ...(source.file !== undefined ? { file: source.file } : {}),
-    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${source.file} --trace` : `seed ${s.seed}`),
+    replay: source.replay ?? (source.file !== undefined ? `retrysim replay ${shellArg(source.file)} --trace` : `seed ${s.seed}`),
     variant: s.service.variant ?? s.service.module ?? '',
     // A user's client has no key source of the harness: the page names the client instead. A user's
     // service is told its keys in words; the built-in tracker's page keeps its key source's name.
