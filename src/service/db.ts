@@ -59,12 +59,17 @@ export class ServiceDatabase {
       return () => void st.run();
     });
     // AUTOINCREMENT tables keep their counters in sqlite_sequence; ids
-    // restart at 1 per run. It exists from setup on or never: a table created
+    // restart where setup left them per run. It exists from setup on or never: a table created
     // later is refused (checkSchema), so this is asked once, not per run.
-    if ((this.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get() as number) > 0) {
+    const sequence = (this.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get() as number) > 0;
+    if (sequence) {
       const clearSequence = this.db.prepare('DELETE FROM sqlite_sequence');
       this.clears.push(() => void clearSequence.run());
     }
+    // The rows setup inserted (reference data: accounts, prices, a flag) are where every run starts, as in
+    // production, where setup ran once on the database: emptied, a handler reading them found nothing (until
+    // 2026-12). Restored after the deletes; a schema whose setup inserts nothing (the usual case) only deletes.
+    if (at === ':memory:') this.restore = seedRestorer(this.db, def.tables, sequence);
     const sv = this.db.prepare('PRAGMA schema_version').pluck();
     this.schemaVersion = () => sv.get() as number;
     const tc = this.db.prepare('SELECT total_changes()').pluck();
@@ -77,10 +82,27 @@ export class ServiceDatabase {
     return this.totalChanges();
   }
 
-  /** Empties every declared table, so the next run starts from the state setup left. */
+  /** Puts back the rows setup left, after the deletes; undefined when setup left none. */
+  private readonly restore: (() => void) | undefined;
+
+  /** Empties every declared table and puts back the rows setup left, so the next run starts from the state setup left. */
   reset(): void {
     if (this.db.inTransaction) this.db.exec('ROLLBACK'); // a run stopped inside a transaction (a kill)
-    for (const c of this.clears) c();
+    if (this.restore === undefined) {
+      for (const c of this.clears) c();
+      return;
+    }
+    // One transaction, foreign keys checked at its end: tables are declared in any order, parents and children alike.
+    this.db.exec('BEGIN');
+    try {
+      this.db.pragma('defer_foreign_keys = ON');
+      for (const c of this.clears) c();
+      this.restore();
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
   }
 
   /**
@@ -100,6 +122,42 @@ export class ServiceDatabase {
   close(): void {
     this.db.close();
   }
+}
+
+/**
+ * The rows `setup` left in the declared tables (and the AUTOINCREMENT
+ * counters), as a function that inserts them again into emptied tables;
+ * undefined when it left none. Generated columns are computed again, not
+ * inserted; a rowid table without an INTEGER PRIMARY KEY keeps its rowids.
+ */
+function seedRestorer(db: ServiceDb, tables: readonly string[], sequence: boolean): (() => void) | undefined {
+  const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const restores: Array<() => void> = [];
+  for (const t of tables) {
+    // table_info lists the columns one can insert into (generated columns are table_xinfo's hidden ones).
+    const cols = (db.prepare(`PRAGMA table_info(${q(t)})`).all() as Array<{ name: string }>).map((c) => c.name);
+    const withoutRowid = (db.prepare('SELECT sql FROM sqlite_master WHERE type = \'table\' AND name = ?').pluck().get(t) as string | undefined)?.match(/\bWITHOUT\s+ROWID\b/i) !== null;
+    const all = withoutRowid ? cols : ['rowid', ...cols];
+    const rows = db.prepare(`SELECT ${all.map((c) => (c === 'rowid' ? 'rowid' : q(c))).join(', ')} FROM ${q(t)}`).raw().all() as unknown[][];
+    if (rows.length === 0) continue;
+    const insert = db.prepare(`INSERT INTO ${q(t)} (${all.map((c) => (c === 'rowid' ? 'rowid' : q(c))).join(', ')}) VALUES (${all.map(() => '?').join(', ')})`);
+    restores.push(() => {
+      for (const r of rows) insert.run(...r);
+    });
+  }
+  if (sequence) {
+    const seq = db.prepare('SELECT name, seq FROM sqlite_sequence').raw().all() as unknown[][];
+    if (seq.length > 0 && restores.length > 0) {
+      const insert = db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)');
+      restores.push(() => {
+        for (const r of seq) insert.run(...r);
+      });
+    }
+  }
+  if (restores.length === 0) return undefined;
+  return () => {
+    for (const r of restores) r();
+  };
 }
 
 /**
