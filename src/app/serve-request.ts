@@ -356,6 +356,14 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
   }
   const o = out!;
   if (!o.ok) {
+    if (o.error instanceof StartupFault) {
+      // The app's start-up awaited a store command whose answer a fault lost: its `await app()` rejects at the top
+      // of the process, which Node ends (an unhandled rejection). The process crashes and restarts as after any
+      // crash, and builds itself again; it read "app({ redis }) threw while building a process", exit 2 — a
+      // correct app that loads its price list at start-up was called broken by the campaign's own fault.
+      await sim.crashProcess?.(o.error.cause); // in simulation, never returns
+      throw new ServiceError(desc.name, `app({ redis }) threw while building a process: ${describeThrow(o.error.cause)}`);
+    }
     if (o.error instanceof ServiceError) throw o.error;
     throw new ServiceError(desc.name, `delivering ${req.method} ${req.path} failed: ${describeThrow(o.error)}${deliveryHint(o.error)}`);
   }
@@ -368,6 +376,14 @@ function at(e: unknown): string {
   return f === undefined ? '' : ` (at ${f})`;
 }
 
+/** The app's factory failed on a fault the campaign injected (a store answer lost): the process's start-up crashes. */
+class StartupFault extends Error {
+  constructor(override readonly cause: KvConnectionLost) {
+    super(`app({ redis }) failed at start-up: ${cause.message}`);
+    this.name = 'StartupFault';
+  }
+}
+
 /**
  * One process's listener: `app({ redis })`, called on its first request. An
  * exception from the factory is the factory's, said so: it read "delivering
@@ -378,6 +394,7 @@ function buildProcess(name: string, desc: AppDescriptor): Promise<RequestListene
     .then(() => desc.app({ redis: kvClient() }))
     .catch((e: unknown) => {
       if (e instanceof AppListensError) throw new ServiceError(name, `app({ redis }) ${e.message}${at(e)}`);
+      if (e instanceof KvConnectionLost) throw new StartupFault(e);
       throw e instanceof ServiceError ? e : new ServiceError(name, `app({ redis }) threw while building a process: ${describeThrow(e)}`);
     });
   built.catch(() => undefined);
