@@ -376,9 +376,9 @@ export async function runClientFlakyLab(opts: ClientFlakyOptions): Promise<Clien
   const virt = await virtualTime(o);
   const wall = await wallClock(o);
   const vacuous = vacuousSides([
-    { side: 'on the wall clock', what: 'runs', total: wall.runs, succeeded: wall.succeeded, ...(wall.firstRefusal !== undefined ? { firstRefusal: wall.firstRefusal } : {}) },
-    { side: 'on virtual time', what: 'runs', total: virt.runs, succeeded: virt.succeeded, ...(virt.firstRefusal !== undefined ? { firstRefusal: virt.firstRefusal } : {}) },
-    { side: 'in the simulation', what: 'schedules', total: sim.schedules, succeeded: sim.succeeded, ...(sim.firstRefusal !== undefined ? { firstRefusal: sim.firstRefusal } : {}) },
+    { side: 'on the wall clock', what: 'runs', total: wall.runs, succeeded: wall.succeeded, firstRefusal: wall.firstRefusal },
+    { side: 'on virtual time', what: 'runs', total: virt.runs, succeeded: virt.succeeded, firstRefusal: virt.firstRefusal },
+    { side: 'in the simulation', what: 'schedules', total: sim.schedules, succeeded: sim.succeeded, firstRefusal: sim.firstRefusal },
   ]);
   const failed = wall.failures + virt.failures + sim.failing > 0;
   return {

@@ -137,10 +137,10 @@ function seedRestorer(db: ServiceDb, tables: readonly string[], sequence: boolea
     // table_info lists the columns one can insert into (generated columns are table_xinfo's hidden ones).
     const cols = (db.prepare(`PRAGMA table_info(${q(t)})`).all() as Array<{ name: string }>).map((c) => c.name);
     const withoutRowid = (db.prepare('SELECT sql FROM sqlite_master WHERE type = \'table\' AND name = ?').pluck().get(t) as string | undefined)?.match(/\bWITHOUT\s+ROWID\b/i) !== null;
-    const all = withoutRowid ? cols : ['rowid', ...cols];
-    const rows = db.prepare(`SELECT ${all.map((c) => (c === 'rowid' ? 'rowid' : q(c))).join(', ')} FROM ${q(t)}`).raw().all() as unknown[][];
+    const all = withoutRowid ? cols.map(q) : ['rowid', ...cols.map(q)];
+    const rows = db.prepare(`SELECT ${all.join(', ')} FROM ${q(t)}`).raw().all() as unknown[][];
     if (rows.length === 0) continue;
-    const insert = db.prepare(`INSERT INTO ${q(t)} (${all.map((c) => (c === 'rowid' ? 'rowid' : q(c))).join(', ')}) VALUES (${all.map(() => '?').join(', ')})`);
+    const insert = db.prepare(`INSERT INTO ${q(t)} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`);
     restores.push(() => {
       for (const r of rows) insert.run(...r);
     });

@@ -50,18 +50,12 @@ export async function importUserModule(path: string): Promise<Record<string, unk
  * 'export'". '' otherwise.
  */
 function esmInCommonJs(e: unknown, abs: string): string {
-  const js = extname(abs) === '.js' && /Unexpected token 'export'|Cannot use import statement outside a module/.test(e instanceof Error ? e.message : '');
+  const message = e instanceof Error ? e.message : '';
+  const js = e instanceof SyntaxError && extname(abs) === '.js' && /Unexpected token 'export'|Cannot use import statement outside a module/.test(message);
   // A .ts file there is compiled to CommonJS (commonJsTs), where a top-level await cannot be.
-  const ts = extname(abs) === '.ts' && /Top-level await is currently not supported with the "cjs" output format/.test(e instanceof Error ? e.message : '');
-  if (!(e instanceof SyntaxError) && !ts) return '';
+  const ts = extname(abs) === '.ts' && /Top-level await is currently not supported with the "cjs" output format/.test(message);
   if (!js && !ts) return '';
-  const pkg = nearestPackageJson(abs);
-  let type: unknown;
-  try {
-    type = pkg === undefined ? undefined : (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type;
-  } catch {
-    type = undefined;
-  }
+  const { pkg, type } = packageTypeOf(abs);
   // npm init writes "type": "commonjs" (npm 11): then Node does not even try the file as an ES module.
   const says = pkg === undefined ? 'there is none' : type === undefined ? `${pkg} has no "type"` : `${pkg} says "type": ${JSON.stringify(type)}`;
   return ts
@@ -69,11 +63,22 @@ function esmInCommonJs(e: unknown, abs: string): string {
     : `; Node reads a .js file as CommonJS unless its package.json says "type": "module" (${says}): rename it .mjs, or set "type": "module"`;
 }
 
-/** The package.json nearest to `abs`, going up; undefined when there is none. */
-function nearestPackageJson(abs: string): string | undefined {
+/**
+ * The package.json nearest to `abs`, going up (undefined: none), and its
+ * `type` field — what decides how Node reads a `.js` file and tsx a `.ts`
+ * one. `unreadable` when it is not JSON.
+ */
+function packageTypeOf(abs: string): { pkg?: string; type?: unknown; unreadable?: true } {
   for (let dir = dirname(abs); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'package.json');
-    if (dirname(dir) === dir) return undefined;
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return { pkg, type: (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type };
+      } catch {
+        return { pkg, unreadable: true };
+      }
+    }
+    if (dirname(dir) === dir) return {};
   }
 }
 
@@ -107,17 +112,9 @@ export function commonJsTs(abs: string): boolean {
   const ext = extname(abs);
   if (ext === '.cts') return true;
   if (ext !== '.ts' && ext !== '.tsx') return false;
-  for (let dir = dirname(abs); ; dir = dirname(dir)) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type !== 'module';
-      } catch {
-        return false; // unreadable: let the ESM loader decide, as before
-      }
-    }
-    if (dirname(dir) === dir) return true; // no package.json anywhere: Node's default is CommonJS
-  }
+  const p = packageTypeOf(abs);
+  // Unreadable: let the ESM loader decide, as before; no package.json anywhere: Node's default is CommonJS.
+  return p.unreadable !== true && p.type !== 'module';
 }
 
 /**
