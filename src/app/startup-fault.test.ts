@@ -20,4 +20,10 @@ describe('a fault at an app\'s start-up', () => {
     const crashed = j.coverage.rows.find((x) => /crash/.test(x.id) && /process|code/.test(x.id));
     expect(crashed?.runs, JSON.stringify(j.coverage.rows.map((x) => x.id))).toBeGreaterThan(0);
   }, 120_000);
+
+  it('its canary (the claim written look-then-take) fails exactly-one under the same campaign', async () => {
+    const r = await runMain(['check', '--app', 'src/app/fixtures/seeded-at-start-get-then-set-app.ts', '--runs', '300', '--found', tmp('rs-startup-canary-'), '--json']);
+    expect(r.code, r.err).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'fails', violations: ['exactly-one'] });
+  }, 120_000);
 });
