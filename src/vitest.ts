@@ -36,8 +36,10 @@ import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNot
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
+import { callerFile, moduleDefining } from './service/defined-in.js';
+import { shellArg } from './report/shell.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
-import { ClientError, freshClientLoader } from './client/load.js';
+import { ClientError, freshClientLoader, isRetryClient } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
 import { firstRefusal, preferRefusal, type Refusal } from './client/coverage.js';
 import { answered2xx } from './client/checks.js';
@@ -81,7 +83,17 @@ export interface ServiceCaseOptions {
   faults?: readonly FaultKind[];
 }
 
+/** Each definition's module as its user named it (serviceCases or replayable `module`). */
 const modules = new WeakMap<ServiceDefinition, string>();
+/** ...or as found from where its functions were written, when not named (null: looked for, not found). */
+const foundModules = new WeakMap<ServiceDefinition, string | null>();
+/** The test file that called serviceCases or replayable first, for each definition and client: where to look for its module. */
+const callers = new WeakMap<object, string>();
+function noteCaller(x: object): void {
+  if (callers.has(x)) return;
+  const f = callerFile();
+  if (f !== undefined) callers.set(x, f);
+}
 /** The key source and faults each service's cases were generated with: the per-process probe of an app generates the same. */
 const caseOptions = new WeakMap<ServiceDefinition, { keySource?: KeySource; faults?: readonly FaultKind[] }>();
 
@@ -197,11 +209,33 @@ function setShrinkSettings(owner: object, set: ShrinkSettings, what: string): vo
 }
 
 function moduleOf(def: ServiceDefinition, module?: string | URL): string {
-  const m = module instanceof URL ? moduleKey(fileURLToPath(module)) : module ?? modules.get(def) ?? def.name;
-  modules.set(def, m);
+  if (module !== undefined) modules.set(def, module instanceof URL ? moduleKey(fileURLToPath(module)) : module);
+  // Unnamed and not yet found, cases are generated under the definition's name; a file written names the module found.
+  const m = modules.get(def) ?? foundModules.get(def) ?? def.name;
   registerService(m, def);
   return m;
 }
+
+/**
+ * The module a counterexample file names and its replay line loads: as
+ * named, else the user's file that defines the definition's functions and
+ * default-exports a definition of its name (src/service/defined-in.ts);
+ * `known: false` when neither (the line then says how to name it).
+ */
+async function fileModuleOf(def: ServiceDefinition, module?: string | URL): Promise<{ module: string; known: boolean }> {
+  moduleOf(def, module);
+  if (!modules.has(def) && !foundModules.has(def)) {
+    // An app's handle and effects are retrysim's wrappers; its operation's functions are the descriptor's own.
+    const fns = [def.handle, def.setup, def.memory, def.operation?.body, def.operation?.resultId, def.effects?.of, def.effects?.owner, def.effects?.total];
+    const found = await moduleDefining(fns, (mod) => ((mod.default ?? mod.service) as { name?: unknown } | undefined)?.name === def.name, callers.get(def));
+    foundModules.set(def, found ?? null);
+  }
+  const m = moduleOf(def);
+  return { module: m, known: modules.has(def) || typeof foundModules.get(def) === 'string' };
+}
+
+/** What a replay line without a known module says after it. */
+const NAME_THE_SERVICE = (def: ServiceDefinition) => `  (${def.name} is the ${isHostedApp(def) ? "app's" : "service's"} name, not a file: its module could not be found from where its functions are written; replayable(${isHostedApp(def) ? 'app' : 'service'}, { module: new URL('./${isHostedApp(def) ? 'app' : 'service'}.ts', import.meta.url) }) names it, and the file then replays as printed)\n`;
 
 /**
  * The arbitrary of scenarios for a service: pass it to `test.prop` or
@@ -210,6 +244,7 @@ function moduleOf(def: ServiceDefinition, module?: string | URL): string {
  */
 export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
   validateDefinition(def, String(o.module ?? 'service'));
+  noteCaller(def);
   caseOptions.set(def, { ...(o.keySource !== undefined ? { keySource: o.keySource } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
   return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
 }
@@ -317,6 +352,7 @@ const progressNoted = new WeakSet<ServiceDefinition>();
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
   setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
+  noteCaller(def);
   return {
     asyncReporter: async (details) => {
       await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
@@ -325,10 +361,10 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       const first = firstRunsOf.get(def);
       firstRunsOf.delete(def);
       if (!details.failed) {
-        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: ${neverSucceeded(def, moduleOf(def, o.module), a.runs, a)}`);
+        if (a !== undefined && a.runs > 0 && !a.succeeded) throw new Error(`retrysim: inconclusive, not passed: ${neverSucceeded(def, (await fileModuleOf(def, o.module)).module, a.runs, a)}`);
         if (isHostedApp(def) && moduleLoadsOf(def) === 'once' && details.numRuns > 0) await probeModules(def, details, o);
         const moved = first === undefined ? undefined : await afterLastRun(() => first.recheck(def));
-        if (moved !== undefined) throw new Error(`retrysim: inconclusive, not passed: ${carriedStateLine(def.name, moved, `${PER_PROCESS_ENV}=1 retrysim check ${moduleFlag(def)} ${moduleOf(def, o.module)}`)}`);
+        if (moved !== undefined) throw new Error(`retrysim: inconclusive, not passed: ${carriedStateLine(def.name, moved, `${PER_PROCESS_ENV}=1 retrysim check ${moduleFlag(def)} ${shellArg((await fileModuleOf(def, o.module)).module)}`)}`);
         // check says it under its verdict (src/campaign/coverage.ts); a passing property said nothing, and a
         // service that leaves a key "in progress" for ever after a kill passed without a word. Once per definition.
         if (def.progress === undefined && details.numRuns > 0 && !progressNoted.has(def)) {
@@ -344,11 +380,11 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
       if (details.errorInstance instanceof ServiceError) {
         const e = details.errorInstance;
         // A run that stopped on its own course (a request never answered): the shrunk case, written for replay --trace, as check writes it.
-        const stop = e.ofTheRun && c !== undefined ? await writeStoppedRun(def, moduleOf(def, o.module), c, new ListChoice(c.choices), details.seed, o.foundDir ?? FOUND_DIR, { run: details.numRuns, shrinking: false }, 'vitest') : undefined;
+        const stop = e.ofTheRun && c !== undefined ? await writeStoppedRun(def, (await fileModuleOf(def, o.module)).module, c, new ListChoice(c.choices), details.seed, o.foundDir ?? FOUND_DIR, { run: details.numRuns, shrinking: false }, 'vitest') : undefined;
         throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check ${moduleFlag(def)} says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
       }
       if (c === undefined) throw new Error(fc.defaultReportMessage(details) ?? 'property failed');
-      const module = moduleOf(def, o.module);
+      const { module, known } = await fileModuleOf(def, o.module);
       let cx;
       try {
         cx = await minimiseAndWrite(def, module, c, details.seed, o.foundDir ?? FOUND_DIR, undefined, undefined, limitOf(c, def), 'vitest');
@@ -356,7 +392,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nretrysim: (could not minimise the counterexample: ${(e as Error).message})`);
       }
       // The file must replay as its reader will run it (a fresh process), as `check --service` holds it to.
-      const problem = cx.file === undefined ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module]);
+      const problem = cx.file === undefined || !known ? undefined : freshReplayProblem(cx.file, [moduleFlag(def), module]);
       if (problem !== undefined) {
         rmSync(cx.file!, { force: true });
         // An app's state carried over from an earlier run (loaded once): as check --app, its runs again with one
@@ -373,7 +409,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         `retrysim: ${stopped.heading} (${sizeText(s)}):\n` +
         `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
         (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') + stopped.note +
-        `  written to ${cx.file}\n  replay: ${cx.replay}`);
+        `  written to ${cx.file}\n  replay: ${cx.replay}${known ? '' : `\n${NAME_THE_SERVICE(def).trimEnd()}`}`);
     },
   };
 }
@@ -389,7 +425,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
  * `service.moduleLoads: "per-process"`).
  */
 async function probeModules(def: ServiceDefinition, details: fc.RunDetails<[GeneratedCase]>, o: ReplayableOptions, after: { how: 'shared' | 'carried'; asked: number } = { how: 'shared', asked: details.numRuns }): Promise<void> {
-  const module = moduleOf(def, o.module);
+  const { module } = await fileModuleOf(def, o.module);
   if (!existsSync(resolve(module))) {
     throw new Error(`retrysim: app '${def.name}': its module is not known (${module} is no file), so its modules cannot be loaded once per simulated process, as separate processes load them; give serviceCases and replayable { module: new URL('./app.ts', import.meta.url) }`);
   }
@@ -532,10 +568,12 @@ export interface ExplainClientOptions {
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
   setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
-  const module = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
+  const named = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
+  noteCaller(client);
   return {
     asyncReporter: async (details) => {
       await lastRun; // a run the property's time limit abandoned ends before anything here runs (see lastRun)
+      const module = await clientModuleOf(client, named);
       const a = clientAnswered.get(client);
       clientAnswered.delete(client);
       if (!details.failed) {
@@ -573,7 +611,8 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         r = cx.run;
         shown = cx.scenario;
         const note = stoppedText(cx).note;
-        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}${note === '' ? '' : `\n${note.trimEnd()}`}\n  written to ${cx.file}\n  replay: ${cx.replay}`;
+        written = `${cx.notMinimal.length > 0 ? `\n  not shown minimal: ${cx.notMinimal.join('; ')}` : ''}${note === '' ? '' : `\n${note.trimEnd()}`}\n  written to ${cx.file}\n  replay: ${cx.replay}` +
+          (module === undefined && cx.file !== undefined ? `\n  (the client's module could not be found from where its run() is written; explainClient(client, { module: new URL('./client.ts', import.meta.url) }) names it, and the line then runs as printed)` : '');
       } catch (e) {
         r = await runClientCase(client, c);
         written = `\n  (could not write the counterexample: ${(e as Error).message})`;
@@ -597,6 +636,23 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         `${lines.join('\n')}\n  ${r.violations.map((v) => `${v.invariant} — ${v.detail}`).join('\n  ')}${written}`);
     },
   };
+}
+
+/** Each client's module as found from where its run() is written (null: looked for, not found). */
+const foundClientModules = new WeakMap<RetryClient, string | null>();
+
+/**
+ * The module a client's file names and its replay line loads: as named in
+ * explainClient, else the user's file that defines its `run` and exports a
+ * client of its name (src/service/defined-in.ts); undefined when neither.
+ */
+async function clientModuleOf(client: RetryClient, named: string | undefined): Promise<string | undefined> {
+  if (named !== undefined) return named;
+  if (!foundClientModules.has(client)) {
+    const found = await moduleDefining([client.run], (mod) => Object.values(mod).some((v) => isRetryClient(v) && v.name === client.name), callers.get(client));
+    foundClientModules.set(client, found ?? null);
+  }
+  return foundClientModules.get(client) ?? undefined;
 }
 
 /**

@@ -218,7 +218,7 @@ describe('retry client counterexamples are replayable files', () => {
     expect(r.out + r.err).toContain('reproduce: retrysim check --client examples/fetch-retry-client/client.ts --name fetch-retry-client-fixed --app examples/app-plain-http/app-claim.ts --runs 5');
   }, 60_000);
 
-  it('explainClient (retrysim/vitest) writes the shrunk case as a file too; without the module, replay asks for --client and replays with it', async () => {
+  it('explainClient (retrysim/vitest) writes the shrunk case as a file too; not told the module, it finds it, so the file names it and replays with no flag', async () => {
     const found = tmp('rs-client-vitest-');
     let message = '';
     try {
@@ -226,15 +226,29 @@ describe('retry client counterexamples are replayable files', () => {
     } catch (e) {
       message = (e as Error).message;
     }
-    const m = /written to (\S+\.json)\n\s+replay: retrysim replay --client <your client module> (\S+) --trace/.exec(message);
+    const m = /written to (\S+\.json)\n\s+replay: retrysim replay --client (\S+) (\S+) --trace/.exec(message);
     expect(m, message).not.toBeNull();
+    expect(m![2]).toBe(CLIENT);
     const file = m![1]!;
     const without = await cli('replay', file);
+    expect(without.code, without.err).toBe(0);
+    expect(without.out).toMatch(/expect: met/);
+  }, 120_000);
+
+  it('explainClient on a client made in the test (no file exports it): the file names no module, replay asks for --client, and the line says how to name it', async () => {
+    const found = tmp('rs-client-vitest-');
+    const madeHere = { ...buggyClient, name: 'made-in-a-test' };
+    let message = '';
+    try {
+      await fc.assert(fc.asyncProperty(clientCases(), async (c) => (await runClientCase(madeHere, c)).violations.length === 0), { ...explainClient(madeHere, { foundDir: found }), numRuns: 300, seed: 1 });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const m = /written to (\S+\.json)\n\s+replay: retrysim replay --client <your client module> (\S+) --trace\n\s+\(the client's module could not be found from where its run\(\) is written; explainClient\(client, \{ module: new URL\('\.\/client\.ts', import\.meta\.url\) \}\) names it/.exec(message);
+    expect(m, message).not.toBeNull();
+    const without = await cli('replay', m![1]!);
     expect(without.code).toBe(2);
-    expect(without.err).toMatch(/was found for retry client 'fetch-retry-client' and does not name its module; pass --client PATH/);
-    const withFlag = await cli('replay', file, '--client', CLIENT);
-    expect(withFlag.code, withFlag.err).toBe(0);
-    expect(withFlag.out).toMatch(/expect: met/);
+    expect(without.err).toMatch(/was found for retry client 'made-in-a-test' and does not name its module; pass --client PATH/);
   }, 120_000);
 
   it("replaying a file found against a user's service counts the effects in the service's own noun", async () => {

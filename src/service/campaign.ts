@@ -564,8 +564,10 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
     ...m.scenario,
-    // An app found with one module load per simulated process replays only so: the file says it (absent: once).
-    ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
+    // The module the file names is the one its replay line loads (the vitest helper may learn it only now,
+    // after its cases were generated under the definition's name: src/service/defined-in.ts). An app found
+    // with one module load per simulated process replays only so: the file says it (absent: once).
+    service: { ...m.scenario.service, module, ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) },
     name: `${def.name}: shrunk counterexample`,
     // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it;
     // a vitest property was not `retrysim check`, so its file says what found it and how to replay it.

@@ -58,7 +58,7 @@ export async function writeStoppedRun(def: ServiceDefinition, module: string, c:
   if (m === undefined || foundDir === undefined) return stopped;
   const scenario: Scenario = {
     ...m.scenario,
-    ...(moduleLoadsOf(def) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
+    service: { ...m.scenario.service, module, ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) },
     name: `${def.name}: the run that stopped the campaign`,
     description: `Run ${stopped.run} of ${foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check ${moduleFlag(def)} ${shellArg(module)} (`}seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.exhaustive ? ` (schedule ${stopped.run} of its exhaustive search)` : ''}; minimised as a counterexample is${m.minimal ? '' : ` (not known minimal: ${m.notMinimal.join('; ')})`}: ${m.error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(m.records),
