@@ -15,6 +15,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
 import { loadScenario } from './scenario/load.js';
 import { runMain } from './testing/cli.js';
+import { failure } from './testing/failure.js';
 import twoTransactions from '../examples/two-transactions/service.js';
 import moduleMap from './service/fixtures/module-map.js';
 import checkThenAct from './service/fixtures/uuid-orders-check-then-act.js';
@@ -25,16 +26,8 @@ import type { ServiceDefinition } from './service/definition.js';
 
 const found = () => mkdtempSync(join(tmpdir(), 'rs-module-found-'));
 
-async function failure(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('the property did not fail');
-}
 
-async function failingService(def: ServiceDefinition, dir: string, numRuns = 300, faults?: Parameters<typeof serviceCases>[1]['faults']): Promise<string> {
+async function failingService(def: ServiceDefinition, dir: string, numRuns = 300, faults?: NonNullable<Parameters<typeof serviceCases>[1]>['faults']): Promise<string> {
   const prop = fc.asyncProperty(serviceCases(def, faults ? { faults } : {}), async (c) => (await runServiceCase(def, c)).violations.length === 0);
   return failure(fc.assert(prop, { ...replayable(def, { foundDir: dir }), numRuns, seed: 1 }));
 }

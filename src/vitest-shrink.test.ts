@@ -8,19 +8,11 @@ import ttl from '../examples/ttl-from-date-now/service.js';
 import { buggyClient, fixedClient } from '../examples/fetch-retry-client/client.js';
 import lease from '../examples/lease-without-fencing/service.js';
 import { runMain } from './testing/cli.js';
+import { failure } from './testing/failure.js';
 import { tempDirs } from './testing/temp-dirs.js';
 
 const tmp = tempDirs();
 
-/** The message the property's failure carries. */
-async function failure(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('the property did not fail');
-}
 
 /** A clock that jumps an hour per read: any budget has run out by the next read, whatever the machine's speed. */
 function jumpingClock(): () => number {

@@ -24,6 +24,7 @@ import { appService } from './app/define.js';
 import stuckOn409 from './client/fixtures/stuck-on-409.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
+import { failure } from './testing/failure.js';
 
 const cli = (args: string[]) => runMain(args);
 
@@ -31,15 +32,6 @@ afterEach(() => vi.restoreAllMocks());
 
 const module = 'examples/two-transactions/service.ts';
 
-/** The message the property's failure carries. */
-async function failure(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('the property did not fail');
-}
 
 describe('retrysim/vitest', () => {
   it('a failing service property prints one counterexample — the minimised one — with the seed and a replay command that runs', async () => {
