@@ -85,6 +85,19 @@ describe('the vitest helper finds the module it was not told', () => {
     expect(r.code, r.err).toBe(0);
   }, 120_000);
 
+  it('a client against a user service, neither module named: the file names both and replays with no flag', async () => {
+    const dir = found();
+    const prop = fc.asyncProperty(clientCases({ service: twoTransactions }), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...explainClient(buggyClient, { foundDir: dir }), numRuns: 300, seed: 1 }));
+    const file = /written to (\S+)/.exec(msg)![1]!;
+    const s = loadScenario(file);
+    expect(s.service.module).toBe('examples/two-transactions/service.ts');
+    expect(s.client.module).toBe('examples/fetch-retry-client/client.ts');
+    const r = await runMain(['replay', file]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('expect: met');
+  }, 120_000);
+
   it('a client keeping its key counter at module level passes with one shared load; with its module found, the per-process check fails it as check --client does', async () => {
     vi.stubEnv('RETRYSIM_APP_PER_PROCESS', '');
     const dir = found();

@@ -499,6 +499,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
+    noteCaller(def);
     const target = { service: def, serviceModule: moduleOf(def, o.module) };
     return new BoundedShrink(clientCaseArbitrary(target, o.faults).map((c) => (clientServices.set(c, def), clientTargets.set(c, { target, ...(o.faults ? { faults: o.faults } : {}) }), c)));
   }
@@ -589,7 +590,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
         // Not a verdict on the client (a request outside the simulation), or a run that stopped on its own course
         // (the client waits on nothing the run settles): check's line, and for a stop the shrunk run written for replay --trace.
         const svc = clientServices.get(c);
-        const stop = e.ofTheRun ? await writeClientStoppedRun(client, c, new ListChoice(c.choices), { ...(module !== undefined ? { module } : {}), ...(svc ? { service: svc } : {}), seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, foundBy: 'vitest' }, { run: details.numRuns, shrinking: false }) : undefined;
+        const stop = e.ofTheRun ? await writeClientStoppedRun(client, c, new ListChoice(c.choices), { ...(module !== undefined ? { module } : {}), ...(svc ? { service: svc, serviceModule: (await fileModuleOf(svc)).module } : {}), seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, foundBy: 'vitest' }, { run: details.numRuns, shrinking: false }) : undefined;
         throw new Error(`retrysim: ${stop?.message ?? e.message} (retrysim check --client says the same, exit 2)${stop === undefined ? '' : `\n${stoppedRunLine(stop)}`}`);
       }
       // One counterexample: this case, explained below (fast-check's report would print it a second time, raw).
@@ -604,7 +605,7 @@ export function explainClient(client: RetryClient, o: ExplainClientOptions = {})
       let shown = c.scenario;
       try {
         const timeLimit = limitOf(c, client);
-        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
+        const cx = await recordClientCounterexample(client, c, { module, seed: details.seed, foundDir: o.foundDir ?? CLIENT_FOUND_DIR, ...(service ? { service, serviceModule: (await fileModuleOf(service)).module } : {}), ...(timeLimit !== undefined ? { timeLimit } : {}), foundBy: 'vitest' });
         // The file must replay as its reader will run it (a fresh process, no RETRYSIM_APP_PER_PROCESS: the file says how the client loads), as `check --client` holds it to.
         problem = cx.file === undefined || module === undefined ? undefined : freshReplayProblem(cx.file, ['--client', module], { [PER_PROCESS_ENV]: '' }, { field: 'sentHash', value: sentDigest(cx.run) });
         if (problem !== undefined) rmSync(cx.file!, { force: true });

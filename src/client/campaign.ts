@@ -101,7 +101,7 @@ export interface ClientCounterexample {
  * `timeLimit` (the shrink budget) stops the minimiser: the case in hand is
  * recorded all the same, said not known to be minimal.
  */
-export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; perProcess?: () => Promise<RetryClient>; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit']; foundBy?: FoundBy } = {}): Promise<ClientCounterexample> {
+export async function recordClientCounterexample(client: RetryClient, c: GeneratedCase, o: { module?: string; service?: ServiceDefinition; serviceModule?: string; perProcess?: () => Promise<RetryClient>; seed?: number; foundDir?: string; choices?: ChoiceSource; onRun?: (tried: number) => void; timeLimit?: MinimiseOptions['timeLimit']; foundBy?: FoundBy } = {}): Promise<ClientCounterexample> {
   const opts = { ...(o.service ? { service: o.service } : {}), ...(o.perProcess ? { perProcess: o.perProcess } : {}) };
   const runOn = (s: Scenario, choices: ChoiceSource) => runClientScenario(s, client, { choices, ...opts });
   const found = await runOn(c.scenario, o.choices ?? new ListChoice(c.choices));
@@ -139,8 +139,9 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : '') +
       // The file records it (client.moduleLoads) and replay loads it so; the sentence tells its reader why.
       (o.perProcess !== undefined ? ' Found with the client\'s module loaded once per simulated client process (each call its own copy).' : ''),
-    // A hosted app the client ran against, loaded per simulated process, replays only so as well.
-    ...(o.service !== undefined && moduleLoadsOf(o.service) === 'per-process' ? { service: { ...m.scenario.service, moduleLoads: 'per-process' as const } } : {}),
+    // The user's service by the module its replay loads (the vitest helper may learn it only after generating:
+    // src/service/defined-in.ts); a hosted app the client ran against, loaded per simulated process, replays only so as well.
+    ...(o.service !== undefined ? { service: { ...m.scenario.service, ...(o.serviceModule !== undefined ? { module: o.serviceModule } : {}), ...(moduleLoadsOf(o.service) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) } } : {}),
     // Found with one load of the client's module per simulated client process: it replays only so (absent: once).
     client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name, ...(o.perProcess !== undefined && o.module !== undefined ? { moduleLoads: 'per-process' as const } : {}) },
     schedule: scheduleOf(first.result.choices),
