@@ -23,6 +23,8 @@ import { uuidOrders } from './service/fixtures/uuid-orders.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import counterKey from './client/fixtures/module-counter.js';
 import type { ServiceDefinition } from './service/definition.js';
+import { appService } from './app/define.js';
+import limiterAtModule from './app/fixtures/limiter-at-module-app.js';
 
 const found = () => mkdtempSync(join(tmpdir(), 'rs-module-found-'));
 
@@ -72,6 +74,14 @@ describe('the vitest helper finds the module it was not told', () => {
     const msg = await failingService(made, dir, 300);
     expect(msg).toContain('replay: retrysim replay --service made-in-a-test ');
     expect(msg).toContain("(made-in-a-test is the service's name, not a file: its module could not be found from where its functions are written; replayable(service, { module: new URL('./service.ts', import.meta.url) }) names it");
+  }, 120_000);
+
+  it('an app keeping a limiter at module level: its module found (its descriptor\'s operation is written there), the per-process check runs and names it', async () => {
+    const app = appService(limiterAtModule);
+    const prop = fc.asyncProperty(serviceCases(app), async (c) => (await runServiceCase(app, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(app, { foundDir: found() }), numRuns: 30, seed: 1 }));
+    // Before: "its module is not known (limiter-at-module is no file)".
+    expect(msg).toMatch(/^retrysim: inconclusive, not passed: app 'limiter-at-module' keeps state at module level .* RETRYSIM_APP_PER_PROCESS=1 retrysim check --app src\/app\/fixtures\/limiter-at-module-app\.ts$/);
   }, 120_000);
 
   it('a client: the replay line names its file and runs as printed', async () => {
