@@ -260,13 +260,27 @@ function send(res: ServerResponse, r: TrackerResponse): void {
  * then says the process never went idle).
  */
 const inHandler = new AsyncLocalStorage<true>();
-const handlerTimers = new Set<number>();
+const handlerTimers = new Map<number, { hasRef?: () => boolean }>();
 let timerHook: ReturnType<typeof createHook> | undefined;
+
+/**
+ * The handler-armed timers still pending that keep the process busy: one
+ * `unref()`ed (an LRU cache's TTL purge, a library's sweep) says it is no
+ * work to wait for, and the simulation does not wait for it either
+ * (src/sim/fake-timers.ts); counted, a service whose cache armed a 30 s
+ * purge per entry kept every wall-clock run of `flaky` waiting out its 10 s
+ * settle limit and then said the server was still at work.
+ */
+function pendingHandlerTimers(): number {
+  let n = 0;
+  for (const t of handlerTimers.values()) if (t.hasRef?.() !== false) n++;
+  return n;
+}
 
 function countHandlerTimers(): void {
   timerHook ??= createHook({
-    init(id, type) {
-      if (type === 'Timeout' && inHandler.getStore() === true) handlerTimers.add(id);
+    init(id, type, _trigger, resource) {
+      if (type === 'Timeout' && inHandler.getStore() === true) handlerTimers.set(id, resource as { hasRef?: () => boolean });
     },
     destroy(id) {
       handlerTimers.delete(id);
@@ -359,7 +373,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const rows: Record<string, number> = {};
       for (const t of tablesOf(sdb.db)) rows[t] = sdb.db.prepare(`SELECT count(*) FROM "${t.replaceAll('"', '""')}"`).pluck().get() as number;
       // `background`: the process's own work still running (a hosted app's timers after a 202): a real run waits for it before reading.
-      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive + handlerTimers.size });
+      return jsonResponse(200, { effects: host.effectCount() ?? null, rows, inflight, background: host.backgroundLive + pendingHandlerTimers() });
     }
     return errorResponse(404, `no route for ${req.method} ${path}`);
   };
