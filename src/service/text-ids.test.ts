@@ -200,6 +200,23 @@ describe('what a definition returns for ids is checked, one line naming the func
     expect(m).toMatch(/^service 'tiny-text': effects\.of must return an array of ids \(numbers or non-empty strings\), got the bigint 1n \(a better-sqlite3 safeIntegers read: return Number\(id\) or String\(id\)\) at index 0/);
   });
 
+  it('an async effects.of (a query builder awaited) says it must return the ids, not a Promise; a rejection of it is not left unhandled', async () => {
+    // Until 2026-12: "got {}".
+    const m = await serviceError(once(tiny((d) => ({ ...d, effects: { ...d.effects, of: async () => Promise.resolve(['thing_run-1']) } as unknown as typeof d.effects }))));
+    expect(m).toBe(`service 'tiny-text': effects.of must return an array of ids (numbers or non-empty strings), got a Promise (an async function's result): it is called synchronously and must return the value itself — on the simulation's database (better-sqlite3) .prepare(…).all() and .get() are synchronous, where an async query builder's execute() is not`);
+    const unhandled: unknown[] = [];
+    const note = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', note);
+    try {
+      const r = await serviceError(once(tiny((d) => ({ ...d, effects: { ...d.effects, of: async () => Promise.reject(new Error('no such table')) } as unknown as typeof d.effects }))));
+      expect(r).toContain('got a Promise');
+      await new Promise((res) => setTimeout(res, 20)); // real-time: allowed (test: lets Node report an unhandled rejection)
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
   it('effects.owner returning something other than { runId, tenant }', async () => {
     const m = await serviceError(once(tiny((d) => ({ ...d, effects: { ...d.effects, owner: () => 'run-1' as unknown as undefined } }), () => '{"id":"thing_nowhere"}')));
     expect(m).toBe(`service 'tiny-text': effects.owner must return { runId, tenant } (strings) or undefined when no effect has the id, got "run-1" for id "thing_nowhere"`);
