@@ -38,3 +38,17 @@ describe('simDatabase: every run starts from the state setup left', () => {
     expect(insertTwo(def)).toEqual([1, 2]);
   });
 });
+
+describe('an async setup', () => {
+  it('is named as one (its tables come after it returns, if ever), not as tables it "did not create"', () => {
+    const def: ServiceDefinition = {
+      ...service('async-setup', ''),
+      // A query builder's schema calls awaited: the tables would appear a tick later.
+      setup: (async (db: { exec(sql: string): unknown }) => {
+        await Promise.resolve();
+        db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, run TEXT)');
+      }) as unknown as ServiceDefinition['setup'],
+    };
+    expect(() => simDatabase(def)).toThrow(/^service 'async-setup': setup returned a Promise \(an async function\): it runs synchronously, once, before any request, and its tables must exist when it returns — create them with db\.exec\('CREATE TABLE …'\)/);
+  });
+});

@@ -39,11 +39,19 @@ export class ServiceDatabase {
       throw new ServiceError(def.name, `${context} holds tables [${existing.join(', ')}], but the service declares [${def.tables.join(', ')}]; use a fresh --db file for this service`);
     }
     if (fresh) {
+      let made: unknown;
       try {
-        def.setup(this.db);
+        made = def.setup(this.db);
       } catch (e) {
         this.db.close();
         throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
+      }
+      // An `async setup` (a query builder's schema calls awaited) made its tables after this line, if ever:
+      // "declares table(s) … that setup did not create" sent its author looking at the table names.
+      if (typeof (made as { then?: unknown } | null)?.then === 'function') {
+        (made as Promise<unknown>).then(undefined, () => undefined); // its rejection is nobody's now
+        this.db.close();
+        throw new ServiceError(def.name, "setup returned a Promise (an async function): it runs synchronously, once, before any request, and its tables must exist when it returns — create them with db.exec('CREATE TABLE …') (better-sqlite3 is synchronous; an async query builder's schema calls cannot be awaited there)");
       }
     }
     try {
