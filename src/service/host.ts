@@ -121,14 +121,25 @@ export class ServiceHost implements HostedInstance {
 
   private freshMemory(): unknown {
     if (this.def.memory === undefined) return {};
+    const m = this.memoryOnce();
+    // `memory: async () => …` handed every handler a Promise as sim.memory, and the service's first
+    // property read failed inside the handler ("Cannot read properties of undefined"), far from the cause.
+    if (typeof (m as { then?: unknown } | null)?.then === 'function') {
+      (m as Promise<unknown>).then(undefined, () => undefined); // its rejection is nobody's now
+      throw new ServiceError(this.def.name, 'memory() returned a Promise (an async function): it runs synchronously as each simulated process starts, and what it returns is sim.memory — build the state synchronously (a Map, a cache object); a client that must connect first connects in the handler, or once at the module\'s top level with a top-level await');
+    }
+    return m;
+  }
+
+  private memoryOnce(): unknown {
     const clock = this.clock;
     try {
       // Real mode (serve): the machine's process, clock and timers.
-      if (clock === undefined) return this.def.memory();
+      if (clock === undefined) return this.def.memory!();
       // The process's start-up, on the kernel's clock as the process (see ProcessScope): a lock owner computed here is this process's, and its Date, randomness and timers are the run's.
       clock.enter(new ProcessScope(this, clock.kernel));
       try {
-        const def = this.def as Required<Pick<ServiceDefinition, 'memory'>>; // checked above
+        const def = this.def as Required<Pick<ServiceDefinition, 'memory'>>; // checked in freshMemory
         return clock.startProcess(() => def.memory());
       } finally {
         clock.leave();

@@ -94,6 +94,12 @@ describe('a broken user service gets one clear sentence naming the problem', () 
     expect(m).toBe("service 'body-object': operation.body must return the body text (a string), got object");
   });
 
+  it('an async memory(): one sentence saying memory() returned a Promise, not the handler\'s TypeError on it', async () => {
+    // Until 2026-12 every request answered 500 ("Cannot read properties of undefined") and check said inconclusive.
+    const asyncMemory = { ...broken.fine, name: 'async-memory', memory: async () => ({ seen: new Map<string, string>() }) } as unknown as ServiceDefinition;
+    expect(await problem(asyncMemory)).toMatch(/^service 'async-memory': memory\(\) returned a Promise \(an async function\): it runs synchronously as each simulated process starts, and what it returns is sim\.memory/);
+  });
+
   it('a module that is not a service: the missing field, by path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-'));
     const f = join(dir, 'svc.mjs');
