@@ -44,3 +44,13 @@ describe('a service that reads no key (operation.readsKey: false) gets no key_re
     expect(serviceColumns(byUrl, './refunds.mjs').map((c) => c.name)).not.toContain('key_reuse');
   });
 });
+
+describe('a service with a step named answer', () => {
+  it('keeps its kill_at:answer step column; the kill as the answer leaves is kill_at:answer-leaves, so no two columns share a name', () => {
+    // Found from the packed tarball: an lru-cache service with steps insert, answer printed two kill_at:answer rows.
+    const names = serviceColumns({ ...refunds, steps: ['insert', 'answer'] }, './refunds.mjs').map((c) => c.name);
+    expect(names.filter((n) => n.startsWith('kill_at:'))).toEqual(['kill_at:insert', 'kill_at:answer', 'kill_at:answer-leaves']);
+    expect(new Set(names).size).toBe(names.length);
+    expect(serviceColumns(refunds, './refunds.mjs').map((c) => c.name)).toContain('kill_at:answer');
+  });
+});

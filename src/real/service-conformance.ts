@@ -120,7 +120,9 @@ export function serviceColumns(def: ServiceDefinition, module: string, keySource
       client: { maxAttempts: 10 },
       faults: { kill: { instance: 0, atStep: st, restartAfterMs: 500 } },
     })),
-    col('kill_at:answer', 'kill -9 of the process once its handler returned, before the answer leaves (the work done, in-process memory lost); restart on the same file. Ten attempts outlast the restart.', {
+    // A service whose own step is named 'answer' has a kill_at:answer column already: two columns of one name
+    // (one --columns entry, two cells in --json) were told apart by nothing.
+    col(def.steps.includes('answer') ? 'kill_at:answer-leaves' : 'kill_at:answer', 'kill -9 of the process once its handler returned, before the answer leaves (the work done, in-process memory lost); restart on the same file. Ten attempts outlast the restart.', {
       client: { maxAttempts: 10 },
       faults: { kill: { instance: 0, atAnswer: 1, restartAfterMs: 500 } },
     }),
