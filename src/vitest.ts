@@ -235,7 +235,10 @@ async function fileModuleOf(def: ServiceDefinition, module?: string | URL): Prom
 }
 
 /** What a replay line without a known module says after it. */
-const NAME_THE_SERVICE = (def: ServiceDefinition) => `  (${def.name} is the ${isHostedApp(def) ? "app's" : "service's"} name, not a file: its module could not be found from where its functions are written; replayable(${isHostedApp(def) ? 'app' : 'service'}, { module: new URL('./${isHostedApp(def) ? 'app' : 'service'}.ts', import.meta.url) }) names it, and the file then replays as printed)\n`;
+function nameTheModule(def: ServiceDefinition): string {
+  const what = isHostedApp(def) ? 'app' : 'service';
+  return `  (${def.name} is the ${what}'s name, not a file: its module could not be found from where its functions are written; replayable(${what}, { module: new URL('./${what}.ts', import.meta.url) }) names it, and the file then replays as printed)`;
+}
 
 /**
  * The arbitrary of scenarios for a service: pass it to `test.prop` or
@@ -409,7 +412,7 @@ export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): f
         `retrysim: ${stopped.heading} (${sizeText(s)}):\n` +
         `  ${cx.violations.map((v) => `${v.invariant} (${v.op}): ${v.detail}`).join('\n  ')}\n` +
         (cx.notMinimal.length > 0 ? `  not shown minimal: ${cx.notMinimal.join('; ')}\n` : '') + stopped.note +
-        `  written to ${cx.file}\n  replay: ${cx.replay}${known ? '' : `\n${NAME_THE_SERVICE(def).trimEnd()}`}`);
+        `  written to ${cx.file}\n  replay: ${cx.replay}${known ? '' : `\n${nameTheModule(def)}`}`);
     },
   };
 }

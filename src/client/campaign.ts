@@ -18,8 +18,7 @@ import { CaseDoesNotFailError, minimiseCounterexample, notShownMinimal, shrinkTi
 import { CLIENT_STATE_HOME, ClientError } from './load.js';
 import { ServiceError } from '../service/errors.js';
 import { writeClientStoppedRun } from './stopped-run.js';
-import { adoptStop } from '../service/stopped-run.js';
-import { moduleLoadsOf } from '../app/define.js';
+import { adoptStop, serviceInFile } from '../service/stopped-run.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { campaignPct } from '../campaign/pct.js';
 import { PctProbe } from '../sim/choice/pct-probe.js';
@@ -139,9 +138,8 @@ export async function recordClientCounterexample(client: RetryClient, c: Generat
       (notMinimal.length > 0 ? ` Not shown minimal: ${notMinimal.join('; ')}.` : '') +
       // The file records it (client.moduleLoads) and replay loads it so; the sentence tells its reader why.
       (o.perProcess !== undefined ? ' Found with the client\'s module loaded once per simulated client process (each call its own copy).' : ''),
-    // The user's service by the module its replay loads (the vitest helper may learn it only after generating:
-    // src/service/defined-in.ts); a hosted app the client ran against, loaded per simulated process, replays only so as well.
-    ...(o.service !== undefined ? { service: { ...m.scenario.service, ...(o.serviceModule !== undefined ? { module: o.serviceModule } : {}), ...(moduleLoadsOf(o.service) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) } } : {}),
+    // The user's service the client ran against, as a service's own file names it.
+    ...(o.service !== undefined ? { service: serviceInFile(m.scenario.service, o.service, o.serviceModule) } : {}),
     // Found with one load of the client's module per simulated client process: it replays only so (absent: once).
     client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name, ...(o.perProcess !== undefined && o.module !== undefined ? { moduleLoads: 'per-process' as const } : {}) },
     schedule: scheduleOf(first.result.choices),

@@ -4,6 +4,7 @@ import { importFresh } from '../app/per-process.js';
 import { describeThrow } from '../service/errors.js';
 import { loadingAt } from '../sim/load-clock.js';
 import type { RetryClient } from './run.js';
+import { isThenable } from '../sim/thenable.js';
 
 /**
  * A problem with a user's retry client module (cannot load, no client
@@ -100,7 +101,7 @@ function pickClient(mod: Record<string, unknown>, path: string, name: string | u
   }
   if (isRetryClient(mod.default)) return mod.default;
   // `export default makeClient()` of an async maker: a Promise, whose fields are all missing.
-  if (typeof (mod.default as { then?: unknown } | null)?.then === 'function') {
+  if (isThenable(mod.default)) {
     throw new ClientError(path, "its default export is a Promise (an async function's result): export the client itself, { name, deadlineMs, run(fetch, op) }, awaiting what it needs at the module's top level (top-level await)");
   }
   if (clients.length === 1) return clients[0]!;

@@ -5,8 +5,8 @@ import type { Scenario } from '../scenario/schema.js';
 import type { MinimiseOptions } from '../campaign/minimise.js';
 import type { ChoiceSource } from '../sim/choice/source.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { minimiseStop, writeStoppedScenario, type StoppedRun } from '../service/stopped-run.js';
-import { moduleFlag, moduleLoadsOf } from '../app/define.js';
+import { minimiseStop, serviceInFile, writeStoppedScenario, type StoppedRun } from '../service/stopped-run.js';
+import { moduleFlag } from '../app/define.js';
 import { runClientScenario, type RetryClient } from './run.js';
 
 /**
@@ -25,7 +25,7 @@ export async function writeClientStoppedRun(client: RetryClient, c: GeneratedCas
     ...m.scenario,
     name: `${client.name}: the run that stopped the campaign`,
     description: `Run ${stopped.run} of ${o.foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check --client ${o.module ?? client.name} (`}seed ${o.seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign; minimised as a counterexample is${m.minimal ? '' : ` (not known minimal: ${m.notMinimal.join('; ')})`}: ${m.error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
-    ...(o.service !== undefined ? { service: { ...m.scenario.service, ...(o.serviceModule !== undefined ? { module: o.serviceModule } : {}), ...(moduleLoadsOf(o.service) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) } } : {}),
+    ...(o.service !== undefined ? { service: serviceInFile(m.scenario.service, o.service, o.serviceModule) } : {}),
     client: { ...m.scenario.client, ...(o.module !== undefined ? { module: o.module } : {}), name: client.name, ...(o.perProcess !== undefined && o.module !== undefined ? { moduleLoads: 'per-process' as const } : {}) },
     schedule: scheduleOf(m.records),
     expect: { violations: [] },

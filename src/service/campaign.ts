@@ -25,12 +25,12 @@ import { APP_STATE_HOME, NotRerunError, SERVICE_STATE_HOME, ServiceError } from 
 import { editedTitle } from '../scenario/workers.js';
 import { registerService } from './registry.js';
 import { freshServiceCopy } from './fresh-copy.js';
-import { adoptStop, writeStoppedRun } from './stopped-run.js';
+import { adoptStop, serviceInFile, writeStoppedRun } from './stopped-run.js';
 import { RecordingChoice } from '../sim/choice/recording.js';
 import { ExplorationDivergenceError } from '../sim/explore/prefix.js';
 import { PER_PROCESS_ENV } from '../app/per-process.js';
 import { Reached } from './reached.js';
-import { isHostedApp, moduleFlag, moduleLoadsOf } from '../app/define.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
 import { countRun, coverageOf, situationsOf, STEP_REACHED, withLaterReaches, type Coverage, type CoverageCounts } from '../campaign/coverage.js';
 import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 
@@ -564,10 +564,7 @@ export async function minimiseAndWrite(def: ServiceDefinition, module: string, c
   const notMinimal = notShownMinimal(m);
   const scenario: Scenario = {
     ...m.scenario,
-    // The module the file names is the one its replay line loads (the vitest helper may learn it only now,
-    // after its cases were generated under the definition's name: src/service/defined-in.ts). An app found
-    // with one module load per simulated process replays only so: the file says it (absent: once).
-    service: { ...m.scenario.service, module, ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) },
+    service: serviceInFile(m.scenario.service, def, module),
     name: `${def.name}: shrunk counterexample`,
     // The flag the user ran (`--app` for an app descriptor), so the file's own words reproduce it;
     // a vitest property was not `retrysim check`, so its file says what found it and how to replay it.

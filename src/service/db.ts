@@ -3,6 +3,7 @@ import { describeThrow, ServiceError } from './errors.js';
 import type { ServiceDb, ServiceDefinition } from './definition.js';
 import { checkTables, tablesOf } from './validate.js';
 import { simulatedSqlClock } from './sql-clock.js';
+import { abandon, isThenable } from '../sim/thenable.js';
 
 /**
  * A service's database for simulation: one in-memory connection per
@@ -48,8 +49,8 @@ export class ServiceDatabase {
       }
       // An `async setup` (a query builder's schema calls awaited) made its tables after this line, if ever:
       // "declares table(s) … that setup did not create" sent its author looking at the table names.
-      if (typeof (made as { then?: unknown } | null)?.then === 'function') {
-        (made as Promise<unknown>).then(undefined, () => undefined); // its rejection is nobody's now
+      if (isThenable(made)) {
+        abandon(made);
         this.db.close();
         throw new ServiceError(def.name, "setup returned a Promise (an async function): it runs synchronously, once, before any request, and its tables must exist when it returns — create them with db.exec('CREATE TABLE …') (better-sqlite3 is synchronous; an async query builder's schema calls cannot be awaited there)");
       }

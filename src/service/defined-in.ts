@@ -82,15 +82,17 @@ function pathOfUrl(url: string | undefined): string | undefined {
   return p !== undefined && existsSync(p) ? p : undefined;
 }
 
+/** retrysim's package root (this file is src/service/ or dist/service/ in it). */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
 /**
  * retrysim's own source or build: an app's handle is retrysim's wrapper, and
  * loading it again outside vitest would load a second copy of retrysim. Its
  * tests and their fixtures (folders named `fixtures`) are users' modules.
  */
 function ownFile(file: string): boolean {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  if (!file.startsWith(root)) return false;
-  const parts = file.slice(root.length).split(sep);
+  if (!file.startsWith(ROOT)) return false;
+  const parts = file.slice(ROOT.length).split(sep);
   return /^(src|dist)$/.test(parts[0] ?? '') && !parts.includes('fixtures') && !parts.includes('node_modules') && !/\.test\.[cm]?[jt]s$/.test(file);
 }
 

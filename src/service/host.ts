@@ -16,6 +16,7 @@ import { probeRejection } from '../sim/rejections.js';
 import { isOwnService } from './own.js';
 import { simulatedIdentity, type ProcessIdentity } from '../sim/process-identity.js';
 import { ProcessScope } from './process-scope.js';
+import { abandon, isThenable } from '../sim/thenable.js';
 
 /** Fault knobs of one hosted instance: the tracker's, plus where the crash and slow faults strike. */
 export interface HostFaults extends FaultOptions {
@@ -124,8 +125,8 @@ export class ServiceHost implements HostedInstance {
     const m = this.memoryOnce();
     // `memory: async () => …` handed every handler a Promise as sim.memory, and the service's first
     // property read failed inside the handler ("Cannot read properties of undefined"), far from the cause.
-    if (typeof (m as { then?: unknown } | null)?.then === 'function') {
-      (m as Promise<unknown>).then(undefined, () => undefined); // its rejection is nobody's now
+    if (isThenable(m)) {
+      abandon(m);
       throw new ServiceError(this.def.name, 'memory() returned a Promise (an async function): it runs synchronously as each simulated process starts, and what it returns is sim.memory — build the state synchronously (a Map, a cache object); a client that must connect first connects in the handler, or once at the module\'s top level with a top-level await');
     }
     return m;

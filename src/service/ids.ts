@@ -4,6 +4,7 @@
  * never read either as anything but an opaque value.
  */
 import type { EffectId } from './definition.js';
+import { abandon, isThenable } from '../sim/thenable.js';
 
 /** Whether `v` can be an effect id: a finite number, or a non-empty string. */
 export function isEffectId(v: unknown): v is EffectId {
@@ -39,10 +40,9 @@ export function showId(id: EffectId): string {
 export function valueText(v: unknown): string {
   if (v === undefined) return 'undefined';
   if (typeof v === 'function') return 'a function';
-  // An `async of(db, op)` (a query builder's execute() awaited) gave "got {}". Its rejection, if any, is
-  // nobody's now: caught here so that it does not end the process as an unhandled one.
-  if (typeof (v as { then?: unknown } | null)?.then === 'function') {
-    (v as Promise<unknown>).then(undefined, () => undefined);
+  // An `async of(db, op)` (a query builder's execute() awaited) gave "got {}".
+  if (isThenable(v)) {
+    abandon(v);
     return "a Promise (an async function's result): it is called synchronously and must return the value itself — on the simulation's database (better-sqlite3) .prepare(…).all() and .get() are synchronous, where an async query builder's execute() is not";
   }
   if (typeof v === 'bigint') return `the bigint ${v}n (a better-sqlite3 safeIntegers read: return Number(id) or String(id))`;

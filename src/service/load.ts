@@ -13,6 +13,7 @@ import { asHost } from '../sim/seeded-node-crypto.js';
 import { loadingUserModule } from '../app/no-listen.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { importFresh, perProcessFromEnv } from '../app/per-process.js';
+import { isThenable } from '../sim/thenable.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -174,7 +175,7 @@ export async function loadService(path: string, o: LoadOptions = {}): Promise<Se
     throw new ServiceError(path, `cannot load: the module has no default export and no export named 'service' (export default ${shape})${names.length > 0 ? `; it exports: ${names.map((n) => `'${n}'`).join(', ')}` : ''}`);
   }
   // `export default build()` of an async build: a Promise, whose fields are all missing.
-  if (typeof (value as { then?: unknown } | null)?.then === 'function') {
+  if (isThenable(value)) {
     throw new ServiceError(path, `the default export is a Promise (an async function's result): export the ${asApp ? 'descriptor' : 'definition'} itself, awaiting what it needs at the module's top level (top-level await)${asApp ? ' or inside app()' : ''}`);
   }
   if (asApp && !isAppDescriptor(value)) {

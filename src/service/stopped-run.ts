@@ -53,12 +53,23 @@ export function adoptStop<E extends Error & { stopped?: StoppedRun }>(e: E, stop
  * Not a verdict: the file expects no violation and replays to the same
  * stop, exit 2.
  */
+/**
+ * A written file's `service`: the module its replay line loads (the vitest
+ * helper may learn it only after its cases were generated under the
+ * definition's name: src/service/defined-in.ts), and for an app found with
+ * one module load per simulated process, that it replays only so (absent:
+ * once).
+ */
+export function serviceInFile(s: Scenario['service'], def: ServiceDefinition, module: string | undefined): Scenario['service'] {
+  return { ...s, ...(module !== undefined ? { module } : {}), ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) };
+}
+
 export async function writeStoppedRun(def: ServiceDefinition, module: string, c: GeneratedCase, choices: ChoiceSource, seed: number, foundDir: string | undefined, stopped: Omit<StoppedRun, 'file' | 'replay'>, foundBy: 'check' | 'vitest' = 'check', timeLimit?: MinimiseOptions['timeLimit']): Promise<StoppedRun> {
   const m = await minimiseStop(c.scenario, choices, (s, ch) => runScenario(s, { choices: ch, service: def, hashTrace: false }), { ...(timeLimit !== undefined ? { timeLimit } : {}) });
   if (m === undefined || foundDir === undefined) return stopped;
   const scenario: Scenario = {
     ...m.scenario,
-    service: { ...m.scenario.service, module, ...(moduleLoadsOf(def) === 'per-process' ? { moduleLoads: 'per-process' as const } : {}) },
+    service: serviceInFile(m.scenario.service, def, module),
     name: `${def.name}: the run that stopped the campaign`,
     description: `Run ${stopped.run} of ${foundBy === 'vitest' ? 'a vitest property (retrysim\'s vitest helper, ' : `retrysim check ${moduleFlag(def)} ${shellArg(module)} (`}seed ${seed})${stopped.shrinking ? ', tried while shrinking its failure,' : ''} stopped the campaign${stopped.exhaustive ? ` (schedule ${stopped.run} of its exhaustive search)` : ''}; minimised as a counterexample is${m.minimal ? '' : ` (not known minimal: ${m.notMinimal.join('; ')})`}: ${m.error.message}. Not a verdict: replayed with --trace it shows the run up to the stop.`,
     schedule: scheduleOf(m.records),

@@ -12,6 +12,7 @@ import { answerThreadPoolWhile } from './sync-thread-pool.js';
 import { timeoutSignal } from './virtual-abort-timeout.js';
 import { FiringScope, rootScope } from './timer-firing.js';
 import { MachineDate, machineDateNowMs } from './load-clock.js';
+import { isThenable } from './thenable.js';
 
 /**
  * The fake-timers bridge: runs *unmodified* code that uses setTimeout,
@@ -216,10 +217,6 @@ export class TimerCallbackError extends Error {
     super(`a timer callback threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     this.name = 'TimerCallbackError';
   }
-}
-
-function isThenable(x: unknown): x is PromiseLike<unknown> {
-  return (typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as { then?: unknown }).then === 'function';
 }
 
 /** Clock reads in one synchronous stretch at one virtual instant before {@link ClockSpinError}. */
