@@ -8,9 +8,7 @@
  * the check that the file replays in a fresh process, and a passing
  * client's per-process check, were skipped without a word.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
 import { loadScenario } from './scenario/load.js';
@@ -25,8 +23,11 @@ import counterKey from './client/fixtures/module-counter.js';
 import type { ServiceDefinition } from './service/definition.js';
 import { appService } from './app/define.js';
 import limiterAtModule from './app/fixtures/limiter-at-module-app.js';
+import { tempDirs } from './testing/temp-dirs.js';
 
-const found = () => mkdtempSync(join(tmpdir(), 'rs-module-found-'));
+const tmp = tempDirs();
+
+const found = () => tmp('rs-module-found-');
 
 
 async function failingService(def: ServiceDefinition, dir: string, numRuns = 300, faults?: NonNullable<Parameters<typeof serviceCases>[1]>['faults']): Promise<string> {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processError } from '@vitest/utils/error';
@@ -25,6 +24,9 @@ import stuckOn409 from './client/fixtures/stuck-on-409.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 import { runMain } from './testing/cli.js';
 import { failure } from './testing/failure.js';
+import { tempDirs } from './testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const cli = (args: string[]) => runMain(args);
 
@@ -35,7 +37,7 @@ const module = 'examples/two-transactions/service.ts';
 
 describe('retrysim/vitest', () => {
   it('a failing service property prints one counterexample — the minimised one — with the seed and a replay command that runs', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(serviceCases(twoTransactions, { module, faults: ['crash'] }), async (c) => (await runServiceCase(twoTransactions, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...replayable(twoTransactions, { module, foundDir: found }), numRuns: 300, seed: 1 }));
     expect(msg).toContain('seed 1, path "');
@@ -55,7 +57,7 @@ describe('retrysim/vitest', () => {
   });
 
   it('a failing property on a service whose state outlives a run (a module-level Map) names that, and leaves no file that would not replay', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const mapModule = 'src/service/fixtures/module-map.ts';
     const prop = fc.asyncProperty(serviceCases(moduleMap, { module: mapModule }), async (c) => (await runServiceCase(moduleMap, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...replayable(moduleMap, { module: mapModule, foundDir: found }), numRuns: 50, seed: 1 }));
@@ -65,7 +67,7 @@ describe('retrysim/vitest', () => {
   }, 60_000);
 
   it('explainClient on a client whose state outlives a run (a module-level breaker) names that, and leaves no file that would not replay', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleBreaker, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(moduleBreaker, { module: 'src/client/fixtures/module-breaker.ts', foundDir: found }), numRuns: 300, seed: 1 }));
     expect(msg).toMatch(/retrysim: client 'module-breaker': its counterexample did not reproduce when replayed in a fresh process \(.+\): .*module level/);
@@ -80,7 +82,7 @@ describe('retrysim/vitest', () => {
     // file, where check --client gives the verdict of fresh processes: it fails non-retryable (it retries a
     // 400). A cockatiel breaker kept at module level over a retry of every error came out that way: the
     // helper never named the 400.
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(clockBreaker, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(clockBreaker, { module: 'src/client/fixtures/clock-breaker.ts', foundDir: found }), numRuns: 300, seed: 1 }));
     expect(msg).toMatch(/retrysim: client 'clock-breaker' fails non-retryable with its module loaded once per simulated client process, as separate client processes load it \(run \d+ of 50\): a failure of its own code/);
@@ -95,7 +97,7 @@ describe('retrysim/vitest', () => {
   it('explainClient, as check --client: a counterexample that meets its expect in a fresh process on another run is not the one reported', async () => {
     // A rate limiter at module level held an earlier run's instant: the property reported attempts at t=30233.. ms,
     // which the written file, replayed, never shows (t=2.. ms). The run must be the same, not only the expect.
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(moduleLimiter, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(moduleLimiter, { module: 'src/client/fixtures/module-limiter.ts', foundDir: found }), numRuns: 100, seed: 1 }));
     expect(msg).toMatch(/retrysim: client 'module-limiter' fails backoff with its module loaded once per simulated client process/);
@@ -106,7 +108,7 @@ describe('retrysim/vitest', () => {
   }, 120_000);
 
   it('explainClient, as check --client: header values set at load (an instance id, a call number) that no check reads do not make a counterexample "module state"', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(instanceHeader, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(instanceHeader, { module: 'src/client/fixtures/instance-header.ts', foundDir: found }), numRuns: 100, seed: 1 }));
     expect(msg).toMatch(/stable-key/);
@@ -140,7 +142,7 @@ describe('retrysim/vitest', () => {
   });
 
   it('a property whose run stops (a request never answered) fails with check\'s line and the shrunk stopping run written; its replay stops the same way', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const module = 'src/service/fixtures/hangs-on-duplicate.ts';
     const prop = fc.asyncProperty(serviceCases(hangsOnDuplicate, { module }), async (c) => (await runServiceCase(hangsOnDuplicate, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...replayable(hangsOnDuplicate, { foundDir: found }), numRuns: 100, seed: 1 }));
@@ -163,12 +165,12 @@ describe('retrysim/vitest', () => {
     const said = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith('retrysim:'));
     expect(said).toEqual([`retrysim: service 'stuck-after-kill' passed, but ${PROGRESS_NOT_JUDGED}`]);
     const judged = fc.asyncProperty(serviceCases(stuckAfterKillProgress, { module: 'src/service/fixtures/stuck-after-kill-progress.ts' }), async (c) => (await runServiceCase(stuckAfterKillProgress, c)).violations.length === 0);
-    expect(await failure(fc.assert(judged, { ...replayable(stuckAfterKillProgress, { foundDir: mkdtempSync(join(tmpdir(), 'found-')) }), numRuns: 300, seed: 1 }))).toMatch(/progress/);
+    expect(await failure(fc.assert(judged, { ...replayable(stuckAfterKillProgress, { foundDir: tmp('found-') }), numRuns: 300, seed: 1 }))).toMatch(/progress/);
     expect(warn.mock.calls.filter((c) => String(c[0]).includes('stuck-after-kill-progress'))).toEqual([]);
   }, 60_000);
 
   it('an app whose run stops says check --app says the same (an app is checked with --app, not --service)', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const app = appService(noAnswerOnReuse);
     const prop = fc.asyncProperty(serviceCases(app, { module: 'src/app/fixtures/no-answer-on-reuse.ts' }), async (c) => (await runServiceCase(app, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...replayable(app, { foundDir: found }), numRuns: 100, seed: 1 }));
@@ -176,7 +178,7 @@ describe('retrysim/vitest', () => {
   }, 60_000);
 
   it('explainClient, as check --client: a client whose run stops (it waits on nothing the run settles) fails with check\'s line and the shrunk stopping run written', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const module = 'src/client/fixtures/stuck-on-409.ts';
     const prop = fc.asyncProperty(clientCases(), async (c) => (await runClientCase(stuckOn409, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(stuckOn409, { module, foundDir: found }), numRuns: 300, seed: 1 }));
@@ -190,7 +192,7 @@ describe('retrysim/vitest', () => {
   }, 60_000);
 
   it('clientCases({ service, module }) records the module, so the printed replay command runs', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const prop = fc.asyncProperty(clientCases({ service: twoTransactions, module: new URL('../examples/two-transactions/service.ts', import.meta.url) }), async (c) => (await runClientCase(buggyClient, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...explainClient(buggyClient, { module: 'examples/fetch-retry-client/client.ts', foundDir: found }), numRuns: 300, seed: 1 }));
     expect(msg).not.toContain('Counterexample:');
@@ -203,7 +205,7 @@ describe('retrysim/vitest', () => {
   });
 
   it('a replay divergence reaches vitest\'s reporter as the divergence, not a serialization failure', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     // The race (two workers, one preemption): a schedule with decisions in it.
     const made = await cli(['check', '--service', module, '--runs', '300', '--found', found, '--json']);
     const file = (JSON.parse(made.out) as { counterexample: string }).counterexample;

@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { parseServiceFaults } from '../service/campaign.js';
 import { appService } from './define.js';
 import { descriptor } from './fixtures/accepted-later.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 describe('words for a hosted app', () => {
   it('--faults with an unknown name lists what is valid for the app', () => {
@@ -68,10 +71,7 @@ describe("a hosted app's effect lines", () => {
 describe("check --app's faults line", () => {
   it("lists the store's commands as those the app may send, and counts a kill's reach on its instance", async () => {
     const { runMain } = await import('../testing/cli.js');
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const r = await runMain(['check', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '5', '--module-probe-runs', '1', '--found', mkdtempSync(join(tmpdir(), 'rs-app-words-'))]);
+    const r = await runMain(['check', '--app', 'examples/app-plain-http/app-claim.ts', '--runs', '5', '--module-probe-runs', '1', '--found', tmp('rs-app-words-')]);
     expect(r.code, r.err).toBe(0);
     const line = r.out.split('\n').find((l) => l.startsWith('faults: '))!;
     expect(line).toMatch(/; steps: whichever of the store's commands it sends \(kv\.set, kv\.get, .*kv\.watch\), at its 1st to 4th use in a request \(a kill's, on its instance\); crash points: /);

@@ -10,8 +10,6 @@
 // no verdict) when its shrinking ran into the limit. The fixtures
 // reproduce the MemoryStore's mechanism (fixtures/rate-limit-lib.ts).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +17,9 @@ import { fc, replayable, runServiceCase, serviceCases } from '../vitest.js';
 import { appService } from './define.js';
 import limiterAtModule from './fixtures/limiter-at-module-app.js';
 import limiterInApp from './fixtures/limiter-in-app-app.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const bin = fileURLToPath(new URL('../../bin/retrysim.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
@@ -43,7 +44,7 @@ describe('module-level state that changes later runs is not a verdict about them
   }, 180_000);
 
   it('sharded (--shard 1/2, 2/2, then merge): the same inconclusive verdict and line, exit 4 — it held when sharded until 2026-12', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rs-carried-shards-'));
+    const dir = tmp('rs-carried-shards-');
     for (const i of [1, 2]) {
       const p = check('limiter-at-module-app', '--shard', `${i}/2`, '--out', join(dir, `s${i}.json`));
       expect(p.status, p.stderr).toBe(0); // a shard that ran exits 0: merge gives the verdict

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
 const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
 
 describe('retrysim check --explore exhaustive --unreduced', () => {
   it('shows schedules with and without reduction; the table, --json and the exit code agree', () => {
-    const d = mkdtempSync(join(tmpdir(), 'rs-exh-'));
+    const d = tmp('rs-exh-');
     const args = ['check', '--variant', 'key_split', '--explore', 'exhaustive', '--unreduced', '--workers', '1', '--found', d];
     const text = cli(...args);
     const json = cli(...args, '--json');
@@ -24,7 +25,7 @@ describe('retrysim check --explore exhaustive --unreduced', () => {
   });
 
   it('a failing row says which schedule failed first, and when: built-in claims as services do, in the table and in --json', () => {
-    const d = mkdtempSync(join(tmpdir(), 'rs-exh-'));
+    const d = tmp('rs-exh-');
     const paths = [
       ['check', '--claim', 'key_split-tool_call-race-fails', '--explore', 'exhaustive', '--workers', '1', '--found', d],
       ['check', '--service', 'examples/payments-check-then-insert/service.ts', '--explore', 'exhaustive', '--found', d],

@@ -1,14 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const cli = (args: string[]) => runMain(args);
 
 let found: string;
 beforeEach(() => {
-  found = mkdtempSync(join(tmpdir(), 'found-'));
+  found = tmp('found-');
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -66,7 +68,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
   }, 120_000);
 
   it('a service whose state outlives a run (a module-level Map) is named, exit 2, and no counterexample that would not replay is written', async () => {
-    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const html = tmp('html-');
     const r = await cli(['check', '--service', 'src/service/fixtures/module-map.ts', '--runs', '50', '--found', found, '--html', html, '--json']);
     expect(r.code, r.out + r.err).toBe(2);
     // --json: the exit-2 object, saying what the stderr line says; no counterexample, no file, no page.
@@ -206,7 +208,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
   }, 60_000);
 
   it('a planted one-line bug (keys not scoped by tenant) is minimal, so --expect fails exits 0: the last, smallest scenario is not left unjudged by a budget the larger ones spent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'planted-'));
+    const dir = tmp('planted-');
     try {
       const file = join(dir, 'service.ts');
       const src = readFileSync('examples/payments-atomic/service.ts', 'utf8');
@@ -253,9 +255,9 @@ describe('retrysim check --service and replay --service on the examples', () => 
   });
 
   it('--html writes the counterexample\'s stepper page and an index; found files default to .retrysim/found', async () => {
-    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const html = tmp('html-');
     const cwd = process.cwd();
-    const work = mkdtempSync(join(tmpdir(), 'cwd-'));
+    const work = tmp('cwd-');
     const module = join(cwd, 'examples/two-transactions/service.ts');
     process.chdir(work);
     try {
@@ -283,7 +285,7 @@ describe('retrysim check --service and replay --service on the examples', () => 
   });
 
   it('--html on a holding service: the index says what its runs reached, as the text table and --json do', async () => {
-    const html = mkdtempSync(join(tmpdir(), 'html-'));
+    const html = tmp('html-');
     const r = await cli(['check', '--service', 'examples/payments-atomic/service.ts', '--runs', '60', '--found', found, '--html', html, '--json']);
     const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: { what: string; runs: number }[] }; neverReached: string[] };
     expect(j.verdict).toBe('holds');

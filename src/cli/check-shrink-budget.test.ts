@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -17,7 +17,7 @@ describe('retrysim check --shrink-budget (built-in claims)', () => {
   const claim = ['check', '--claim', 'key_split-tool_call-race-fails', '--runs', '300', '--workers', '1', '--json'];
 
   it('reached: the failing case in hand is saved and replays; the row is ✗ (not minimal), said in why and minimised.stopped', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'rs-claim-shrink-'));
+    const found = tmp('rs-claim-shrink-');
     let now = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (now += 3_600_000));
     const r = await runMain([...claim, '--found', found, '--shrink-budget', '60s']);
@@ -33,7 +33,7 @@ describe('retrysim check --shrink-budget (built-in claims)', () => {
   }, 60_000);
 
   it('not given: the same clock changes nothing (no limit by default), the counterexample is minimal', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'rs-claim-noshrink-'));
+    const found = tmp('rs-claim-noshrink-');
     let now = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (now += 3_600_000));
     const r = await runMain([...claim, '--found', found]);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'retrysim.js');
 const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
@@ -19,7 +21,7 @@ const essence = (out: string) => (JSON.parse(out) as Array<Record<string, unknow
 
 describe('retrysim check --shard and retrysim merge', () => {
   it('three shards as separate processes, merged, print what the unsharded run prints (table rows, JSON and exit code)', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'rs-shard-'));
+    const d = tmp('rs-shard-');
     try {
       const common = ['check', '--variant', 'key_split', '--variant', 'naive', '--runs', '400', '--seed', '4', '--workers', '1'];
       // Shard 2 comes from the environment, as under a CI matrix.
@@ -68,7 +70,7 @@ describe('retrysim check --shard and retrysim merge', () => {
   });
 
   it('--time-budget runs each claim until the budget and says how many runs that was (fewer than the main job asks: inconclusive)', () => {
-    const r = cli('check', '--variant', 'key_atomic', '--time-budget', '1s', '--workers', '1', '--json', '--found', mkdtempSync(join(tmpdir(), 'rs-tb-')));
+    const r = cli('check', '--variant', 'key_atomic', '--time-budget', '1s', '--workers', '1', '--json', '--found', tmp('rs-tb-'));
     const rows = JSON.parse(r.stdout) as Array<{ claim: string; runs: number; asked: number; verdict: string }>;
     const holds = rows.find((x) => x.claim === 'key_atomic-tool_call-holds')!;
     expect(holds.runs).toBeGreaterThan(10);

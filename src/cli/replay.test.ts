@@ -1,8 +1,10 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const cli = (args: string[]) => runMain(args);
 
@@ -12,7 +14,7 @@ const g = globalThis as { __retrysimOutsideImported?: number };
 
 /** A copy of the two-transactions service outside the working directory that counts its imports. */
 function outsideService(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'outside-'));
+  const dir = tmp('outside-');
   const src = readFileSync('examples/two-transactions/service.ts', 'utf8');
   const file = join(dir, 'service.ts');
   writeFileSync(file, `${src}\n(globalThis as { __retrysimOutsideImported?: number }).__retrysimOutsideImported = ((globalThis as { __retrysimOutsideImported?: number }).__retrysimOutsideImported ?? 0) + 1;\n`);
@@ -21,7 +23,7 @@ function outsideService(): string {
 
 describe('replay imports only modules the user chose', () => {
   it('a file naming a module outside this directory is refused before any import, with the command to run; --service runs it', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const made = await cli(['check', '--service', 'examples/two-transactions/service.ts', '--faults', 'crash', '--runs', '300', '--found', found, '--json']);
     const file = (JSON.parse(made.out) as { counterexample: string }).counterexample;
     // Inside this directory tree: replays as it is.
@@ -50,11 +52,11 @@ describe('replay imports only modules the user chose', () => {
   });
 
   it('a client file naming a client module outside this directory is refused the same way', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const made = await cli(['check', '--client', 'examples/fetch-retry-client/client.ts', '--runs', '300', '--found', found, '--json']);
     const j = JSON.parse(made.out) as { counterexample: string | null };
     expect(j.counterexample, made.err).not.toBeNull();
-    const dir = mkdtempSync(join(tmpdir(), 'outside-client-'));
+    const dir = tmp('outside-client-');
     const client = join(dir, 'client.ts');
     copyFileSync('examples/fetch-retry-client/client.ts', client);
     const s = JSON.parse(readFileSync(j.counterexample!, 'utf8')) as { client: { module: string } };
@@ -71,7 +73,7 @@ describe('replay imports only modules the user chose', () => {
 
 describe("replay of a user service's file speaks its words", () => {
   it('an expect that is not met counts the effects in the service noun, not reports', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rs-replay-noun-'));
+    const dir = tmp('rs-replay-noun-');
     const file = join(dir, 'orders.json');
     // examples/two-transactions files orders; one operation, no fault: one order, where the file expects two.
     writeFileSync(file, JSON.stringify({
@@ -97,7 +99,7 @@ describe('replay lists each attempt under the worker that sent it', () => {
 
 describe('replay --trace shows the recovery phase a progress violation is judged on', () => {
   it('a progress counterexample prints the resubmissions after the faults stopped, not only the main run', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-progress-'));
+    const found = tmp('found-progress-');
     const made = await cli(['check', '--claim', 'key_atomic_no_expiry-tool_call-fails', '--runs', '300', '--found', found, '--json']);
     const row = (JSON.parse(made.out) as Array<{ counterexample: string | null }>)[0]!;
     expect(row.counterexample, made.err).not.toBeNull();

@@ -1,8 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadClient } from './load.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 /**
  * A module that means to export a client but gets its shape wrong is told
@@ -12,7 +14,7 @@ import { loadClient } from './load.js';
  * campaign's `deadline` check needs) had to diff the shape by eye.
  */
 function moduleWith(source: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-client-load-'));
+  const dir = tmp('rs-client-load-');
   const file = join(dir, 'client.mjs');
   writeFileSync(file, source);
   return file;

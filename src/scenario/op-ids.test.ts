@@ -4,10 +4,10 @@ import { runScenario } from './run.js';
 import { ListChoice } from '../sim/choice/list.js';
 import type { Scenario } from './schema.js';
 import { renumbered } from '../campaign/minimise.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 /**
  * An operation's id is an input of the run, not a label: it names the random
@@ -38,7 +38,7 @@ describe('operation ids are inputs of the run, not labels', () => {
 
   /** Runs `check --service` and its replay; the written file's ids, the `removed` list and what both commands say. */
   async function shrunk(module: string, args: string[]) {
-    const found = mkdtempSync(join(tmpdir(), 'rs-op1-'));
+    const found = tmp('rs-op1-');
     const r = await runMain(['check', '--service', module, ...args, '--found', found, '--json']);
     const j = JSON.parse(r.out) as { counterexample: string; removed: string[]; notMinimal: string[]; violations: string[] };
     const replay = await runMain(['replay', '--service', module, j.counterexample, '--trace']);

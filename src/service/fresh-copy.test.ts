@@ -1,16 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const MODULE = 'src/service/fixtures/pooled-ids.ts';
 const ids = (text: string): string[] => [...new Set(text.match(/ord_[A-Za-z0-9_-]{21}/g) ?? [])].sort();
 
 describe('a counterexample of a service whose library keeps a random pool at module level (nanoid\'s)', () => {
   it('check names the ids its file replays to — in the file\'s description and its --html page; they were drawn from what earlier runs left in the pool', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
-    const html = mkdtempSync(join(tmpdir(), 'pages-'));
+    const found = tmp('found-');
+    const html = tmp('pages-');
     const r = await runMain(['check', '--service', MODULE, '--runs', '200', '--found', found, '--html', html, '--json']);
     expect(r.code, r.err).toBe(1);
     const file = (JSON.parse(r.out) as { counterexample: string }).counterexample;

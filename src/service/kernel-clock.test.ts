@@ -4,6 +4,9 @@ import { runScenario } from '../scenario/run.js';
 import { ListChoice } from '../sim/choice/list.js';
 import type { ServiceDefinition } from './definition.js';
 import * as broken from './fixtures/broken.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 function scenario(def: ServiceDefinition, extra: Record<string, unknown> = {}) {
   return parseScenario(JSON.stringify({
@@ -113,12 +116,10 @@ describe("the service's clock under check --client (the bridge's fakes are the c
 describe('real mode (retrysim serve) keeps the real clock, and its 500 carries no file names or source', () => {
   it('a handler that throws: 500 with the exception\'s name and message only', async () => {
     const { startServer } = await import('../real/server.js');
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const errors: string[] = [];
     const spy = (await import('vitest')).vi.spyOn(console, 'error').mockImplementation((...a) => void errors.push(a.join(' ')));
-    const server = await startServer({ service: broken.throws, dbPath: join(mkdtempSync(join(tmpdir(), 'rs-500-')), 'db.sqlite'), port: 0 } as never);
+    const server = await startServer({ service: broken.throws, dbPath: join(tmp('rs-500-'), 'db.sqlite'), port: 0 } as never);
     try {
       const res = await fetch(`http://127.0.0.1:${server.port}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"run":"r"}' });
       expect(res.status).toBe(500);

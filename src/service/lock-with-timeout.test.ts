@@ -1,17 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
 import { loadService } from './load.js';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const MODULE = 'src/service/fixtures/lock-with-timeout.ts';
 
 describe('a request idle on a timer of its own whose awaited promise another request settles (a lock with a deadline on the wait: async-mutex withTimeout, p-queue)', () => {
   it('runs as in Node: its work goes on in its own task, and check --service holds — it was "never answered request …", exit 2', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const r = await runMain(['check', '--service', MODULE, '--runs', '300', '--found', found, '--json']);
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: Array<{ id: string; runs: number }> } };

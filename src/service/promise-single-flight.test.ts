@@ -1,17 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from './definition.js';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
 import { runMain } from '../testing/cli.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const MODULE = 'src/service/fixtures/promise-single-flight.ts';
 
 describe('an in-process single flight of plain promises in memory() (a duplicate awaits the first request\'s promise)', () => {
   it('runs as in Node: check --service holds (exit 0), with duplicates inside the service at once — it was "never answered: … a promise nobody resolves", exit 2', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const r = await runMain(['check', '--service', MODULE, '--runs', '200', '--found', found, '--json']);
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { verdict: string; ok: boolean; coverage: { rows: Array<{ id: string; runs: number }> } };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
@@ -9,6 +8,9 @@ import type { ServiceDefinition } from './definition.js';
 import { ServiceError } from './errors.js';
 import { loadService } from './load.js';
 import * as broken from './fixtures/broken.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 function scenario(def: ServiceDefinition, workers = 1) {
   return parseScenario(JSON.stringify({
@@ -101,7 +103,7 @@ describe('a broken user service gets one clear sentence naming the problem', () 
   });
 
   it('a module that is not a service: the missing field, by path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-'));
+    const dir = tmp('svc-');
     const f = join(dir, 'svc.mjs');
     writeFileSync(f, "export default { name: 'half', tables: ['t'], setup() {}, handle() {}, operation: { path: '/x', body() {} }, effects: { of() {} } };");
     await expect(loadService(f)).rejects.toThrow(`service 'half': ${f}: steps: `);

@@ -1,18 +1,18 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../testing/cli.js';
 import { loadService } from './load.js';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
 import { GAP_MS } from './fixtures/yield-loop-limiter.js';
+import { tempDirs } from '../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const MODULE = 'src/service/fixtures/yield-loop-limiter.ts';
 
 describe('a limiter in memory() that starts the next job from a timer callback\'s promise continuation (Bottleneck\'s yield loop)', () => {
   it('check --service holds — it was "a run did not end within the simulation\'s limit" or "never answered request …", exit 2', async () => {
-    const found = mkdtempSync(join(tmpdir(), 'found-'));
+    const found = tmp('found-');
     const r = await runMain(['check', '--service', MODULE, '--runs', '300', '--found', found, '--json']);
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { verdict: string; coverage: { rows: Array<{ id: string; runs: number }> } };

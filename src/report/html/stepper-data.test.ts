@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { loadScenario } from '../../scenario/load.js';
 import { runScenario } from '../../scenario/run.js';
@@ -9,6 +8,9 @@ import { observeScenario } from './stepper-data.js';
 import { keySplitRace, preemptAfterFirstLookup } from './race.fixture.js';
 import { htmlPage, jsonForScript } from './page.js';
 import { clientScript } from './bundle.js';
+import { tempDirs } from '../../testing/temp-dirs.js';
+
+const tmp = tempDirs();
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const bin = join(root, 'bin', 'retrysim.js');
@@ -93,7 +95,7 @@ describe('page shell', () => {
 
 describe('the --html flags', () => {
   it('replay --html writes the page; a path that cannot be written is exit 2 and writes nothing', () => {
-    const d = mkdtempSync(join(tmpdir(), 'rs-html-'));
+    const d = tmp('rs-html-');
     const file = 'scenarios/canonical/lost_response/naive--none.json';
     const ok = cli('replay', join(root, file), '--html', join(d, 'p.html'), '--json');
     expect(ok.status).toBe(0);
@@ -162,7 +164,7 @@ describe('the summary is written from the run', () => {
     const { runMain } = await import('../../testing/cli.js');
     const { loadService } = await import('../../service/load.js');
     const module = 'src/report/html/claim-before-step.fixture.ts';
-    const dir = mkdtempSync(join(tmpdir(), 'rs-story-'));
+    const dir = tmp('rs-story-');
     const r = await runMain(['check', '--service', module, '--runs', '100', '--json', '--found', dir]);
     const file = (JSON.parse(r.out) as { counterexample: string | null }).counterexample;
     expect(file, r.err).not.toBeNull();
