@@ -33,7 +33,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cacheDir = join(root, 'node_modules', '.cache', 'retrysim');
 const manifestPath = join(cacheDir, 'cli.json');
 /** Files that shape the bundle besides its inputs. */
-const EXTRA_INPUTS = ['bin/retrysim.js', 'package.json', 'tsconfig.json'];
+const EXTRA_INPUTS = ['bin/retrysim.js', 'package.json', 'package-lock.json', 'tsconfig.json'];
+/** Packages compiled into the bundle rather than loaded from node_modules at each start (see buildEntry). */
+const BUNDLED_PACKAGES = /^(zod|@sinonjs\/[^/]+)(\/|$)/;
 
 function hashInputs(inputs) {
   const h = createHash('sha256');
@@ -84,6 +86,15 @@ async function buildEntry() {
       });
     },
   };
+  // Packages stay external (resolved from node_modules at run time, as under
+  // tsx), but for pure-JS ones whose many small files dominate a start:
+  // zod alone is ~100 ES modules to resolve and compile on every command.
+  const bundledPackages = {
+    name: 'retrysim-bundled-packages',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+    },
+  };
   let r;
   try {
     r = await esbuild.build({
@@ -93,18 +104,20 @@ async function buildEntry() {
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      packages: 'external', // resolved from node_modules at run time, as under tsx
+      plugins: [metaUrl, bundledPackages],
+      // The bundled CommonJS packages (@sinonjs/*) call require(): give every chunk one.
+      banner: { js: "import { createRequire as __retrysimRequire } from 'node:module'; const require = __retrysimRequire(import.meta.url);" },
       outdir: out,
       outExtension: { '.js': '.mjs' },
       metafile: true,
       absWorkingDir: root,
       logLevel: 'silent',
-      plugins: [metaUrl],
     });
   } finally {
     await esbuild.stop?.();
   }
-  const inputs = [...new Set([...Object.keys(r.metafile.inputs), ...EXTRA_INPUTS])].sort();
+  // The bundled packages are pinned by package-lock.json (an input): their files are not hashed on every start.
+  const inputs = [...new Set([...Object.keys(r.metafile.inputs).filter((f) => !f.startsWith('node_modules/')), ...EXTRA_INPUTS])].sort();
   for (const f of inputs) if (f.startsWith('..') || f.includes(':')) throw new Error(`bundle input outside the repository: ${f}`);
   const hash = hashInputs(inputs);
   // A source edited during the build would leave a bundle of the old text

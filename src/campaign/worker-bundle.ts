@@ -8,7 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * as the main thread (which runs from bin/retrysim.js's bundle): registering
  * tsx inside every worker starts a loader thread and esbuild per worker and
  * compiles every source file again (~0.2 s each). Packages stay external
- * (resolved from node_modules at run time: better-sqlite3 is native). The
+ * (resolved from node_modules at run time: better-sqlite3 is native), but
+ * for {@link BUNDLED_PACKAGES}, as in bin/retrysim.js's bundle. The
  * file is cached under node_modules/.cache/retrysim, keyed by a SHA-256 of
  * every input, so it never runs stale code. Undefined when esbuild cannot be
  * loaded or the cache cannot be written; the caller then uses tsx.
@@ -42,11 +43,18 @@ export async function workerBundle(root: string, name: string, entry: string): P
         }));
       },
     };
+    const external: import('esbuild').Plugin = {
+      name: 'retrysim-bundled-packages',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+      },
+    };
     const r = await esbuild.build({
       entryPoints: [entry], bundle: true, format: 'cjs', platform: 'node', target: 'node20',
-      packages: 'external', write: false, metafile: true, absWorkingDir: root, logLevel: 'silent', plugins: [metaUrl],
+      write: false, metafile: true, absWorkingDir: root, logLevel: 'silent', plugins: [metaUrl, external],
     });
-    const inputs = [...new Set([...Object.keys(r.metafile.inputs), builder])].sort();
+    // The bundled packages are pinned by package-lock.json: their files are not hashed at every start.
+    const inputs = [...new Set([...Object.keys(r.metafile.inputs).filter((f) => !f.startsWith('node_modules/')), builder, 'package-lock.json'])].sort();
     const hash = hashInputs(root, inputs);
     const file = `${name}-${hash.slice(0, 16)}.cjs`;
     mkdirSync(cacheDir, { recursive: true });
@@ -59,6 +67,13 @@ export async function workerBundle(root: string, name: string, entry: string): P
     return undefined; // read-only checkout or a build problem: the caller falls back to tsx
   }
 }
+
+/**
+ * Pure-JS packages compiled into the bundle instead of loaded from
+ * node_modules by every thread: zod alone is about a hundred modules to
+ * resolve and compile at each start (bin/retrysim.js bundles the same).
+ */
+export const BUNDLED_PACKAGES = /^(zod|@sinonjs\/[^/]+)(\/|$)/;
 
 /**
  * The expression to replace, spelled so that it does not appear literally in
