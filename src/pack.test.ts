@@ -7,7 +7,7 @@
  * the test takes tens of seconds, not minutes.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,16 @@ describe('the npm package', () => {
     expect(r.out.trim()).toBe('function,function,function,function,function');
     expect(existsSync(join(dir, 'node_modules/retrysim/dist/index.d.ts'))).toBe(true);
     expect(existsSync(join(dir, 'node_modules/retrysim/dist/vitest.d.ts'))).toBe(true);
+  });
+
+  it('imports zod and @sinonjs/fake-timers from its two pre-bundled files, not from their ~120 modules (the CLI\'s start)', () => {
+    const dist = join(dir, 'node_modules/retrysim/dist');
+    const js = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js') && !f.startsWith('vendor'));
+    const bare = js.filter((f) => /(from\s+|import\s*\(\s*)['"](zod|@sinonjs\/fake-timers)['"]/.test(readFileSync(join(dist, f), 'utf8')));
+    expect(bare).toEqual([]);
+    const vendored = js.filter((f) => /['"](\.\.?\/)+vendor\/(zod|fake-timers)\.mjs['"]/.test(readFileSync(join(dist, f), 'utf8')));
+    expect(vendored.length).toBeGreaterThanOrEqual(5);
+    // (The tests below run the installed CLI and library on them: every replay validates its file with zod, every service runs on fake timers.)
   });
 
   it('a property over check-then-insert fails with a minimised counterexample that the installed CLI replays', () => {
