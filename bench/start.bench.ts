@@ -53,8 +53,15 @@ function once(dir: string, args: string[], exit: number): { wallMs: number; cpuM
 
 export default async function startBench(): Promise<void> {
   const before = process.env.RETRYSIM_BENCH_BEFORE || undefined;
-  if (before !== undefined && !existsSync(join(before, 'bin', 'retrysim.js'))) throw new Error(`RETRYSIM_BENCH_BEFORE=${before}: no bin/retrysim.js there`);
+  if (before !== undefined && !existsSync(join(before, 'bin', 'retrysim.js'))) {
+    console.error(`bench start: RETRYSIM_BENCH_BEFORE=${before} has no bin/retrysim.js (a checkout of retrysim with its own node_modules)`);
+    process.exit(2);
+  }
   const reps = Number(process.env.RETRYSIM_START_REPS ?? 5);
+  if (!Number.isInteger(reps) || reps < 1) {
+    console.error(`bench start: RETRYSIM_START_REPS must be a whole number of rounds ≥ 1, got '${process.env.RETRYSIM_START_REPS}'`);
+    process.exit(2);
+  }
   const checkouts = before === undefined ? [['after', root]] as const : [['before', before], ['after', root]] as const;
   const found = mkdtempSync(join(tmpdir(), 'rs-start-'));
   try {

@@ -89,10 +89,12 @@ async function buildEntry() {
   // Packages stay external (resolved from node_modules at run time, as under
   // tsx), but for pure-JS ones whose many small files dominate a start:
   // zod alone is ~100 ES modules to resolve and compile on every command.
+  // What a bundled package imports (type-detect, for @sinonjs/commons) goes
+  // in with it, as in dist/vendor/, rather than resolved from the cache folder.
   const bundledPackages = {
     name: 'retrysim-bundled-packages',
     setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+      b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) || args.importer.includes('/node_modules/') ? undefined : { path: args.path, external: true }));
     },
   };
   let r;

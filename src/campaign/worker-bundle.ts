@@ -46,7 +46,7 @@ export async function workerBundle(root: string, name: string, entry: string): P
     const external: import('esbuild').Plugin = {
       name: 'retrysim-bundled-packages',
       setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+        b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.test(args.path) || args.importer.includes('/node_modules/') ? undefined : { path: args.path, external: true }));
       },
     };
     const r = await esbuild.build({
