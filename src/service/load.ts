@@ -14,6 +14,7 @@ import { loadingUserModule } from '../app/no-listen.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { importFresh, perProcessFromEnv } from '../app/per-process.js';
 import { isThenable } from '../sim/thenable.js';
+import { compiledTs, failedInCache } from './ts-cache.js';
 
 const TS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -94,11 +95,34 @@ async function importModule(abs: string, url: string): Promise<Record<string, un
     return unwrapCommonJs({ default: tsxRequire(abs, import.meta.url) as unknown });
   }
   if (TS.has(extname(abs))) {
+    // Compiled once into a cache and imported natively: no loader thread (src/service/ts-cache.ts).
+    // Not where something else formats stacks (vitest's Error.prepareStackTrace): Node's source maps
+    // apply only under its own, and tsx brings its own mapping there.
+    const out = nodeFormatsStacks() ? await asHost(() => compiledTs(abs, commonJsTs)) : undefined;
+    if (out !== undefined) {
+      // Stacks then name the .ts file and line (describeThrow's "(at …)"), as under tsx.
+      process.setSourceMapsEnabled(true);
+      try {
+        return unwrapCommonJs((await import(pathToFileURL(out).href)) as Record<string, unknown>);
+      } catch (e) {
+        if (!failedInCache(e)) throw e;
+      }
+    }
     const { tsImport } = await import('tsx/esm/api');
     // Host code: tsx registers its loader with an id from node:crypto's randomUUID, which is not the module's to draw.
     return unwrapCommonJs((await asHost(() => tsImport(url, import.meta.url))) as Record<string, unknown>);
   }
   return unwrapCommonJs((await import(url)) as Record<string, unknown>);
+}
+
+/**
+ * Whether Node formats error stacks itself — `Error.prepareStackTrace` unset
+ * (older Node) or Node's own `ErrorPrepareStackTrace` — and so applies
+ * source maps to them.
+ */
+function nodeFormatsStacks(): boolean {
+  const f = Error.prepareStackTrace as ((...a: never[]) => unknown) | undefined;
+  return f === undefined || f.name === 'ErrorPrepareStackTrace';
 }
 
 /** ` (at FILE:LINE)` for a JavaScript file with a syntax error, from `node --check`; '' when it finds none. */
