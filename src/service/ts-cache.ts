@@ -9,21 +9,21 @@
  * TypeScript files is compiled once by esbuild (the compiler tsx uses) into
  * a plain `.mjs` file in a cache folder, every import in it pointing at an
  * absolute URL — another compiled file for the user's next `.ts`, the file
- * itself for JavaScript and for packages (resolved as esbuild resolves them
- * for Node, from where the source file is, not from the cache) — and Node
- * imports it natively. One compiled file per source file, so a file two of
- * the user's modules import is one module, as under tsx; `import.meta.url`,
- * `.filename` and `.dirname` are the source file's; inline source maps make
- * stacks name the `.ts` file and line.
+ * itself for JavaScript and for packages (resolved as Node resolves them,
+ * the `import` export or `main`, from where the source file is, not from
+ * the cache) — and Node imports it natively. One compiled file per source
+ * file, so a file two of the user's modules import is one module, as under
+ * tsx; `import.meta.url`, `.filename` and `.dirname` are the source file's;
+ * inline source maps make stacks name the `.ts` file and line.
  *
  * The next start reads a manifest and compares SHA-256s of what the build
  * depended on — the sources, the folders they sit in (a new `x.ts` beside
  * an imported `x.js`), each package.json and tsconfig.json that could apply,
  * each package imported — so it never runs stale code and needs no esbuild.
  * Anything unusual (a compile error, a `.cts` or CommonJS `.ts` in the
- * graph, an asset import, a computed
- * `import()`, `import.meta.resolve`, a read-only cache) returns `undefined`,
- * and the caller loads the module through tsx as before, with tsx's errors.
+ * graph, an asset import, a computed `import()`, `import.meta.resolve`, a
+ * read-only cache) returns `undefined`, and the caller loads the module
+ * through tsx as before, with tsx's errors.
  * `RETRYSIM_TS_CACHE=0` always does.
  */
 import { createHash } from 'node:crypto';
