@@ -111,6 +111,13 @@ describe('TypeScript user modules compiled into a cache and imported natively (n
       else process.env.RETRYSIM_TS_CACHE = before;
     }
     expect(await compiledTs(join(dir, 'fine.ts'), commonJsTs)).toBeDefined();
+    process.env.RETRYSIM_TS_CACHE = 'off';
+    try {
+      await expect(natively(() => importUserModule(join(dir, 'fine.ts')))).rejects.toThrow("RETRYSIM_TS_CACHE must be 0 (load TypeScript through tsx) or 1 (the compile cache, the default), got 'off'");
+    } finally {
+      if (before === undefined) delete process.env.RETRYSIM_TS_CACHE;
+      else process.env.RETRYSIM_TS_CACHE = before;
+    }
     // A name the other module does not export is a link error of the compiled file: tsx says it of the user's.
     const missing = project({ 'helper.ts': 'export const here = 1;\n', 'entry.ts': "import { nope } from './helper.js';\nexport const x = nope;\n" });
     expect(await compiledTs(join(missing, 'entry.ts'), commonJsTs)).toBeDefined();

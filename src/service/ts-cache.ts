@@ -24,7 +24,8 @@
  * graph, an asset import, a computed `import()`, `import.meta.resolve`, a
  * read-only cache) returns `undefined`, and the caller loads the module
  * through tsx as before, with tsx's errors.
- * `RETRYSIM_TS_CACHE=0` always does.
+ * `RETRYSIM_TS_CACHE=0` always does (another value than 0 or 1 is an error);
+ * `RETRYSIM_TS_CACHE_DEBUG=1` says on stderr why a module went to tsx.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -251,7 +252,10 @@ function prune(): void {
  * graph needs tsx (see the file's comment).
  */
 export async function compiledTs(entry: string, commonJsTs: CommonJsTs): Promise<string | undefined> {
-  if (process.env.RETRYSIM_TS_CACHE === '0') return undefined;
+  const setting = process.env.RETRYSIM_TS_CACHE;
+  // A typo ('false', 'off') must not leave the cache on without a word: the user asked for tsx.
+  if (setting !== undefined && setting !== '' && setting !== '0' && setting !== '1') throw new Error(`RETRYSIM_TS_CACHE must be 0 (load TypeScript through tsx) or 1 (the compile cache, the default), got '${setting}'`);
+  if (setting === '0') return undefined;
   const manifestPath = manifestOf(entry);
   try {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
