@@ -34,7 +34,7 @@ import { dirname, extname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Bumped when what this file writes changes shape (old caches then miss). */
-const FORMAT = 1;
+const FORMAT = 2;
 const TS_SOURCE = new Set(['.ts', '.mts', '.tsx']);
 const JS_NATIVE = new Set(['.js', '.mjs', '.cjs', '.node']);
 const BUILTIN = new Set(builtinModules);
@@ -71,7 +71,6 @@ interface Manifest {
   esbuild: string;
   node: string;
   entry: string;
-  out: string;
   /** Every compiled file the entry's graph imports (a pruned one is a miss). */
   outs: string[];
   watch: Watch;
@@ -259,7 +258,7 @@ export async function compiledTs(entry: string, commonJsTs: CommonJsTs): Promise
   const manifestPath = manifestOf(entry);
   try {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
-    if (fresh(m, entry)) return m.out;
+    if (fresh(m, entry)) return outOf(entry);
   } catch {
     // no manifest, or an unreadable one: compile
   }
@@ -267,9 +266,9 @@ export async function compiledTs(entry: string, commonJsTs: CommonJsTs): Promise
     prune();
     mkdirSync(CACHE_DIR, { recursive: true });
     const { watch, outs } = await compile(entry, commonJsTs);
-    const m: Manifest = { format: FORMAT, esbuild: esbuildVersionOf(), node: process.version, entry, out: outOf(entry), outs, watch };
+    const m: Manifest = { format: FORMAT, esbuild: esbuildVersionOf(), node: process.version, entry, outs, watch };
     writeAtomic(manifestPath, JSON.stringify(m));
-    return m.out;
+    return outOf(entry);
   } catch (e) {
     // NeedsTsx, no esbuild, a read-only folder: tsx loads it as before.
     if (process.env.RETRYSIM_TS_CACHE_DEBUG === '1') process.stderr.write(`retrysim: ${entry} through tsx: ${String(e)}\n`);
