@@ -125,7 +125,7 @@ describe('retrysim/vitest', () => {
   }, 60_000);
 
   it('a property that passes while no request was ever answered 2xx (every request throws) fails as inconclusive; the same property on a working service passes', async () => {
-    const prop = (def: typeof broken.fine) => fc.asyncProperty(serviceCases(def, { module: `fixtures/${def.name}.ts`, faults: ['crash'] }), async (c) => (await runServiceCase(def, c)).violations.length === 0);
+    const prop = (def: typeof broken.fine) => fc.asyncProperty(serviceCases(def, { module: `fixtures/${def.name}.ts`, faults: [] }), async (c) => (await runServiceCase(def, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop(broken.throws), { ...replayable(broken.throws), numRuns: 20, seed: 1 }));
     expect(msg).toMatch(/^retrysim: inconclusive, not passed: no request of the 20 runs was answered 2xx or made an effect \(answers: 500\)/);
     expect(msg).toContain('retrysim serve --service fixtures/throws.ts');
@@ -135,7 +135,7 @@ describe('retrysim/vitest', () => {
   });
 
   it('a property over a module retrysim cannot run (an undeclared step) fails with check\'s one line, not a shrunk case that "could not be minimised"', async () => {
-    const prop = fc.asyncProperty(serviceCases(broken.undeclaredStep, { module: 'fixtures/undeclared-step.ts', faults: ['crash'] }), async (c) => (await runServiceCase(broken.undeclaredStep, c)).violations.length === 0);
+    const prop = fc.asyncProperty(serviceCases(broken.undeclaredStep, { module: 'fixtures/undeclared-step.ts', faults: [] }), async (c) => (await runServiceCase(broken.undeclaredStep, c)).violations.length === 0);
     const msg = await failure(fc.assert(prop, { ...replayable(broken.undeclaredStep), numRuns: 20, seed: 1 }));
     expect(msg).toMatch(/^retrysim: service 'undeclared-step': handle called sim\.step\('\w+'\), which is not declared in steps \[.*\]; declare every interleaving point \(retrysim check --service says the same, exit 2\)$/);
     expect(msg).not.toContain('Counterexample:');

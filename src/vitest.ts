@@ -48,6 +48,7 @@ import { ServiceError } from './service/errors.js';
 import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from './campaign/run.js';
 import { PROGRESS_NOT_JUDGED } from './campaign/coverage.js';
+import { checkedWhereUsed, checkOptions, clientFaultsCheck, clockCheck, dirCheck, keySourceCheck, moduleCheck, serviceFaultsCheck, variantCheck } from './vitest-options.js';
 
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
@@ -246,7 +247,8 @@ function nameTheModule(def: ServiceDefinition): string {
  * stack trace, when it is malformed).
  */
 export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
-  validateDefinition(def, String(o.module ?? 'service'));
+  validateDefinition(def, typeof o?.module === 'string' ? o.module : 'service');
+  checkOptions(`serviceCases(${def.name})`, o, { module: moduleCheck, keySource: keySourceCheck, faults: serviceFaultsCheck(def) });
   noteCaller(def);
   caseOptions.set(def, { ...(o.keySource !== undefined ? { keySource: o.keySource } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
   return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
@@ -354,6 +356,7 @@ const progressNoted = new WeakSet<ServiceDefinition>();
  * a different and larger case) is shown only if minimising fails.
  */
 export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
+  checkOptions(`replayable(${def.name})`, o, { module: moduleCheck, foundDir: dirCheck, shrinkBudgetMs: checkedWhereUsed, clockMs: clockCheck });
   setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
   noteCaller(def);
   return {
@@ -499,6 +502,8 @@ const clientRanOn = new WeakMap<RetryClient, { target: ClientTarget; faults?: re
  * what fails is the client). Pass it to `test.prop` with {@link runClientCase}.
  */
 export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
+  checkOptions('clientCases', o, { variant: variantCheck, service: checkedWhereUsed, module: moduleCheck, faults: clientFaultsCheck });
+  if (o.service !== undefined && o.variant !== undefined) throw new TypeError(`retrysim: clientCases: give service or variant, not both (variant '${o.variant}' and service '${o.service.name}')`);
   if (o.service !== undefined) {
     const def = o.service;
     validateDefinition(def, def.name);
@@ -571,6 +576,7 @@ export interface ExplainClientOptions {
  * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
+  checkOptions(`explainClient(${client.name})`, o, { module: moduleCheck, foundDir: dirCheck, shrinkBudgetMs: checkedWhereUsed, clockMs: clockCheck });
   setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
   const named = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;
   noteCaller(client);

@@ -201,19 +201,28 @@ export function serviceCaseArbitrary(def: ServiceDefinition, module: string, key
  * {@link ServiceFaultsError} naming the valid ones.
  */
 export function parseServiceFaults(def: ServiceDefinition, list: string): FaultKind[] {
-  const valid = serviceFaults(def);
   const names = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${valid.join(', ')}`);
-  // The user's word for what they named: an app (--app) or a service.
-  const what = `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`;
+  if (names.length === 0) throw new ServiceFaultsError(`--faults needs at least one of ${serviceFaults(def).join(', ')}`);
   for (const n of names) {
-    if (!(valid as string[]).includes(n)) {
-      const left = n === 'keyReuseProbe' ? probeLeftOut(def) : undefined;
-      const why = n === 'crash' ? ` (${what} declares no crash points)` : left !== undefined ? ` (${what}: ${left})` : '';
-      throw new ServiceFaultsError(`--faults: unknown fault '${n}'${why}; valid for ${what}: ${valid.join(', ')}`);
-    }
+    const problem = serviceFaultProblem(def, n);
+    if (problem !== undefined) throw new ServiceFaultsError(`--faults: ${problem}`);
   }
   return [...new Set(names)] as FaultKind[];
+}
+
+/**
+ * Why `name` is not a fault of the service's space, as the end of a
+ * message (`unknown fault 'x'; valid for service s: …`), or undefined when
+ * it is one: `--faults` and the vitest helper's `faults` say the same.
+ */
+export function serviceFaultProblem(def: ServiceDefinition, name: string): string | undefined {
+  const valid = serviceFaults(def);
+  if ((valid as string[]).includes(name)) return undefined;
+  // The user's word for what they named: an app (--app) or a service.
+  const what = `${isHostedApp(def) ? 'app' : 'service'} ${def.name}`;
+  const left = name === 'keyReuseProbe' ? probeLeftOut(def) : undefined;
+  const why = name === 'crash' ? ` (${what} declares no crash points)` : left !== undefined ? ` (${what}: ${left})` : '';
+  return `unknown fault '${name}'${why}; valid for ${what}: ${valid.join(', ')}`;
 }
 
 /** A `--faults` list that names no fault of the service's space. */
