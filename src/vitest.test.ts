@@ -177,6 +177,13 @@ describe('retrysim/vitest', () => {
     expect(msg.split('\n')[0]).toMatch(/^retrysim: app 'no-answer-on-reuse': never answered POST \/orders.* \(retrysim check --app says the same, exit 2\)$/);
   }, 60_000);
 
+  it('an app descriptor given as is (no appService) is run as its service, as check --service takes one: the same line', async () => {
+    const found = tmp('found-');
+    const prop = fc.asyncProperty(serviceCases(noAnswerOnReuse, { module: 'src/app/fixtures/no-answer-on-reuse.ts' }), async (c) => (await runServiceCase(noAnswerOnReuse, c)).violations.length === 0);
+    const msg = await failure(fc.assert(prop, { ...replayable(noAnswerOnReuse, { foundDir: found }), numRuns: 100, seed: 1 }));
+    expect(msg.split('\n')[0]).toMatch(/^retrysim: app 'no-answer-on-reuse': never answered POST \/orders.* \(retrysim check --app says the same, exit 2\)$/);
+  }, 60_000);
+
   it('explainClient, as check --client: a client whose run stops (it waits on nothing the run settles) fails with check\'s line and the shrunk stopping run written', async () => {
     const found = tmp('found-');
     const module = 'src/client/fixtures/stuck-on-409.ts';

@@ -28,7 +28,23 @@ import type { ServiceDefinition } from './service/definition.js';
 import { minimiseAndWrite, neverSucceeded, noteAnswers, serviceCaseArbitrary, serviceFaults, type Answers } from './service/campaign.js';
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isHostedApp, moduleFlag, moduleLoadsOf } from './app/define.js';
+import { appService, isHostedApp, moduleFlag, moduleLoadsOf } from './app/define.js';
+import { isAppDescriptor, type AppDescriptor } from './app/descriptor.js';
+
+/**
+ * An app descriptor given where a service is expected — as `check
+ * --service` takes one — is run as its service, the same one for every
+ * call with that descriptor (the helper keys its state by the object).
+ * Until 2026-12 `serviceCases(app)` said "tables: missing (expected
+ * array)", and only `appService(app)` worked.
+ */
+const appServices = new WeakMap<AppDescriptor, ServiceDefinition>();
+function asService(x: ServiceDefinition | AppDescriptor): ServiceDefinition {
+  if (!isAppDescriptor(x)) return x as ServiceDefinition;
+  let s = appServices.get(x);
+  if (s === undefined) appServices.set(x, (s = appService(x)));
+  return s;
+}
 import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe } from './app/module-probe.js';
 import { carriedStateLine, FirstRuns } from './app/carried-state.js';
 import { PER_PROCESS_ENV } from './app/per-process.js';
@@ -246,7 +262,8 @@ function nameTheModule(def: ServiceDefinition): string {
  * `fc.asyncProperty`. Checks the definition first (a clear message, not a
  * stack trace, when it is malformed).
  */
-export function serviceCases(def: ServiceDefinition, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
+export function serviceCases(given: ServiceDefinition | AppDescriptor, o: ServiceCaseOptions = {}): fc.Arbitrary<GeneratedCase> {
+  const def = asService(given);
   validateDefinition(def, typeof o?.module === 'string' ? o.module : 'service');
   checkOptions(`serviceCases(${def.name})`, o, { module: moduleCheck, keySource: keySourceCheck, faults: serviceFaultsCheck(def) });
   noteCaller(def);
@@ -274,7 +291,8 @@ function afterLastRun<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
-export async function runServiceCase(def: ServiceDefinition, c: GeneratedCase): Promise<ScenarioRun> {
+export async function runServiceCase(given: ServiceDefinition | AppDescriptor, c: GeneratedCase): Promise<ScenarioRun> {
+  const def = asService(given);
   moduleOf(def);
   ranBy(c, def);
   // Reached only for the first exception a handler threw: an inconclusive report names it.
@@ -355,7 +373,8 @@ const progressNoted = new WeakSet<ServiceDefinition>();
  * command that replays the file. fast-check's own report (its shrunk value,
  * a different and larger case) is shown only if minimising fails.
  */
-export function replayable(def: ServiceDefinition, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
+export function replayable(given: ServiceDefinition | AppDescriptor, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
+  const def = asService(given);
   checkOptions(`replayable(${def.name})`, o, { module: moduleCheck, foundDir: dirCheck, shrinkBudgetMs: checkedWhereUsed, clockMs: clockCheck });
   setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
   noteCaller(def);
@@ -474,8 +493,8 @@ function failedLine(details: fc.RunDetails<[GeneratedCase]>): string {
 export interface ClientCaseOptions {
   /** The service the client talks to: a built-in variant (default `key_atomic`, a correct idempotent endpoint)... */
   variant?: Variant;
-  /** ...or a user's service. */
-  service?: ServiceDefinition;
+  /** ...or a user's service (or an app descriptor, run as appService(app) is). */
+  service?: ServiceDefinition | AppDescriptor;
   /**
    * With `service`: its module, as `retrysim replay` will be given it, or its
    * file URL (`new URL('./service.ts', import.meta.url)`). Recorded in the
@@ -505,7 +524,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
   checkOptions('clientCases', o, { variant: variantCheck, service: checkedWhereUsed, module: moduleCheck, faults: clientFaultsCheck });
   if (o.service !== undefined && o.variant !== undefined) throw new TypeError(`retrysim: clientCases: give service or variant, not both (variant '${o.variant}' and service '${o.service.name}')`);
   if (o.service !== undefined) {
-    const def = o.service;
+    const def = asService(o.service);
     validateDefinition(def, def.name);
     noteCaller(def);
     const target = { service: def, serviceModule: moduleOf(def, o.module) };
