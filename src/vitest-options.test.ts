@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fc, clientCases, explainClient, replayable, serviceCases } from './vitest.js';
+import { fc, clientCases, explainClient, replayable, runClientCase, serviceCases } from './vitest.js';
+import * as clientModule from '../examples/fetch-retry-client/client.js';
+import * as serviceModule from '../examples/two-transactions/service.js';
 import twoTransactions from '../examples/two-transactions/service.js';
 import { buggyClient } from '../examples/fetch-retry-client/client.js';
 
@@ -60,5 +62,16 @@ describe('the vitest helper checks its options', () => {
     expect(refused(() => replayable(def, { clockMs: 5 } as never))).toContain("option 'clockMs' must be a function returning elapsed ms");
     expect(refused(() => explainClient(buggyClient, { module: new URL('https://example.com/client.ts') }))).toBe(`retrysim: explainClient(${buggyClient.name}): option 'module' must be a file: URL, got https://example.com/client.ts`);
     expect(refused(() => explainClient(buggyClient, { seed: 3 } as never))).toContain("unknown option 'seed' (seed is fast-check's");
+  });
+
+  it('explainClient and runClientCase refuse what is not a retry client: a module namespace, a factory, a client without deadlineMs', () => {
+    expect(refused(() => explainClient(clientModule as never))).toBe('retrysim: explainClient: the client is a module\'s namespace (import * as …), not a retry client: pass the client it exports (mod.buggyClient, mod.fixedClient, mod.default)');
+    expect(refused(() => runClientCase((() => buggyClient) as never, undefined as never))).toContain("retrysim: runClientCase: the client is a function, not a retry client: export the object it returns");
+    expect(refused(() => explainClient({ name: 'c', run: async () => undefined } as never))).toBe('retrysim: explainClient: the client is not a retry client: deadlineMs is missing (the ms within which one call settles, a positive number)');
+    expect(refused(() => explainClient(undefined as never))).toContain('the client is undefined, not a retry client');
+  });
+
+  it('serviceCases refuses a module namespace, naming its default export', () => {
+    expect(() => serviceCases(serviceModule as never)).toThrow("service 'two-transactions': service: got a module's namespace (import * as …), not a service definition: pass its default export (import service from '…')");
   });
 });

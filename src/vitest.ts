@@ -55,7 +55,7 @@ import { validateDefinition } from './service/validate.js';
 import { callerFile, moduleDefining } from './service/defined-in.js';
 import { shellArg } from './report/shell.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
-import { ClientError, freshClientLoader, isRetryClient } from './client/load.js';
+import { ClientError, freshClientLoader, isRetryClient, whyNotClient } from './client/load.js';
 import { clientModuleStateLine } from './client/module-state.js';
 import { firstRefusal, preferRefusal, type Refusal } from './client/coverage.js';
 import { answered2xx } from './client/checks.js';
@@ -489,6 +489,17 @@ function failedLine(details: fc.RunDetails<[GeneratedCase]>): string {
   return `Property failed after ${details.numRuns} tests, shrunk ${details.numShrinks} time(s) — seed ${details.seed}, path "${details.counterexamplePath ?? ''}" (pass { seed, path } to rerun it)`;
 }
 
+/**
+ * Refuses what is not a retry client in one line (a module namespace, a
+ * factory not called, a missing deadlineMs), as `check --client` does for
+ * its module. Until 2026-12 `explainClient(mod)` of `import * as mod` ran
+ * every case with no request at all and failed as "inconclusive … client
+ * 'undefined'".
+ */
+function checkClient(client: unknown, what: string): asserts client is RetryClient {
+  if (!isRetryClient(client)) throw new TypeError(`retrysim: ${what}: the client ${whyNotClient(client)}`);
+}
+
 /** Options of {@link clientCases}. */
 export interface ClientCaseOptions {
   /** The service the client talks to: a built-in variant (default `key_atomic`, a correct idempotent endpoint)... */
@@ -544,6 +555,7 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
  * the failure came back), `exactly-one`, `id-exists` and `replay-equals-first`.
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
+  checkClient(client, 'runClientCase');
   const service = clientServices.get(c);
   ranBy(c, client);
   const t = clientTargets.get(c);
@@ -595,6 +607,7 @@ export interface ExplainClientOptions {
  * your own parameters in: `{ ...explainClient(client), numRuns: 300 }`.
  */
 export function explainClient(client: RetryClient, o: ExplainClientOptions = {}): fc.Parameters<[GeneratedCase]> {
+  checkClient(client, 'explainClient');
   checkOptions(`explainClient(${client.name})`, o, { module: moduleCheck, foundDir: dirCheck, shrinkBudgetMs: checkedWhereUsed, clockMs: clockCheck });
   setShrinkSettings(client, shrinkSettingsOf(o, `explainClient(${client.name})`, Number.POSITIVE_INFINITY), `explainClient(${client.name})`);
   const named = o.module instanceof URL ? moduleKey(fileURLToPath(o.module)) : o.module;

@@ -41,6 +41,11 @@ export function validateDefinition(value: unknown, source: string): ServiceDefin
     // Nothing of a service at all (a CommonJS module.exports of helpers, a
     // factory not called): say what the export is, not that `name` is missing.
     if (obj === undefined || !SERVICE_FIELDS.some((k) => k in obj)) {
+      // `import * as mod` handed to the vitest helper: its namespace holds the definition as `default`.
+      const inner = obj?.default as Record<string, unknown> | undefined;
+      if (typeof inner === 'object' && inner !== null && typeof inner.name === 'string' && (typeof inner.handle === 'function' || typeof inner.app === 'function')) {
+        throw new ServiceError(inner.name, `${source}: got a module's namespace (import * as …), not a ${typeof inner.app === 'function' ? 'app descriptor' : 'service definition'}: pass its default export (import ${typeof inner.app === 'function' ? 'app' : 'service'} from '…')`);
+      }
       const what = obj === undefined ? `a ${typeof value}` : Object.keys(obj).length === 0 ? 'an empty object' : `an object of ${Object.keys(obj).slice(0, 5).join(', ')}${Object.keys(obj).length > 5 ? ', …' : ''}`;
       throw new ServiceError(name, `${where}the default export (module.exports in CommonJS) is not a service definition but ${what}; export { name, tables, setup, steps, handle, operation, effects } (an app: { name, app, operation, effects })`);
     }
