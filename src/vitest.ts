@@ -31,20 +31,6 @@ import { resolve } from 'node:path';
 import { appService, isHostedApp, moduleFlag, moduleLoadsOf } from './app/define.js';
 import { isAppDescriptor, type AppDescriptor } from './app/descriptor.js';
 
-/**
- * An app descriptor given where a service is expected — as `check
- * --service` takes one — is run as its service, the same one for every
- * call with that descriptor (the helper keys its state by the object).
- * Until 2026-12 `serviceCases(app)` said "tables: missing (expected
- * array)", and only `appService(app)` worked.
- */
-const appServices = new WeakMap<AppDescriptor, ServiceDefinition>();
-function asService(x: ServiceDefinition | AppDescriptor): ServiceDefinition {
-  if (!isAppDescriptor(x)) return x as ServiceDefinition;
-  let s = appServices.get(x);
-  if (s === undefined) appServices.set(x, (s = appService(x)));
-  return s;
-}
 import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe } from './app/module-probe.js';
 import { carriedStateLine, FirstRuns } from './app/carried-state.js';
 import { PER_PROCESS_ENV } from './app/per-process.js';
@@ -65,6 +51,21 @@ import { shrinkTimeLimit, type MinimiseOptions } from './campaign/minimise.js';
 import { SHRINK_RUNS_MAX } from './campaign/run.js';
 import { PROGRESS_NOT_JUDGED } from './campaign/coverage.js';
 import { checkedWhereUsed, checkOptions, clientFaultsCheck, clockCheck, dirCheck, keySourceCheck, moduleCheck, serviceFaultsCheck, variantCheck } from './vitest-options.js';
+
+/**
+ * An app descriptor given where a service is expected — as `check
+ * --service` takes one — is run as its service, the same one for every
+ * call with that descriptor (the helper keys its state by the object).
+ * Until 2026-12 `serviceCases(app)` said "tables: missing (expected
+ * array)", and only `appService(app)` worked.
+ */
+const appServices = new WeakMap<AppDescriptor, ServiceDefinition>();
+function asService(x: ServiceDefinition | AppDescriptor): ServiceDefinition {
+  if (!isAppDescriptor(x)) return x as ServiceDefinition;
+  let s = appServices.get(x);
+  if (s === undefined) appServices.set(x, (s = appService(x)));
+  return s;
+}
 
 /** Where counterexample files go unless told otherwise (as for every command). */
 const FOUND_DIR = CLIENT_FOUND_DIR;
@@ -375,6 +376,7 @@ const progressNoted = new WeakSet<ServiceDefinition>();
  */
 export function replayable(given: ServiceDefinition | AppDescriptor, o: ReplayableOptions = {}): fc.Parameters<[GeneratedCase]> {
   const def = asService(given);
+  validateDefinition(def, typeof o?.module === 'string' ? o.module : 'service');
   checkOptions(`replayable(${def.name})`, o, { module: moduleCheck, foundDir: dirCheck, shrinkBudgetMs: checkedWhereUsed, clockMs: clockCheck });
   setShrinkSettings(def, shrinkSettingsOf(o, `replayable(${def.name})`, SHRINK_RUNS_MAX), `replayable(${def.name})`);
   noteCaller(def);
