@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fc, clientCases, explainClient, replayable, runClientCase, serviceCases } from './vitest.js';
+import { fc, clientCases, explainClient, replayable, runClientCase, runServiceCase, serviceCases } from './vitest.js';
 import * as clientModule from '../examples/fetch-retry-client/client.js';
 import * as serviceModule from '../examples/two-transactions/service.js';
 import twoTransactions from '../examples/two-transactions/service.js';
@@ -74,4 +74,14 @@ describe('the vitest helper checks its options', () => {
   it('serviceCases refuses a module namespace, naming its default export', () => {
     expect(() => serviceCases(serviceModule as never)).toThrow("service 'two-transactions': service: got a module's namespace (import * as …), not a service definition: pass its default export (import service from '…')");
   });
+
+  it('a case runs only on the kind of target it was made for: no client case on a service, no service case on a client', async () => {
+    const [clientCase] = fc.sample(clientCases(), { seed: 1, numRuns: 1 });
+    await expect(runServiceCase(def, clientCase!)).rejects.toThrow('retrysim: runServiceCase(two-transactions): this case was made by clientCases(), for a retry client: run it with runClientCase(client, c)');
+    const [serviceCase] = fc.sample(serviceCases(def), { seed: 1, numRuns: 1 });
+    expect(refused(() => runClientCase(buggyClient, serviceCase!))).toBe(`retrysim: runClientCase(${buggyClient.name}): this case was made by serviceCases(two-transactions), for a service: a client's cases come from clientCases() (clientCases({ service }) runs the client against your service)`);
+    // Each on its own kind still runs.
+    expect((await runServiceCase(def, serviceCase!)).violations).toBeDefined();
+    expect((await runClientCase(buggyClient, clientCase!)).violations).toBeDefined();
+  }, 60_000);
 });

@@ -269,7 +269,7 @@ export function serviceCases(given: ServiceDefinition | AppDescriptor, o: Servic
   checkOptions(`serviceCases(${def.name})`, o, { module: moduleCheck, keySource: keySourceCheck, faults: serviceFaultsCheck(def) });
   noteCaller(def);
   caseOptions.set(def, { ...(o.keySource !== undefined ? { keySource: o.keySource } : {}), ...(o.faults !== undefined ? { faults: o.faults } : {}) });
-  return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults));
+  return new BoundedShrink(serviceCaseArbitrary(def, moduleOf(def, o.module), o.keySource, o.faults).map((c) => (serviceMade.set(c, def.name), c)));
 }
 
 /**
@@ -291,9 +291,19 @@ function afterLastRun<T>(run: () => Promise<T>): Promise<T> {
   return p;
 }
 
+/**
+ * The service each service case was made for (serviceCases), by name. A
+ * service case handed to runClientCase, or a client case (clientCases) to
+ * runServiceCase, is refused in one line: until 2026-12 either ran, and
+ * passed, against another target than the one the test named (a service
+ * case run by a client went to the built-in key_atomic).
+ */
+const serviceMade = new WeakMap<GeneratedCase, string>();
+
 /** Runs one generated case against the service; `violations` is empty when every invariant held. */
 export async function runServiceCase(given: ServiceDefinition | AppDescriptor, c: GeneratedCase): Promise<ScenarioRun> {
   const def = asService(given);
+  if (clientTargets.has(c)) throw new TypeError(`retrysim: runServiceCase(${def.name}): this case was made by clientCases(), for a retry client: run it with runClientCase(client, c); a service's cases come from serviceCases(service)`);
   moduleOf(def);
   ranBy(c, def);
   // Reached only for the first exception a handler threw: an inconclusive report names it.
@@ -558,6 +568,8 @@ export function clientCases(o: ClientCaseOptions = {}): fc.Arbitrary<GeneratedCa
  */
 export function runClientCase(client: RetryClient, c: GeneratedCase): Promise<ClientRun> {
   checkClient(client, 'runClientCase');
+  const madeFor = serviceMade.get(c);
+  if (madeFor !== undefined) throw new TypeError(`retrysim: runClientCase(${client.name}): this case was made by serviceCases(${madeFor}), for a service: a client's cases come from clientCases() (clientCases({ service }) runs the client against your service)`);
   const service = clientServices.get(c);
   ranBy(c, client);
   const t = clientTargets.get(c);
