@@ -65,7 +65,7 @@ describe('the vitest helper checks its options', () => {
   });
 
   it('explainClient and runClientCase refuse what is not a retry client: a module namespace, a factory, a client without deadlineMs', () => {
-    expect(refused(() => explainClient(clientModule as never))).toBe('retrysim: explainClient: the client is a module\'s namespace (import * as …), not a retry client: pass the client it exports (mod.buggyClient, mod.fixedClient, mod.default)');
+    expect(refused(() => explainClient(clientModule as never))).toBe('retrysim: explainClient: the client is not a retry client but holds some (a module\'s namespace, from import * as mod?): pass one of them, mod.buggyClient, mod.fixedClient, mod.default');
     expect(refused(() => runClientCase((() => buggyClient) as never, undefined as never))).toContain("retrysim: runClientCase: the client is a function, not a retry client: export the object it returns");
     expect(refused(() => explainClient({ name: 'c', run: async () => undefined } as never))).toBe('retrysim: explainClient: the client is not a retry client: deadlineMs is missing (the ms within which one call settles, a positive number)');
     expect(refused(() => explainClient(undefined as never))).toContain('the client is undefined, not a retry client');

@@ -40,7 +40,7 @@ export function whyNotClient(v: unknown): string {
   if (typeof v !== 'object' && typeof v !== 'function' || v === null) return `is ${v === null ? 'null' : typeof v}, not a retry client { name, deadlineMs, run(fetch, op) }`;
   // `import * as mod` given where its client goes: the namespace has the client as a property, no run of its own.
   const inside = Object.entries(v).filter(([, x]) => isRetryClient(x)).map(([k]) => k);
-  if (typeof (v as { run?: unknown }).run !== 'function' && inside.length > 0) return `is a module's namespace (import * as …), not a retry client: pass the client it exports (${inside.slice(0, 3).map((k) => `mod.${k}`).join(', ')})`;
+  if (typeof (v as { run?: unknown }).run !== 'function' && inside.length > 0) return `is not a retry client but holds ${inside.length === 1 ? 'one' : 'some'} (a module's namespace, from import * as mod?): pass ${inside.length === 1 ? 'it' : 'one of them'}, ${inside.slice(0, 3).map((k) => `mod.${k}`).join(', ')}`;
   if (typeof v === 'function') return `is a function, not a retry client: export the object it returns (export default ${/^$|^default$|^__/.test(v.name) ? 'makeClient' : v.name}())`; // an anonymous `export default function` is named 'default' (under vitest, __vite_ssr_export_default__)
   const c = v as Record<string, unknown>;
   const problem = typeof c.name !== 'string' ? 'name is missing (a string naming the client)'
