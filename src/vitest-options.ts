@@ -73,7 +73,7 @@ export const variantCheck: Check = (v) => ((BUILTIN_SERVICES as readonly unknown
 export const dirCheck: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : `must be a folder's path, got ${shown(v)}`);
 
 /** `clockMs`: a function returning elapsed ms. */
-export const clockCheck: Check = (v) => (typeof v === 'function' ? undefined : `must be a function returning elapsed ms (() => performance.now()), got ${shown(v)}`);
+export const clockCheck: Check = (v) => (typeof v === 'function' ? undefined : `must be a function returning elapsed ms (leave it out for the machine's clock), got ${shown(v)}`);
 
 /** Anything: checked where it is used (shrinkBudgetMs, clockMs: shrinkSettingsOf; service: validateDefinition). */
 export const checkedWhereUsed: Check = () => undefined;
