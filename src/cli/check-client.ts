@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { flags, intFlag, usage, UsageError, writableDir, writableFile } from './args.js';
 import { ClientError, freshClientLoader, loadClient } from '../client/load.js';
 import { stoppedRunLine, type StoppedRun } from '../service/stopped-run.js';
-import { CLIENT_FAULTS, CLIENT_FOUND_DIR, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
+import { CLIENT_FAULTS, CLIENT_FOUND_DIR, clientFaultProblem, ClientNotRerunError, runClientCampaign, type ClientCampaignResult } from '../client/campaign.js';
 import { isNeverSucceeded } from '../client/coverage.js';
 import type { FaultKind } from '../scenario/arbitraries.js';
 import { loadService } from '../service/load.js';
@@ -484,6 +484,9 @@ function withRuns(args: readonly string[], n: number): string[] {
 function parseClientFaults(list: string): FaultKind[] {
   const names = list.split(',').map((x) => x.trim()).filter((x) => x !== '');
   if (names.length === 0) throw new UsageError(`--faults needs at least one of ${CLIENT_FAULTS.join(', ')}`);
-  for (const n of names) if (!(CLIENT_FAULTS as readonly string[]).includes(n)) throw new UsageError(`--faults: unknown fault '${n}'; valid for a client: ${CLIENT_FAULTS.join(', ')}`);
+  for (const n of names) {
+    const problem = clientFaultProblem(n);
+    if (problem !== undefined) throw new UsageError(`--faults: ${problem}`);
+  }
   return [...new Set(names)] as FaultKind[];
 }

@@ -34,6 +34,11 @@ import { ownedCount, owns, type Slice } from '../campaign/runs.js';
 /** The faults a retry client is run under by default. */
 export const CLIENT_FAULTS: readonly FaultKind[] = ['loseResponse', 'loseAllAnswers', 'crash', 'slow', 'pause', 'kill', 'instances', 'throttle', 'answer', 'sameContent', 'sameInstant'];
 
+/** Why `name` is not a client fault, as the end of a message, or undefined when it is one: `check --client --faults` and the vitest helper's `faults` say the same. */
+export function clientFaultProblem(name: string): string | undefined {
+  return (CLIENT_FAULTS as readonly string[]).includes(name) ? undefined : `unknown fault '${name}'; valid for a client: ${CLIENT_FAULTS.join(', ')}`;
+}
+
 /** Where a client counterexample goes unless told otherwise (git-ignored, as for `retrysim check`). */
 export const CLIENT_FOUND_DIR = '.retrysim/found';
 
