@@ -702,7 +702,8 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
   suspend(): void {
     if (this.track) this.wrote += this.host.sdb.changes() - this.mark;
     if (running === this) running = undefined;
-    this.host.clock?.leave();
+    // Not at once: the handler's code after the call that reached this wait runs on in this turn (KernelClock.leaveAfterTurn).
+    this.host.clock?.leaveAfterTurn();
   }
 
   now(): number {

@@ -47,6 +47,8 @@ let activeClock: FakeTimers.Clock | undefined;
 // setImmediate to let promise chains settle between timer rounds. This is
 // not a read of real time — it only orders host-level work.
 const realSetImmediate = globalThis.setImmediate; // real-time: allowed (microtask drain, no time read)
+/** Captured at load: a test's or an app's replacement of the global must not decide when a scope is left. */
+const realQueueMicrotask = globalThis.queueMicrotask;
 
 function settle(): Promise<void> {
   return new Promise((resolve) => realSetImmediate(resolve));
@@ -419,10 +421,14 @@ export class KernelClock {
     }
   }
 
+  /** Counts {@link enter}s: a {@link leaveAfterTurn} queued before the scope was entered again is stale. */
+  private entries = 0;
+
   /** Runs `scope`'s code from now on (call when its task resumes). */
   enter(scope: ClockScope): void {
     current = this;
     currentScope = scope;
+    this.entries++;
     lingering = undefined;
     this.reads = 0;
     this.dog?.enter(`${scope.name}${scope.where === undefined ? '' : ` (${scope.where()})`}`);
@@ -450,6 +456,29 @@ export class KernelClock {
     } finally {
       this.starting = was;
     }
+  }
+
+  /**
+   * Back to host code once the code running now has returned the thread: the
+   * scope's task is about to wait (a `sim.step`), but the call that reached
+   * the wait may have been a helper the handler did not await yet —
+   * `Promise.race([charge(), timeout(2000)])` where `charge()` steps at once
+   * — and the handler's code after that call runs on in this same turn. It
+   * is the request's code: its `setTimeout`, `Date.now()` and `Math.random()`
+   * are the run's. Until 2026-12 they were the machine's: the timeout armed
+   * there was a real timer, so the race's 503 never came in a run (a service
+   * whose slow charge commits after the timeout's answer held), or the run
+   * stopped as "awaited something outside the simulation". The scope is left
+   * in a microtask queued now, so before the kernel, whose turn is queued
+   * when the task parks, runs anything else.
+   */
+  leaveAfterTurn(): void {
+    if (current !== this || currentScope === undefined) return;
+    const scope = currentScope;
+    const entries = this.entries;
+    realQueueMicrotask(() => {
+      if (current === this && currentScope === scope && this.entries === entries) this.leave();
+    });
   }
 
   /** Back to host code (call before the scope's task waits). */
