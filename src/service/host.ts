@@ -468,7 +468,8 @@ function checkResponse(service: string, what: string, res: unknown): TrackerResp
       if (!Object.hasOwn(given, k)) continue;
       const v = given[k];
       if (v === undefined) continue;
-      if (typeof v !== 'string') throw badResponse(service, what, `header '${k}' of type ${typeof v}`);
+      // Node's setHeader takes a number (`'retry-after': 3` is common); the answer's headers here are strings, and the line says how.
+      if (typeof v !== 'string') throw badResponse(service, what, `header '${k}' of type ${typeof v} (header values are strings${typeof v === 'number' || typeof v === 'boolean' ? `: '${k}': '${String(v)}'` : ''})`);
       checkHeader(service, what, k, v);
       headers[k.toLowerCase()] = v;
     }

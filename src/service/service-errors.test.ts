@@ -77,6 +77,8 @@ describe('a broken user service gets one clear sentence naming the problem', () 
   it('a step inside an open transaction, and an answer that is not { status, body: string }', async () => {
     expect(await problem(broken.stepInTransaction)).toMatch(/sim\.step\('write'\) was called inside an open transaction/);
     expect(await problem(broken.badAnswer)).toMatch(/handle answered POST \/items with a body of type object \(it must be a string: JSON\.stringify it\)/);
+    // A number, as node:http's setHeader takes it: the line says what to write instead.
+    expect(await problem(broken.numberHeader)).toMatch(/handle answered POST \/items with header 'retry-after' of type number \(header values are strings: 'retry-after': '3'\); return \{ status, headers\?, body \}$/);
     // Bytes are named as bytes, with the way to a string (they read as "type object" before).
     expect(await problem(broken.bytesAnswer)).toMatch(/handle answered POST \/items with a body of bytes \(a Buffer; it must be a string: decode it, e\.g\. new TextDecoder\(\)\.decode\(body\)\)/);
   });
