@@ -167,3 +167,33 @@ describe('AbortSignal.timeout in a handler aborts on the simulation\'s clock (No
     expect(seen[0]).toBe('threw ERR_OUT_OF_RANGE');
   });
 });
+
+describe('a Timeout\'s ref state on the simulation\'s clock (a cache sweep is unref\'d so it never holds a process open)', () => {
+  it('hasRef() follows unref() and ref(), in memory() and in a handler, and the unref\'d sweep still fires on virtual time', async () => {
+    const refs: boolean[] = [];
+    let sweeps = 0;
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'unref-sweep',
+      memory() {
+        const sweep = setInterval(() => sweeps++, 100).unref(); // real-time: allowed (virtual: under test)
+        refs.push(sweep.hasRef());
+        return {};
+      },
+      async handle(req, sim) {
+        const t = setTimeout(() => undefined, 1000); // real-time: allowed (virtual: under test)
+        refs.push(t.hasRef(), t.unref().hasRef(), t.ref().hasRef());
+        clearTimeout(t);
+        await sleep(250);
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    const r = await runScenario(scenario(def), { service: def });
+    expect(r.violations).toEqual([]);
+    // Node's answers: false after unref(); true, false, true for a fresh timer unref'd and ref'd again.
+    expect(refs).toEqual([false, true, false, true]);
+    // 251 ms of requests: the 100 ms interval ticked at 100 and 200 ms (and once more as the run ends, as an interval does).
+    expect(sweeps).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -265,15 +265,24 @@ interface VirtualTimer {
 
 /** What `setTimeout` returns on the kernel's clock: Node's Timeout shape (ref/unref/refresh, a number when coerced). */
 class VirtualTimeout {
+  /**
+   * What `hasRef()` answers. Only that: a simulated process is a server that
+   * lives on, so an unref'd timer (a cache sweep's interval) still fires on
+   * virtual time, as it does in a Node server; until 2026-12 `hasRef()` said
+   * true after `unref()`, and a `memory()` that checked it threw.
+   */
+  private refed = true;
   constructor(readonly id: number, private readonly clock: KernelClock) {}
   ref(): this {
+    this.refed = true;
     return this;
   }
   unref(): this {
+    this.refed = false;
     return this;
   }
   hasRef(): boolean {
-    return true;
+    return this.refed;
   }
   refresh(): this {
     this.clock.latest().refresh(this.id);
