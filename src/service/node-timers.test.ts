@@ -4,7 +4,7 @@
 // with "the handler awaited something outside the simulation" (exit 2) on a
 // good service. The module functions now follow the simulated clock.
 import { createRequire } from 'node:module';
-import { setTimeout as sleep, scheduler } from 'node:timers/promises';
+import { setTimeout as sleep, setInterval as every, scheduler } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/load.js';
 import { runScenario } from '../scenario/run.js';
@@ -195,5 +195,59 @@ describe('a Timeout\'s ref state on the simulation\'s clock (a cache sweep is un
     expect(refs).toEqual([false, true, false, true]);
     // 251 ms of requests: the 100 ms interval ticked at 100 and 200 ms (and once more as the run ends, as an interval does).
     expect(sweeps).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("node:timers/promises' setInterval (an async iterator) ticks on the simulation's clock", () => {
+  /** Polls every 100 ms: three ticks then leaves the loop, or (`abortAtMs`) until an AbortController fired by a timer stops it; records when each tick came and how the loop ended. */
+  function polling(abortAtMs?: number): { def: ServiceDefinition; seen: string[] } {
+    const seen: string[] = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: `poll-${abortAtMs ?? 'break'}`,
+      async handle(req, sim) {
+        const t0 = Date.now(); // real-time: allowed (virtual: under test)
+        const ac = new AbortController();
+        if (abortAtMs !== undefined) setTimeout(() => ac.abort(), abortAtMs); // real-time: allowed (virtual: under test)
+        try {
+          let n = 0;
+          for await (const v of every(100, 'tick', { signal: ac.signal })) {
+            seen.push(`${v} ${Date.now() - t0}`); // real-time: allowed (virtual: under test)
+            if (++n === 3 && abortAtMs === undefined) break;
+          }
+        } catch (e) {
+          seen.push(`${(e as Error).name} ${Date.now() - t0}`); // real-time: allowed (virtual: under test)
+        }
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    return { def, seen };
+  }
+
+  it('three ticks at 100, 200 and 300 ms of virtual time, then break: the same in every run (they were real ticks)', async () => {
+    const runs: string[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const { def, seen } = polling();
+      const r = await runScenario(scenario(def), { service: def });
+      expect(r.violations).toEqual([]);
+      runs.push(seen);
+    }
+    expect(runs[0]).toEqual(['tick 100', 'tick 200', 'tick 300']);
+    expect(runs[1]).toEqual(runs[0]);
+  });
+
+  it('an abort at 250 ms ends the loop with AbortError then, after the ticks before it', async () => {
+    const { def, seen } = polling(250);
+    const r = await runScenario(scenario(def), { service: def });
+    expect(r.violations).toEqual([]);
+    expect(seen).toEqual(['tick 100', 'tick 200', 'AbortError 250']);
+  });
+
+  it('outside a simulated run it is the real one', async () => {
+    for await (const v of every(1, 'real')) {
+      expect(v).toBe('real');
+      break;
+    }
   });
 });

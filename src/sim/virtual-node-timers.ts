@@ -18,8 +18,11 @@ import { syncBuiltinESMExports } from 'node:module';
  * is running, or a test installed fake timers) and the real function
  * otherwise: outside a simulation they are the real functions. The promise
  * forms are built on the global `setTimeout`/`setImmediate` then, with
- * AbortSignal support as Node's. `timers/promises`' `setInterval` (an async
- * iterator) is left real.
+ * AbortSignal support as Node's, and so is `timers/promises`' `setInterval`
+ * (an async iterator: `for await (const _ of setInterval(100)) poll()`),
+ * whose ticks until 2026-12 were real: a service polling for a duplicate's
+ * answer stopped now and then with "never answered", at another run each
+ * time, as the real interval ticked or not during a run.
  */
 let installed = false;
 
@@ -73,6 +76,49 @@ export function installNodeTimersDispatchers(): void {
     const [value, opts] = a as [unknown, { signal?: AbortSignal } | undefined];
     return later((done) => pick('setImmediate')(done), (h) => pick('clearImmediate')(h), value, opts?.signal);
   };
+  const realInterval = p.setInterval!;
+  p.setInterval = function (this: unknown, ...a: unknown[]) {
+    if (!faked('setInterval')) return Reflect.apply(realInterval, timersPromises, a);
+    const [ms, value, opts] = a as [number | undefined, unknown, { signal?: AbortSignal } | undefined];
+    return ticks(ms, value, opts?.signal);
+  };
+  /**
+   * Node's async iterator (lib/timers/promises.js) on the global interval of
+   * the clock that runs when iteration starts: ticks that came while the
+   * loop body ran are yielded one by one, an abort rejects the waiting
+   * `next()`, and leaving the loop clears the interval.
+   */
+  async function* ticks<T>(ms: number | undefined, value: T, signal: AbortSignal | undefined): AsyncGenerator<T, void, unknown> {
+    if (signal?.aborted) throw abortError(signal);
+    // Taken once: the clear must be the clock's that armed it, whichever code ends the loop.
+    const arm = pick('setInterval');
+    const clear = pick('clearInterval');
+    let notYielded = 0;
+    let wake: ((p?: Promise<never>) => void) | undefined;
+    const interval = arm(() => {
+      notYielded++;
+      const w = wake;
+      wake = undefined;
+      w?.();
+    }, ms);
+    const onAbort = () => {
+      clear(interval);
+      const w = wake;
+      wake = undefined;
+      w?.(Promise.reject(abortError(signal!)));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal?.aborted) {
+        if (notYielded === 0) await new Promise<void>((resolve) => (wake = resolve as (p?: Promise<never>) => void));
+        for (; notYielded > 0; notYielded--) yield value;
+      }
+      throw abortError(signal);
+    } finally {
+      clear(interval);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
   // `scheduler.wait(ms)` is `setTimeout(ms, undefined, options)`.
   const scheduler = (timersPromises as unknown as { scheduler?: Record<string, Fn> }).scheduler;
   if (scheduler !== undefined && typeof scheduler.wait === 'function') {
