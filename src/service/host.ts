@@ -240,7 +240,7 @@ export class ServiceHost implements HostedInstance {
   restart(): void {
     this.restarts++;
     // A new process: a new pid (before memory(), which starts it).
-    if (this.identity !== undefined) this.identity = simulatedIdentity(this.name, this.restarts);
+    if (this.identity !== undefined) this.identity = simulatedIdentity(this.name, this.restarts, this.clock?.kernel.now ?? 0);
     this.memory = this.freshMemory();
     // The requests a kill ended never left their handler: they are not inside any more.
     for (const k of this.inside.splice(0)) this.reached?.leave(k);

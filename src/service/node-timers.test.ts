@@ -251,3 +251,37 @@ describe("node:timers/promises' setInterval (an async iterator) ticks on the sim
     }
   });
 });
+
+describe('process.uptime() and performance.timeOrigin in a handler are the simulated process\'s (they were the machine\'s)', () => {
+  it('uptime counts virtual seconds since the process started, again from 0 after a kill restarts it; timeOrigin + performance.now() is Date.now()', async () => {
+    const seen: Array<{ pid: number; up: number; sum: number; now: number }> = [];
+    const def: ServiceDefinition = {
+      ...waiting('promises'),
+      name: 'uptime',
+      async handle(req, sim) {
+        await sleep(250);
+        seen.push({ pid: process.pid, up: process.uptime(), sum: performance.timeOrigin + performance.now(), now: Date.now() }); // real-time: allowed (virtual: under test)
+        await sim.step('write');
+        return { status: 201, body: JSON.stringify({ id: Number(sim.db.prepare('INSERT INTO items (run, tenant, at) VALUES (?, ?, 0)').run(JSON.parse(req.body).run, 'default').lastInsertRowid) }) };
+      },
+    };
+    const s = parseScenario(JSON.stringify({
+      format: 'retrysim.scenario/2', name: 'uptime', seed: 1, service: { module: def.name, epochMs: Date.UTC(2026, 0, 1) },
+      client: { keySource: 'tool_call', timeoutMs: 10_000, maxAttempts: 2 }, network: { latencyMeanMs: 1, latencySdMs: 0 },
+      faults: { kill: { instance: 0, atStep: 'write', restartAfterMs: 10 } },
+      operations: [{ id: 'op1', runId: 'r1', module: 'm', title: 't', workers: 1 }], expect: {},
+    }));
+    const r = await runScenario(s, { service: def, keepTrace: true });
+    expect(seen, r.trace.join('\n')).toHaveLength(2);
+    // First process: started with the run, 1 ms of network then 250 ms of wait.
+    expect(seen[0]!.up).toBe(0.251);
+    // The restarted process has its own pid and counts from its start (the retry came after the 10 ms restart).
+    expect(seen[1]!.pid).not.toBe(seen[0]!.pid);
+    expect(seen[1]!.up).toBeGreaterThan(0.25);
+    expect(seen[1]!.up).toBeLessThan(seen[0]!.up + 0.1); // from the restart at ~261 ms, not from the run's start
+    for (const x of seen) expect(Math.floor(x.sum)).toBe(x.now);
+    // Outside a run, the real ones.
+    expect(process.uptime()).toBeGreaterThan(0); // real-time: allowed (host code: the real one)
+    expect(performance.timeOrigin).toBeGreaterThan(Date.UTC(2026, 0, 1) - 365 * 86_400_000 * 10);
+  });
+});

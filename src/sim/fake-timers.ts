@@ -945,6 +945,27 @@ function scopeNow(): ClockScope | undefined {
   return current === installed ? currentScope : lingering;
 }
 
+// performance.timeOrigin is a getter of Performance.prototype, which a per-run
+// assignment cannot replace: a dispatching getter on the object, once per
+// process. In a scope the process "started" at the run's epoch on its own
+// skewed clock, so `timeOrigin + performance.now()` is its `Date.now()`
+// (OpenTelemetry's timestamps are made so); until 2026-12 it was the
+// machine's start, a real instant in a simulated trace.
+{
+  const proto = Object.getPrototypeOf(performance) as object;
+  const real = Object.getOwnPropertyDescriptor(proto, 'timeOrigin')?.get;
+  if (real !== undefined && Object.getOwnPropertyDescriptor(performance, 'timeOrigin') === undefined) {
+    Object.defineProperty(performance, 'timeOrigin', {
+      configurable: true,
+      enumerable: true,
+      get(this: unknown) {
+        const s = scopeNow();
+        return s === undefined ? real.call(performance) : installed!.epochMs + s.offsetMs;
+      },
+    });
+  }
+}
+
 /** The last clock installed: after a run (when the checkers read the effects) its kernel's time, on its epoch, is "now" for SQL. */
 let lastClock: KernelClock | undefined;
 
@@ -1053,6 +1074,13 @@ function dispatchSlots(): Slot[] {
     installed!.countRead(s);
     return BigInt(Math.round(installed!.kernel.now * 1e6));
   };
+  // process.uptime(): seconds since the simulated process started (the run's start, or its last restart), as a health check or a lease reads it.
+  const uptime = function (): number {
+    const s = scopeNow();
+    if (s === undefined) return (prev.uptime as () => number).call(process);
+    installed!.countRead(s);
+    return Math.max(0, installed!.kernel.now - (s.identity?.startedAtMs ?? 0)) / 1000;
+  };
   // AbortSignal.timeout arms a timer inside Node, which the globals above do not reach.
   const timeout = function (ms: unknown): AbortSignal {
     const s = scopeNow();
@@ -1076,6 +1104,7 @@ function dispatchSlots(): Slot[] {
     { obj: () => Math, key: 'random', fake: random },
     { obj: () => performance, key: 'now', fake: perfNow },
     { obj: () => process, key: 'hrtime', fake: hrtime },
+    { obj: () => process, key: 'uptime', fake: uptime },
     { obj: () => AbortSignal, key: 'timeout', fake: timeout },
     ...PROMPT_SUBTLE.map((key) => ({ obj: () => crypto.subtle, key, fake: promptSubtle(key, inScope, () => prev[key]) })),
     { obj: () => crypto, key: 'randomUUID', fake: randomUUID },

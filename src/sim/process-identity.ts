@@ -46,6 +46,8 @@ export interface ProcessIdentity {
   readonly pid: number;
   /** What `process.ppid` reads: the service manager's, 1. */
   readonly ppid: number;
+  /** Kernel time (ms) at which this start of the process began: `process.uptime()` counts from it. */
+  readonly startedAtMs?: number;
 }
 
 /** The first pid of instance `s0`; instance `sN`'s pids are the block of this size starting at `PID_BLOCK × (N + 1)`. */
@@ -56,10 +58,10 @@ const PID_BLOCK = 10_000;
  * restart (0: as first started). A name of another shape (none in a
  * simulation today) gets a block from a hash of the name.
  */
-export function simulatedIdentity(instance: string, restarts: number): ProcessIdentity {
+export function simulatedIdentity(instance: string, restarts: number, startedAtMs = 0): ProcessIdentity {
   const m = /^s(\d+)$/.exec(instance);
   const index = m !== null ? Number(m[1]) : hashName(instance) % 400;
-  return { hostname: instance, pid: PID_BLOCK * (index + 1) + (restarts % PID_BLOCK), ppid: 1 };
+  return { hostname: instance, pid: PID_BLOCK * (index + 1) + (restarts % PID_BLOCK), ppid: 1, startedAtMs };
 }
 
 function hashName(s: string): number {
