@@ -699,16 +699,12 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (this.track) this.mark = this.host.sdb.changes();
   }
 
-  /**
-   * @internal This request is about to wait: count what it wrote since it
-   * resumed. `keepScope`: the caller leaves the clock's scope itself, after
-   * a host turn in which the request's own code still runs.
-   */
-  suspend(keepScope = false): void {
+  /** @internal This request is about to wait: count what it wrote since it resumed. */
+  suspend(): void {
     if (this.track) this.wrote += this.host.sdb.changes() - this.mark;
     if (running === this) running = undefined;
     // Not at once: the handler's code after the call that reached this wait runs on in this turn (KernelClock.leaveAfterTurn).
-    if (!keepScope) this.host.clock?.leaveAfterTurn();
+    this.host.clock?.leaveAfterTurn();
   }
 
   now(): number {
@@ -766,18 +762,9 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     this.countReach(label);
     this.lastStep = label;
     this.markPending(what);
-    const probing = this.host.probes && this.host.clock !== undefined;
-    // Probing, the scope stays entered through the probe's host turn: the
-    // request's own code runs on in it (the handler's code after the call
-    // that stepped, past its awaits of settled promises, its nextTicks) and
-    // reads the run's clock and stream there, not the machine's.
-    this.suspend(probing);
+    this.suspend();
     // What the request's code left unhandled so far ends its process before the step.
-    if (probing) {
-      const r = await probeRejection();
-      this.host.clock!.leaveScope(this);
-      if (r !== undefined) await this.crashProcess(r.reason);
-    }
+    if (this.host.probes && this.host.clock !== undefined) await this.probeCrash();
     // While a fault counter of this instance is armed, whichever request
     // reaches it first takes it: every phase may race for it, so none is
     // declared independent. Counters only count down, so once they are all

@@ -490,11 +490,6 @@ export class KernelClock {
     });
   }
 
-  /** Leaves `scope` if it is the one entered (after a host turn in which its code ran on: HostSim.step's probe). */
-  leaveScope(scope: ClockScope): void {
-    if (current === this && currentScope === scope) this.leave();
-  }
-
   /** Back to host code (call before the scope's task waits). */
   leave(): void {
     current = undefined;
