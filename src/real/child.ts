@@ -113,6 +113,21 @@ export class ServerProcess {
     return `its server process (retrysim serve) exited (${e.signal !== null ? `signal ${e.signal}` : `code ${e.code}`})${tail === '' ? '' : `: ${tail}`}`;
   }
 
+  /**
+   * Resolves with the first match of `re` in the output of all generations
+   * (stdout and stderr), waiting up to `limitMs`. For a line the server
+   * writes while answering: its stderr pipe and the client's socket are two
+   * channels, so the answer can arrive before the line does.
+   */
+  async outputMatching(re: RegExp, limitMs = 5_000): Promise<string> {
+    const until = Date.now() + limitMs;
+    while (!re.test(this.output)) {
+      if (Date.now() > until) return this.output;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return this.output;
+  }
+
   /** Resolves when the current child exits. */
   exited(): Promise<ChildExit> {
     return this.cur?.exit ?? Promise.resolve({ code: null, signal: null });
@@ -129,7 +144,8 @@ export class ServerProcess {
     });
     proc.stderr!.on('data', (c: Buffer) => (this.output += c));
     proc.stdin!.on('error', () => undefined); // the child may die before reading it
-    const exit = new Promise<ChildExit>((resolve) => proc.on('exit', (code, signal) => {
+    // 'close', not 'exit': 'exit' can come before the last of its stdout and stderr is read, and tests read both after it.
+    const exit = new Promise<ChildExit>((resolve) => proc.on('close', (code, signal) => {
       if (signal === 'SIGKILL') this.kills++;
       resolve({ code, signal });
     }));
