@@ -154,7 +154,7 @@ export class SimNetwork {
     this.retryAfterS = opts.throttle?.retryAfterS ?? 0;
     this.answerLeft = opts.answer?.count ?? 0;
     this.answerStatus = opts.answer?.status ?? 0;
-    if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs));
+    if (kill?.atMs !== undefined) kernel.schedule(kill.atMs, () => this.kill(kill.instance, kill.restartAfterMs, `at ${kill.atMs} ms (faults.kill.atMs)`));
     else this.killPending = kill;
     for (const srv of servers) srv.instance.onCrash?.((text) => this.crash(srv.index, text));
     // Footprints (for exhaustive exploration's reduction). The real sources
@@ -263,7 +263,7 @@ export class SimNetwork {
     const plan = this.killPending;
     if (plan?.atAnswer === undefined || plan.instance !== server.index || ++server.answered !== plan.atAnswer) return false;
     this.killPending = undefined;
-    this.kernel.schedule(0, () => this.kill(server.index, plan.restartAfterMs));
+    this.kernel.schedule(0, () => this.kill(server.index, plan.restartAfterMs, `as answer ${plan.atAnswer} of s${server.index} left (faults.kill.atAnswer)`));
     return true;
   }
 
@@ -274,7 +274,8 @@ export class SimNetwork {
       this.killPending = undefined;
       // The kill lands before this request runs its next step: the task
       // yields, and events due now are processed before any task resumes.
-      this.kernel.schedule(0, () => this.kill(index, plan.restartAfterMs));
+      const reach = plan.nth === undefined ? '' : `, its reach ${plan.nth}`;
+      this.kernel.schedule(0, () => this.kill(index, plan.restartAfterMs, `as a request of s${index} reached step '${label}'${reach} (faults.kill.atStep)`));
     }
   }
 
@@ -301,12 +302,15 @@ export class SimNetwork {
    * clients see the connection close), in-process memory is lost, committed
    * SQLite rows survive; the process restarts after `restartAfterMs`.
    */
-  kill(index: number, restartAfterMs: number): void {
+  kill(index: number, restartAfterMs: number, cause?: string): void {
     const server = this.servers[index]!;
     if (!server.up) return;
     server.up = false;
     server.kills++;
     this.kernel.log(`s${index}`, 'kill', { inflight: server.inflight.size, restartAfterMs });
+    // Which fault fired, and where: the step it waits at is never shown as reached (the kill lands first), so a
+    // reader of the timeline saw the request's previous step and took the kill for one there. Shown, not hashed.
+    if (cause !== undefined) this.kernel.note(`s${index}`, `the kill fault fired ${cause}`);
     for (const [task, answer] of server.inflight) {
       this.kernel.kill(task);
       answer({ kind: 'transport_error', reason: 'connection_closed' });

@@ -46,9 +46,26 @@ describe('kill.atAnswer: a restart after the work and before the answer leaves',
     }));
     const run = await runScenario(s, { service: payments(false), keepTrace: true });
     const trace = run.trace.join("\n");
-    expect(trace).toMatch(/#1 +answer 201[^\n]*\n[^\n]*s0 +kill {"inflight":1[^\n]*\n[^\n]*#1 +killed\n[^\n]*s0 +restart\n[\s\S]*#2 +answer 201/);
+    expect(trace).toMatch(/#1 +answer 201[^\n]*\n[^\n]*s0 +kill {"inflight":1[^\n]*\n[^\n]*s0 +the kill fault fired as answer 1 of s0 left \(faults\.kill\.atAnswer\)\n[^\n]*#1 +killed\n[^\n]*s0 +restart\n[\s\S]*#2 +answer 201/);
     expect(run.reports['op1']).toBe(2);
     expect(run.violations.map((v) => v.invariant)).toContain('exactly-one');
+  });
+
+  it('the timeline names the kill fault that fired and where: the step it waits at (never shown as reached), or the time', async () => {
+    const at = (kill: Record<string, unknown>) => parseScenario(JSON.stringify({
+      format: SCENARIO_FORMAT, name: 'kill', seed: 1,
+      service: { module: 'cached-payments' },
+      client: { keySource: 'tool_call', maxAttempts: 2, timeoutMs: 2000 },
+      faults: { kill: { restartAfterMs: 5, ...kill } },
+      operations: [{ id: 'op1', runId: 'run-1', module: 'checkout', title: 'Pay', steps: 'pay' }, { id: 'op2', runId: 'run-2', module: 'checkout', title: 'Pay', steps: 'pay', startMs: 100 }],
+      expect: {},
+    }));
+    const step = (await runScenario(at({ atStep: 'charge' }), { service: payments(true), keepTrace: true })).trace.join('\n');
+    expect(step).toMatch(/s0 +kill {"inflight":1[^\n]*\n[^\n]*s0 +the kill fault fired as a request of s0 reached step 'charge' \(faults\.kill\.atStep\)\n[^\n]*#1 +killed/);
+    const second = (await runScenario(at({ atStep: 'charge', nth: 2 }), { service: payments(true), keepTrace: true })).trace.join('\n');
+    expect(second).toMatch(/the kill fault fired as a request of s0 reached step 'charge', its reach 2 \(faults\.kill\.atStep\)/);
+    const timed = (await runScenario(at({ atMs: 1 }), { service: payments(true), keepTrace: true })).trace.join('\n');
+    expect(timed).toMatch(/s0 +the kill fault fired at 1 ms \(faults\.kill\.atMs\)/);
   });
 
   it('a file with two kill times is refused at faults.kill, naming the three ways', async () => {
