@@ -315,7 +315,7 @@ for (const { m, module } of all) {
         expect(b.status).toBe(m.serveRetryStatus ?? a.status);
         // A replayed 2xx acknowledges the same effect.
         const id = d.operation.resultId ?? ((body: string) => (JSON.parse(body) as { id?: number }).id);
-        if (b.status < 300) expect(id(b.body)).toBe(id(a.body));
+        if (b.status < 300) expect(id(b.body, b.headers)).toBe(id(a.body, a.headers));
         // A clean exit (code 0, no signal) is the check: stop() sends SIGKILL only after its 5 s grace.
         const e = await s.stop(5_000);
         stopped = true;

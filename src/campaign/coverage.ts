@@ -1,6 +1,6 @@
 import type { FaultKind } from '../scenario/arbitraries.js';
 import type { ServiceDefinition } from '../service/definition.js';
-import { ordinal, REACH, REACH_MAX, SPANS, type Reached } from '../service/reached.js';
+import { ANSWER_ID, ordinal, REACH, REACH_MAX, SPANS, type Reached } from '../service/reached.js';
 import { isStableKeySource, type KeySource } from '../harness/keys.js';
 import { textTable } from '../report/table.js';
 
@@ -58,6 +58,12 @@ export interface FaultSpace {
    * commands): a preemption is "before" a step, never "between" two.
    */
   stepsUnordered?: boolean;
+  /**
+   * A user's service: whether some 2xx answer named its effect's id (the
+   * body's `id`, or `operation.resultId`) is a situation — id-exists judges
+   * only such answers.
+   */
+  answerIds?: boolean;
 }
 
 /** The situation no run reaches: the recovery phase of a service that declares no `progress` (nothing counts it). */
@@ -101,6 +107,7 @@ export function situationsOf(f: FaultSpace): Situation[] {
     add('overlap:3', '3 same-key requests inside the service at once');
     add('replay', 'a stored answer replayed');
   }
+  if (f.answerIds) add(ANSWER_ID, 'a 2xx answer naming an effect id (what id-exists judges; operation.resultId reads it)');
   steps.forEach((x, i) => add(`preempt@${x}`, i === 0 || f.stepsUnordered ? `a preemption before ${x}` : `a preemption between ${steps[i - 1]} and ${x}`));
   for (const s of f.def.situations ?? []) add(`service:${s}`, `${s} (declared by the service)`);
   if (f.def.progress !== undefined) {
@@ -157,7 +164,8 @@ export function addCounts(a: CoverageCounts, b: CoverageCounts | undefined): Cov
 export function coverageOf(situations: readonly Situation[], counts: CoverageCounts, runs: number): Coverage {
   const known = new Set(situations.map((s) => s.id));
   const rows: CoverageRow[] = situations.map((s) => ({ ...s, runs: counts[s.id] ?? 0 }));
-  for (const id of Object.keys(counts).filter((k) => !known.has(k) && !k.startsWith(STEP_REACHED)).sort()) rows.push({ id, what: wordingOf(id), runs: counts[id]! });
+  // ANSWER_ID is counted on every service run, and a situation only of the campaigns that list it (users' services: a built-in's answers always name their report).
+  for (const id of Object.keys(counts).filter((k) => !known.has(k) && !k.startsWith(STEP_REACHED) && k !== ANSWER_ID).sort()) rows.push({ id, what: wordingOf(id), runs: counts[id]! });
   return { runs, rows };
 }
 

@@ -18,6 +18,8 @@ export interface RecoveryOutcome {
   last?: string;
   /** `success`: the answer's whole body (the id it acknowledges is judged like the main run's: invariants 2 and 4). */
   body?: string;
+  /** `success`: the answer's headers (lower-case names), for an `operation.resultId` that reads the id from one (a Location). */
+  headers?: Readonly<Record<string, string>>;
   /** The resubmissions' per-request timeout, ms (to say what a `timeout` was). */
   timeoutMs?: number;
   status?: number;

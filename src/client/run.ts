@@ -302,7 +302,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
 }
 
 
-function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string) => EffectId | undefined): AttemptRecord {
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined): AttemptRecord {
   const rec: AttemptRecord = {
     toolUseId: worker, // one call of the client is one operation's key scope
     attempt: n,
@@ -315,7 +315,7 @@ function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: s
     replay: false,
   };
   if (typeof r.outcome === 'number' && r.outcome >= 200 && r.outcome < 300 && r.answer !== undefined) {
-    const id = resultId(r.answer);
+    const id = resultId(r.answer, r.headers ?? {});
     if (id !== undefined) rec.reportId = id;
     rec.body = r.answer;
   }

@@ -53,7 +53,7 @@ export interface ClientShardFile {
 export function clientShardResult(r: ClientCampaignResult): ShardClientResult {
   if (r.counterexample === undefined) return r;
   const { scenario: _s, run, ...cx } = r.counterexample;
-  return { ...r, counterexample: { ...cx, run: { workers: run.workers.map((w) => ({ name: w.name, sent: w.sent })) } } };
+  return { ...r, counterexample: { ...cx, run: { workers: run.workers.map((w) => ({ name: w.name, sent: w.sent.map(({ headers: _h, ...q }) => q) })) } } };
 }
 
 const nat = natSchema;

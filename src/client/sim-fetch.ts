@@ -21,6 +21,8 @@ export interface SentRequest {
   answer?: string;
   /** Virtual time the answer (or the transport failure) reached the client. */
   answeredAtMs?: number;
+  /** The answer's headers (lower-case names), when one came back: a service's `operation.resultId` may read the id from one. */
+  headers?: Readonly<Record<string, string>>;
   /** The answer's `Retry-After` header, when it had one. */
   retryAfter?: string;
   /** The answer came from a fault of the simulated network (throttle, answer), not from the service. */
@@ -94,6 +96,7 @@ export function simFetch(kernel: Kernel, transport: Transport, bridge: ClientBri
         if (out.kind === 'response') {
           rec.outcome = out.status;
           rec.answer = out.body;
+          rec.headers = out.headers;
           const ra = out.headers['retry-after'];
           if (ra !== undefined) rec.retryAfter = ra;
           if (out.injected === true) rec.injected = true;

@@ -109,8 +109,8 @@ export interface Endpoint {
   body(intent: ReportIntent): string;
   /** Headers of the service's own on every request of the operation (lower-case names). */
   headers?(intent: ReportIntent): Record<string, string>;
-  /** The id a 2xx answer acknowledges, or undefined. */
-  resultId(body: string): EffectId | undefined;
+  /** The id a 2xx answer acknowledges, or undefined; `headers` are the answer's (lower-case names). */
+  resultId(body: string, headers: Readonly<Record<string, string>>): EffectId | undefined;
   /** "Outcome unknown" for this operation in the service's words (see {@link outcomeUnknownText}). Default {@link OUTCOME_UNKNOWN_TEXT}. */
   unknownText?(intent: ReportIntent): string;
 }
@@ -199,7 +199,7 @@ function record(
   title: string,
   startMs: number,
   endMs: number,
-  resultId: (body: string) => EffectId | undefined,
+  resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined,
 ): AttemptRecord {
   // Literals with the fields in one fixed order (not spreads of a base
   // object): cheaper to build, and every record has the same shape.
@@ -218,7 +218,7 @@ function record(
   };
   if (wire.headers['x-instance'] !== undefined) rec.instance = wire.headers['x-instance'];
   if (wire.status >= 200 && wire.status < 300) {
-    const id = resultId(wire.body);
+    const id = resultId(wire.body, wire.headers);
     if (id !== undefined) rec.reportId = id;
     rec.body = wire.body;
   }

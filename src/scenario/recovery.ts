@@ -201,7 +201,7 @@ export async function recoverOperation(o: RecoverOperationInput): Promise<Recove
     if (w.kind === 'response') {
       if (w.status >= 200 && w.status < 300) {
         // The body as it came: the words about it (progress.ts) are made only for a violation.
-        return { kind: 'success', attempts: attempt, fromMs: startMs, timeoutMs, last: `HTTP ${w.status}`, body: w.body };
+        return { kind: 'success', attempts: attempt, fromMs: startMs, timeoutMs, last: `HTTP ${w.status}`, body: w.body, headers: w.headers };
       }
       last = `HTTP ${w.status}`;
       if (!RETRYABLE_STATUSES.has(w.status)) return { kind: 'refused', attempts: attempt, fromMs: startMs, timeoutMs, last, status: w.status };

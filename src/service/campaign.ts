@@ -297,7 +297,7 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
 /** The coverage table of a campaign over `faults` on this service. */
 function serviceCoverage(def: ServiceDefinition, faults: readonly FaultKind[], keySource: KeySource, counts: CoverageCounts, runs: number): Coverage {
   const app = isHostedApp(def);
-  const all = situationsOf({ def, faults, keySource, slowAtAnyStep: true, killAtAnswer: true, stepsUnordered: app });
+  const all = situationsOf({ def, faults, keySource, slowAtAnyStep: true, killAtAnswer: true, stepsUnordered: app, answerIds: true });
   // A hosted app's steps are every command the store has; a fault at a
   // command the app never sent is outside its fault space, not a gap in
   // what the runs covered ("never reached: a pause at kv.pttl" for an app

@@ -129,13 +129,13 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
  * there (the main run's answers all lost or killed) was reported as
  * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
  */
-export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string }>, resultId: (body: string) => EffectId | undefined, effects: (op: OperationEnd) => readonly EffectId[] = (op) => effectsOf(def, db, op)): Violation[] {
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string; headers?: Readonly<Record<string, string>> }>, resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined, effects: (op: OperationEnd) => readonly EffectId[] = (op) => effectsOf(def, db, op)): Violation[] {
   const out: Violation[] = [];
   const noun = def.effects.noun ?? 'effect';
   for (const op of ops) {
     const rec = outcomes.get(op.id);
     if (rec?.kind !== 'success' || rec.body === undefined) continue;
-    const id = resultId(rec.body);
+    const id = resultId(rec.body, rec.headers ?? {});
     if (id === undefined || hasId(effects(op), id)) continue;
     const owner = ownerOf(def, db, id);
     if (owner === undefined) continue; // no effect of another operation: progress says what is missing

@@ -289,8 +289,10 @@ export interface ServiceDefinition<M = unknown> {
      * answer names none. Default: the JSON body's `id` field when it is a
      * number or a non-empty string (`{"id":42}`, `{"id":"3f2a…"}`). Anything
      * else returned (null, an object, an empty string) is refused in one line.
+     * `headers` are the answer's (lower-case names), for a service that names
+     * the effect in a header instead: `(body, h) => h.location?.split('/').pop()`.
      */
-    resultId?(body: string): EffectId | undefined;
+    resultId?(body: string, headers: Readonly<Record<string, string>>): EffectId | undefined;
   };
   /** How to count effects: the checkers judge a run by these and nothing else. */
   effects: {

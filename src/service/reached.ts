@@ -113,8 +113,11 @@ export interface RunEnd {
    * raw key, and whether a key-reuse probe was answered. Without these rows
    * a holding tenant-isolation or key-reuse verdict did not say it was ever tried.
    */
-  ops?: ReadonlyArray<{ tenant: string; attempts: ReadonlyArray<{ key?: string }>; probes?: ReadonlyArray<{ outcome: number | string }> }>;
+  ops?: ReadonlyArray<{ tenant: string; attempts: ReadonlyArray<{ key?: string; reportId?: unknown }>; probes?: ReadonlyArray<{ outcome: number | string }> }>;
 }
+
+/** The situation of a run in which some 2xx answer named its effect's id (src/campaign/coverage.ts words it). */
+export const ANSWER_ID = 'answer:id';
 
 /** A request task's name on the simulated network: `s<instance>/<client>#<n>`. */
 const REQUEST_TASK = /^s\d+\//;
@@ -145,6 +148,9 @@ export function noteRunEnd(r: Reached, e: RunEnd): void {
   }
   // Only an answered probe tried the service: a lost one says nothing about it.
   for (const op of ops) if (op.probes !== undefined && op.probes.some((p) => typeof p.outcome === 'number')) r.add('key-reuse:probed');
+  // A 2xx whose id was read (`operation.resultId`, or the body's `id`): without one, id-exists and the
+  // tenant check of an acknowledged id judged nothing — a service naming its effect in a Location header held vacuously.
+  if (ops.some((op) => op.attempts.some((a) => a.reportId !== undefined))) r.add(ANSWER_ID);
   for (const s of SPANS) {
     if (e.timeMs <= s.maxMs) {
       r.add(s.id);

@@ -28,9 +28,9 @@ import { moduleFlag } from '../app/define.js';
 /** The built-in client's way to call a service's operation. */
 export function endpointOf(def: ServiceDefinition): Endpoint {
   const op = def.operation;
-  const wrap = <A, R>(what: string, f: (a: A) => R) => (a: A): R => {
+  const wrap = <P extends unknown[], R>(what: string, f: (...a: P) => R) => (...a: P): R => {
     try {
-      return f(a);
+      return f(...a);
     } catch (e) {
       // Our own refusal of what it returned already names the service and the function.
       if (e instanceof ServiceError) throw e;
@@ -112,9 +112,9 @@ export function defaultResultId(body: string): EffectId | undefined {
 }
 
 /** A user's `operation.resultId`, its answer checked: an id the checkers cannot compare is the definition's fault, said in one line. */
-function checkedResultId(service: string, f: (body: string) => unknown): (body: string) => EffectId | undefined {
-  return (body) => {
-    const id = f(body);
+function checkedResultId(service: string, f: (body: string, headers: Readonly<Record<string, string>>) => unknown): (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined {
+  return (body, headers) => {
+    const id = f(body, headers);
     if (id === undefined || isEffectId(id)) return id;
     throw new ServiceError(service, `operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got ${valueText(id)} for the answer ${valueText(body)}`);
   };
