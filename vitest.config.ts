@@ -13,9 +13,11 @@ import { defineConfig } from 'vitest/config';
  * copies of express & co.; everything under src/app and src/kv), vitest's
  * own fake timers, mocks and stubs, the vitest helper's shrink limits (kept
  * per definition object), globals, listeners, the browser. The rule reads
- * each file's text, so a new test lands on the safe side by what it uses.
+ * each file's text, so a new test lands on the safe side by what it uses;
+ * a file that failed only after others in a shared fork says `isolate: own
+ * fork` in a comment, with why.
  */
-const ISOLATE_WHEN = /express|fastify|@node-idempotency|powertools|examples\/app-|runMain|vi\.mock|vi\.useFakeTimers|vi\.stubGlobal|vi\.stubEnv|process\.chdir|process\.env\.\w+ *=|shrinkBudgetMs|module\.register|stand-in|retrysim\/vitest|\.\.\/vitest\.js|playwright|chromium|configureGlobal|process\.on\(|globalThis\.\w+ *=[^=]|Math\.random *=|Date\.now *=/;
+const ISOLATE_WHEN = /isolate: own fork|express|fastify|@node-idempotency|powertools|examples\/app-|runMain|vi\.mock|vi\.useFakeTimers|vi\.stubGlobal|vi\.stubEnv|process\.chdir|process\.env\.\w+ *=|shrinkBudgetMs|module\.register|stand-in|retrysim\/vitest|\.\.\/vitest\.js|playwright|chromium|configureGlobal|process\.on\(|globalThis\.\w+ *=[^=]|Math\.random *=|Date\.now *=/;
 const ISOLATED_DIRS = ['src/app/', 'src/kv/'];
 
 function testFiles(dir: string): string[] {

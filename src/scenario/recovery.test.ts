@@ -100,7 +100,7 @@ describe('when the recovery phase starts: once every lease has expired', () => {
     const end = run.result.timeMs;
     expect(end).toBeGreaterThan(0);
     const startMs = end + 700 + 0 + 1;
-    expect(run.recovery.get('op1')).toEqual({ kind: 'success', attempts: 1, fromMs: startMs, timeoutMs: 2000, last: 'HTTP 201', body: '{"id":1}' });
+    expect(run.recovery.get('op1')).toEqual({ kind: 'success', attempts: 1, fromMs: startMs, timeoutMs: 2000, last: 'HTTP 201', headers: expect.any(Object), body: '{"id":1}' });
     // The query, then the resubmission; nothing in the lease window.
     const after = recoverySeen(def, run);
     expect(after.map((x) => x.method)).toEqual(['GET', 'POST']);
@@ -161,7 +161,7 @@ describe('when the recovery phase starts: once every lease has expired', () => {
     // The main run's only attempt crashed after the claim: 500, no order.
     expect(run.operations[0]!.results.map((r) => r.kind)).not.toContain('success');
     expect(run.violations).toEqual([]);
-    expect(run.recovery.get('op1')).toEqual({ kind: 'success', attempts: 1, fromMs: run.result.timeMs + leaseMs + 1, timeoutMs: 2000, last: 'HTTP 201', body: '{"id":1}' });
+    expect(run.recovery.get('op1')).toEqual({ kind: 'success', attempts: 1, fromMs: run.result.timeMs + leaseMs + 1, timeoutMs: 2000, last: 'HTTP 201', headers: expect.any(Object), body: '{"id":1}' });
     expect(run.reports.op1).toBe(0); // judged on the main run's end state
   });
 });
@@ -228,8 +228,8 @@ describe('how the recovery phase ends', () => {
 
   it('success needs a 2xx: 200 is one; 300 is neither a success nor retryable, so it is a refusal with its status', async () => {
     for (const [status, outcome] of [
-      [200, { kind: 'success', attempts: 1, last: 'HTTP 200', body: '{"error":"no"}' }],
-      [299, { kind: 'success', attempts: 1, last: 'HTTP 299', body: '{"error":"no"}' }],
+      [200, { kind: 'success', attempts: 1, last: 'HTTP 200', headers: expect.any(Object), body: '{"error":"no"}' }],
+      [299, { kind: 'success', attempts: 1, last: 'HTTP 299', headers: expect.any(Object), body: '{"error":"no"}' }],
       [300, { kind: 'refused', attempts: 1, last: 'HTTP 300', status: 300 }],
       [422, { kind: 'refused', attempts: 1, last: 'HTTP 422', status: 422 }],
     ] as const) {
@@ -404,7 +404,7 @@ describe('what the recovery phase asks and sends', () => {
       const lastRequests = new Map([['op2', { method: 'POST', path: '/orders', headers: { 'content-type': 'application/json', 'idempotency-key': 'k2' }, body }]]);
       const r = await runRecovery({ scenario: s, progress: def.progress!, instances: hosts, mainEndMs: 1234.5, ends, lastRequests, keepTrace: true });
       expect([...r.outcomes.keys()]).toEqual(['op2']);
-      expect(r.outcomes.get('op2')).toEqual({ kind: 'success', attempts: 1, fromMs: 1234.5 + 50 + 1, timeoutMs: 2000, last: 'HTTP 201', body: '{"id":1}' });
+      expect(r.outcomes.get('op2')).toEqual({ kind: 'success', attempts: 1, fromMs: 1234.5 + 50 + 1, timeoutMs: 2000, last: 'HTTP 201', headers: expect.any(Object), body: '{"id":1}' });
       expect(r.trace.length).toBeGreaterThan(0);
     } finally {
       releaseDatabase(sdb);
