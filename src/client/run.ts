@@ -9,7 +9,7 @@ import type { AttemptRecord, Endpoint, HarnessResult } from '../harness/client.j
 import type { OperationEnd, Violation } from '../checkers/invariants.js';
 import type { Scenario } from '../scenario/schema.js';
 import { serviceOf } from '../scenario/service-of.js';
-import type { EffectId, ServiceDefinition } from '../service/definition.js';
+import type { ServiceDefinition } from '../service/definition.js';
 import { releaseDatabase, simDatabase } from '../service/db.js';
 import { checkServiceInvariants } from '../service/check.js';
 import { endpointOf, hostInstances } from '../service/run.js';
@@ -302,7 +302,7 @@ export async function runClientScenario(s: Scenario, client: RetryClient, opts: 
 }
 
 
-function attemptOf(worker: string, n: number, r: SentRequest, resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined): AttemptRecord {
+function attemptOf(worker: string, n: number, r: SentRequest, resultId: Endpoint['resultId']): AttemptRecord {
   const rec: AttemptRecord = {
     toolUseId: worker, // one call of the client is one operation's key scope
     attempt: n,

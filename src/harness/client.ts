@@ -199,7 +199,7 @@ function record(
   title: string,
   startMs: number,
   endMs: number,
-  resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined,
+  resultId: Endpoint['resultId'],
 ): AttemptRecord {
   // Literals with the fields in one fixed order (not spreads of a base
   // object): cheaper to build, and every record has the same shape.

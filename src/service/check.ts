@@ -3,6 +3,8 @@ import type { EffectId, EffectOwner, ServiceDb, ServiceDefinition } from './defi
 import { describeThrow, ServiceError } from './errors.js';
 import { checkReplayEqualsFirst } from '../checkers/replay.js';
 import { plural } from './noun.js';
+import type { RecoveryOutcome } from '../checkers/progress.js';
+import type { Endpoint } from '../harness/client.js';
 import { hasId, isEffectId, showId, valueText } from './ids.js';
 
 /** The ids of one operation's effects, through the definition (a bad answer is a {@link ServiceError}). */
@@ -129,7 +131,7 @@ export function checkServiceInvariants(def: ServiceDefinition, db: ServiceDb, op
  * there (the main run's answers all lost or killed) was reported as
  * `progress` ("succeeded, but 0 effects"), never as the tenant breach it is.
  */
-export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, { kind: string; body?: string; headers?: Readonly<Record<string, string>> }>, resultId: (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined, effects: (op: OperationEnd) => readonly EffectId[] = (op) => effectsOf(def, db, op)): Violation[] {
+export function checkRecoveryAnswers(def: ServiceDefinition, db: ServiceDb, ops: readonly OperationEnd[], outcomes: ReadonlyMap<string, Pick<RecoveryOutcome, 'body' | 'headers'> & { kind: string }>, resultId: Endpoint['resultId'], effects: (op: OperationEnd) => readonly EffectId[] = (op) => effectsOf(def, db, op)): Violation[] {
   const out: Violation[] = [];
   const noun = def.effects.noun ?? 'effect';
   for (const op of ops) {

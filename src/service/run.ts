@@ -112,7 +112,7 @@ export function defaultResultId(body: string): EffectId | undefined {
 }
 
 /** A user's `operation.resultId`, its answer checked: an id the checkers cannot compare is the definition's fault, said in one line. */
-function checkedResultId(service: string, f: (body: string, headers: Readonly<Record<string, string>>) => unknown): (body: string, headers: Readonly<Record<string, string>>) => EffectId | undefined {
+function checkedResultId(service: string, f: (...a: Parameters<Endpoint['resultId']>) => unknown): Endpoint['resultId'] {
   return (body, headers) => {
     const id = f(body, headers);
     if (id === undefined || isEffectId(id)) return id;
