@@ -116,7 +116,7 @@ function checkedResultId(service: string, f: (...a: Parameters<Endpoint['resultI
   return (body, headers) => {
     const id = f(body, headers);
     if (id === undefined || isEffectId(id)) return id;
-    throw new ServiceError(service, `operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got ${valueText(id)} for the answer ${valueText(body)}`);
+    throw new ServiceError(service, `operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got ${valueText(id)} for the answer ${valueText(body)}${headers !== undefined && Object.keys(headers).length > 0 ? ` with headers ${valueText(headers)}` : ''}`);
   };
 }
 

@@ -224,7 +224,7 @@ describe('what a definition returns for ids is checked, one line naming the func
 
   it('operation.resultId returning an object, or an empty string', async () => {
     const obj = await serviceError(once(tiny((d) => ({ ...d, operation: { ...d.operation, resultId: (b: string) => JSON.parse(b) as string } }))));
-    expect(obj).toBe(`service 'tiny-text': operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got {"id":"thing_run-1"} for the answer "{\\"id\\":\\"thing_run-1\\"}"`);
+    expect(obj).toBe(`service 'tiny-text': operation.resultId must return the acknowledged effect's id (a number or a non-empty string) or undefined when the answer names none, got {"id":"thing_run-1"} for the answer "{\\"id\\":\\"thing_run-1\\"}" with headers {"x-instance":"s0"}`);
     const empty = await serviceError(once(tiny((d) => ({ ...d, operation: { ...d.operation, resultId: () => '' } }))));
     expect(empty).toMatch(/^service 'tiny-text': operation\.resultId must return .*, got an empty string for the answer/);
   });
