@@ -585,7 +585,7 @@ class HostSim implements ServiceSim<unknown>, ClockScope {
     if (this.host.clock !== undefined && this.db.inTransaction) return Promise.reject(this.waitInTransaction(`awaited a timer of its own (${ms} ms)`));
     // Shown, not hashed: without it a race through a setImmediate or a sleep between a check and its
     // write read as two requests answering out of nowhere (the timeline had only their steps).
-    this.env.note?.(ms === 0 ? 'awaits a timer of its own due now (a setImmediate, a 0 ms timeout): another task may run first' : `awaits a timer of its own, due in ${ms} ms`);
+    this.env.note?.(ms === 0 ? 'awaits a timer of its own due now (an immediate, a 0 ms timeout): another task may run first' : `awaits a timer of its own, due in ${ms} ms`);
     const sleepOrWake = this.env.sleepOrWake;
     if (sleepOrWake === undefined || this.awaitingOthers !== undefined) return this.wait(ms);
     return this.parkUntil(ms, (wake) => sleepOrWake.call(this.env, ms, wake, this.phase));

@@ -45,7 +45,7 @@ async function timelineOfFailure(def: ServiceDefinition): Promise<string> {
 describe("a handler awaiting a timer of its own: the timeline says so (shown, not hashed)", () => {
   it('await setImmediate() between the check and the write: each request waits for a timer due now before either answers', async () => {
     const t = await timelineOfFailure(gap(() => tick(), 'gap-immediate'));
-    const waits = [...t.matchAll(/(s0\/op1\.w\d#\d) +awaits a timer of its own due now \(a setImmediate, a 0 ms timeout\): another task may run first/g)].map((m) => m[1]);
+    const waits = [...t.matchAll(/(s0\/op1\.w\d#\d) +awaits a timer of its own due now \(an immediate, a 0 ms timeout\): another task may run first/g)].map((m) => m[1]);
     expect(new Set(waits).size).toBe(2);
     // Both waited before the first answer: that is the race.
     expect(t.lastIndexOf('awaits a timer of its own')).toBeLessThan(t.indexOf('answer 201'));
