@@ -7,7 +7,7 @@ import { appService } from './define.js';
 
 /**
  * An app written against node-redis may call a command the simulated store
- * does not have (EXISTS, SETEX, HSET...). Its call throws inside the app; a
+ * does not have (HSET, HGET, SETNX...). Its call throws inside the app; a
  * framework turns that into a 500 and nothing is ever written, which met
  * every safety invariant: a false "holds". It must be a broken module
  * instead (exit 2), named in one line with the commands the store has.
@@ -46,14 +46,14 @@ const campaign = (desc: AppDescriptor) => runServiceCampaign({ def: appService(d
 
 describe('a node-redis command the simulated store does not have', () => {
   it('is a broken app naming the command and the commands there are, even when the app catches the error (no false holds)', async () => {
-    const exists = redemptions((redis, key) => (redis.exists as (k: string) => Promise<number>)(key));
-    await expect(campaign(exists)).rejects.toThrow(ServiceError);
-    await expect(campaign(exists)).rejects.toThrow(/POST \/redemptions: the app called redis\.exists\(\), which the simulated store does not have; it has get, set .*putIf/);
+    const hGet = redemptions((redis, key) => (redis.hGet as (k: string, f: string) => Promise<string | null>)(key, 'body'));
+    await expect(campaign(hGet)).rejects.toThrow(ServiceError);
+    await expect(campaign(hGet)).rejects.toThrow(/POST \/redemptions: the app called redis\.hGet\(\), which the simulated store does not have; it has get, set .*putIf/);
     // In the user's words: an app, not a service module.
-    await expect(campaign(exists)).rejects.toThrow(/^app '/);
+    await expect(campaign(hGet)).rejects.toThrow(/^app '/);
     // node-redis also answers to the upper-case names.
-    const upper = redemptions((redis, key) => (redis.EXISTS as (k: string) => Promise<number>)(key));
-    await expect(campaign(upper)).rejects.toThrow(/redis\.EXISTS\(\)/);
+    const upper = redemptions((redis, key) => (redis.HGET as (k: string, f: string) => Promise<string | null>)(key, 'body'));
+    await expect(campaign(upper)).rejects.toThrow(/redis\.HGET\(\)/);
   });
 
   it('the same app written with GET holds (the canary: the refusal is about the command, not the app)', async () => {

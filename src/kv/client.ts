@@ -12,6 +12,16 @@ export interface KvCommand {
   keys: readonly string[];
   /** Whether it may write (a read-only command commutes with other reads of its keys). */
   write: boolean;
+  /**
+   * The command as the app sent it, when it is not the step's own name: EXISTS
+   * reads keys as GET does (`kv.get`), SETEX is SET with EX (`kv.set`), GETDEL
+   * deletes (`kv.del`), INCRBY/DECR/DECRBY count (`kv.incr`). Shown first in
+   * the trace's call (`EXISTS idem:k`); display only — the step, its faults
+   * and its coverage row are the named one's, so adding such a command left
+   * every app's declared steps, and the scenarios generated from them, as
+   * they were.
+   */
+  verb?: string;
   /** Its arguments after the keys, as the trace shows them (`"IN_PROGRESS" NX PX 30000`); display only. */
   args?: string;
   /** EXEC: the names of the commands it runs, in order (how the trace reads their replies); display only. */
@@ -55,7 +65,7 @@ export function kvTraceWords(c: KvCommand, outcome: { value: unknown } | { error
   const answer = 'error' in outcome ? reply(c.name, outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)))
     : Array.isArray(outcome.value) ? `[${outcome.value.map((v, i) => reply(c.queued?.[i] ?? '', v)).join(', ')}]`
       : reply(c.name, outcome.value);
-  return { call: `${c.keys.join(' ')}${c.args ? ` ${c.args}` : ''}`, answer };
+  return { call: `${c.verb === undefined ? '' : `${c.verb} `}${c.keys.join(' ')}${c.args ? ` ${c.args}` : ''}`, answer };
 }
 
 /** Every command the client sends, in the order the host declares them as steps. */
@@ -70,7 +80,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), del, incr, expire, pExpire, ttl, pTTL, putIf, ping, multi() with those commands and exec(), watch, unwatch and duplicate, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), setEx, pSetEx, exists, del, getDel, incr, incrBy, decr, decrBy, expire, pExpire, ttl, pTTL, putIf, ping, multi() with those commands and exec(), watch, unwatch and duplicate, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -84,17 +94,17 @@ export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s 
  * {@link KvClient.connect}).
  */
 const NOT_SIMULATED = new Set([
-  'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'decr', 'decrby', 'eval', 'evalsha',
-  'executeisolated', 'exists', 'expireat', 'flushall', 'flushdb', 'getdel', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
-  'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrby', 'incrbyfloat', 'keys', 'lindex', 'llen',
+  'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'eval', 'evalsha',
+  'executeisolated', 'expireat', 'flushall', 'flushdb', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
+  'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrbyfloat', 'keys', 'lindex', 'llen',
   'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'persist', 'pexpireat',
-  'psetex', 'publish', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setex', 'setnx', 'setrange',
+  'publish', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setnx', 'setrange',
   'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
   'zrem', 'zscore',
 ]);
 
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
-const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
 
 /**
  * node-redis's answer to a command (or quit/close/destroy) on a client that
@@ -211,6 +221,53 @@ function delCommand(keys: unknown): KvCommand {
 function incrCommand(key: unknown): KvCommand {
   const k = keyOf(key, 'INCR');
   return { name: 'incr', keys: [k], write: true, run: (s, now) => s.incr(k, now) };
+}
+
+/** A count as Redis parses one: a number, or a string of digits (node-redis sends both as text); anything else is not an integer. */
+function integerArg(v: unknown): number {
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) ? n : Number.NaN;
+}
+
+/** INCRBY, DECR and DECRBY: the `kv.incr` step, by another step (a non-integer one fails as Redis's does, in the store). */
+function incrByCommand(key: unknown, by: unknown, verb: 'INCRBY' | 'DECR' | 'DECRBY'): KvCommand {
+  const k = keyOf(key, verb);
+  const n = verb === 'DECR' ? -1 : verb === 'DECRBY' ? -integerArg(by) : integerArg(by);
+  return { name: 'incr', verb, keys: [k], write: true, ...(verb === 'DECR' ? {} : { args: String(by) }), run: (s, now) => s.incrBy(k, n, now) };
+}
+
+/** EXISTS key [key ...]: a read of its keys, the `kv.get` step. */
+function existsCommand(keys: unknown): KvCommand {
+  const ks = (typeof keys === 'string' ? [keys] : [...(keys as readonly unknown[])]).map((k) => keyOf(k, 'EXISTS'));
+  return { name: 'get', verb: 'EXISTS', keys: ks, write: false, run: (s, now) => s.exists(ks, now) };
+}
+
+/** GETDEL key: the value, and the key deleted; the `kv.del` step. */
+function getDelCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'GETDEL');
+  return { name: 'del', verb: 'GETDEL', keys: [k], write: true, run: (s, now) => s.getDel(k, now) };
+}
+
+/**
+ * SETEX key seconds value and PSETEX key ms value: SET with EX or PX (the
+ * `kv.set` step), refused as Redis refuses them — a count that is not an
+ * integer, or not positive (`ERR invalid expire time in 'setex' command`).
+ */
+function setExCommand(key: unknown, amount: unknown, value: unknown, verb: 'SETEX' | 'PSETEX'): { c: KvCommand } | { refused: TypeError } {
+  const r = setCommand(key, value, undefined);
+  if ('refused' in r) return r;
+  const n = integerArg(amount);
+  const options: SetOptions = verb === 'SETEX' ? { EX: n } : { PX: n };
+  return {
+    c: {
+      name: 'set', verb, keys: [r.k], write: true, args: `${String(amount)} ${shown(r.v)}`,
+      run: (s, now) => {
+        if (Number.isNaN(n)) throw new Error('ERR value is not an integer or out of range');
+        if (n <= 0) throw new Error(`ERR invalid expire time in '${verb.toLowerCase()}' command`);
+        return s.set(r.k, r.v, options, now);
+      },
+    },
+  };
 }
 
 /** EXPIRE (seconds) and PEXPIRE (ms) are one store command. */
@@ -379,6 +436,42 @@ export class KvMulti {
     return this.#add(incrCommand(key));
   }
 
+  incrBy(key: string, increment: number): this {
+    return this.#add(incrByCommand(key, increment, 'INCRBY'));
+  }
+
+  decr(key: string): this {
+    return this.#add(incrByCommand(key, -1, 'DECR'));
+  }
+
+  decrBy(key: string, decrement: number): this {
+    return this.#add(incrByCommand(key, decrement, 'DECRBY'));
+  }
+
+  exists(keys: string | readonly string[]): this {
+    return this.#add(existsCommand(keys));
+  }
+
+  getDel(key: string): this {
+    return this.#add(getDelCommand(key));
+  }
+
+  setEx(key: string, seconds: number, value: string | number): this {
+    return this.#addSetEx(setExCommand(key, seconds, value, 'SETEX'));
+  }
+
+  pSetEx(key: string, ms: number, value: string | number): this {
+    return this.#addSetEx(setExCommand(key, ms, value, 'PSETEX'));
+  }
+
+  #addSetEx(r: { c: KvCommand } | { refused: TypeError }): this {
+    if ('refused' in r) {
+      this.#refused ??= r.refused;
+      return this;
+    }
+    return this.#add(r.c);
+  }
+
   expire(key: string, seconds: number, mode?: ExpireMode): this {
     return this.#add(pexpireCommand(key, seconds, 'EXPIRE', mode));
   }
@@ -415,7 +508,7 @@ export class KvMulti {
 }
 
 /** node-redis's upper-case names on a MULTI chain. */
-const MULTI_RAW_NAMES: Readonly<Record<string, keyof KvMulti>> = { GET: 'get', SET: 'set', DEL: 'del', INCR: 'incr', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', EXEC: 'exec' };
+const MULTI_RAW_NAMES: Readonly<Record<string, keyof KvMulti>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', EXEC: 'exec' };
 
 /**
  * A client of the simulated key-value store with the method names and
@@ -604,6 +697,43 @@ export class KvClient extends EventEmitter {
     return this.sendOpen(incrCommand(key));
   }
 
+  /** INCRBY key increment: the new value. */
+  incrBy(key: string, increment: number): Promise<number> {
+    return this.sendOpen(incrByCommand(key, increment, 'INCRBY'));
+  }
+
+  /** DECR key: the new value. */
+  decr(key: string): Promise<number> {
+    return this.sendOpen(incrByCommand(key, -1, 'DECR'));
+  }
+
+  /** DECRBY key decrement: the new value. */
+  decrBy(key: string, decrement: number): Promise<number> {
+    return this.sendOpen(incrByCommand(key, decrement, 'DECRBY'));
+  }
+
+  /** EXISTS key [key ...] (one key or an array, as node-redis takes them): how many exist. */
+  exists(keys: string | readonly string[]): Promise<number> {
+    return this.sendOpen(existsCommand(keys));
+  }
+
+  /** GETDEL key: the value (null when missing), and the key deleted. */
+  getDel(key: string): Promise<string | null> {
+    return this.sendOpen(getDelCommand(key));
+  }
+
+  /** SETEX key seconds value: 'OK' (SET with EX; the older spelling many apps keep). */
+  setEx(key: string, seconds: number, value: string | number): Promise<string | null> {
+    const r = setExCommand(key, seconds, value, 'SETEX');
+    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+  }
+
+  /** PSETEX key ms value: 'OK'. */
+  pSetEx(key: string, ms: number, value: string | number): Promise<string | null> {
+    const r = setExCommand(key, ms, value, 'PSETEX');
+    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+  }
+
   /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
   expire(key: string, seconds: number, mode?: ExpireMode): Promise<number> {
     return this.sendOpen(pexpireCommand(key, seconds, 'EXPIRE', mode));
@@ -719,7 +849,7 @@ export class KvClient extends EventEmitter {
       name: 'exec',
       keys,
       // The trace shows the transaction after its keys: `kv.exec order:1 idem:k (SET order:1 "x"; SET idem:k "…") → [OK, OK]`.
-      args: `(${queue.map((q) => [q.c.name === 'pexpire' ? 'PEXPIRE' : q.c.name.toUpperCase(), ...q.c.keys, ...(q.c.args ? [q.c.args] : [])].join(' ')).join('; ')})`,
+      args: `(${queue.map((q) => [q.c.verb ?? (q.c.name === 'pexpire' ? 'PEXPIRE' : q.c.name.toUpperCase()), ...q.c.keys, ...(q.c.args ? [q.c.args] : [])].join(' ')).join('; ')})`,
       queued: queue.map((q) => q.c.name),
       write: queue.some((q) => q.c.write),
       run: (s, now) => {

@@ -116,12 +116,34 @@ export class KvStore {
 
   /** INCR: the new value (a missing key counts from 0). */
   incr(key: string, nowMs: number): number {
+    return this.incrBy(key, 1, nowMs);
+  }
+
+  /** INCRBY (DECR and DECRBY are negative steps): the new value, the key's expiry kept (a missing key counts from 0). */
+  incrBy(key: string, by: number, nowMs: number): number {
+    if (!Number.isInteger(by)) throw new Error(NOT_INTEGER);
     const old = this.live(key, nowMs);
     const n = old === undefined ? 0 : Number(old.value);
     if (!Number.isInteger(n)) throw new Error(NOT_INTEGER);
-    this.upsertSt.run(key, String(n + 1), old?.expiresAt ?? null);
+    this.upsertSt.run(key, String(n + by), old?.expiresAt ?? null);
     this.touch(key);
-    return n + 1;
+    return n + by;
+  }
+
+  /** EXISTS: how many of the keys exist (a key named twice counts twice, as in Redis). */
+  exists(keys: readonly string[], nowMs: number): number {
+    let n = 0;
+    for (const k of keys) if (this.live(k, nowMs) !== undefined) n++;
+    return n;
+  }
+
+  /** GETDEL: the value, and the key deleted; null when it does not exist. */
+  getDel(key: string, nowMs: number): string | null {
+    const row = this.live(key, nowMs);
+    if (row === undefined) return null;
+    this.delSt.run(key);
+    this.touch(key);
+    return row.value;
   }
 
   /**

@@ -1,0 +1,94 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { kvClient, kvTraceWords, setKvSink, type KvCommand } from './client.js';
+import { KvStore, setupKv } from './store.js';
+
+// SETEX/PSETEX, EXISTS, GETDEL, INCRBY/DECR/DECRBY: commands that hand-written
+// idempotency middleware uses (a tutorial's `setEx(key, 86400, answer)`, an
+// `exists(key)` guard). Until 2026-12 each was refused (exit 2), so such an
+// app could not run unmodified. Each is a step the store already had (a read
+// is `kv.get`, SETEX is `kv.set`, GETDEL `kv.del`, INCRBY `kv.incr`), named
+// in the trace's call.
+
+function wired() {
+  let now = 0;
+  const db = new Database(':memory:');
+  setupKv(db);
+  const store = new KvStore(db);
+  const sent: Array<{ c: KvCommand; words: string }> = [];
+  setKvSink({
+    submit: async (c) => {
+      try {
+        const value = c.run(store, now);
+        sent.push({ c, words: `${kvTraceWords(c, { value }).call} → ${kvTraceWords(c, { value }).answer}` });
+        return value;
+      } catch (error) {
+        sent.push({ c, words: `${kvTraceWords(c, { error }).call} → ${kvTraceWords(c, { error }).answer}` });
+        throw error;
+      }
+    },
+  });
+  return { redis: kvClient() as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>, store, sent, at: (ms: number) => void (now = ms) };
+}
+
+afterEach(() => setKvSink(undefined));
+
+describe('SETEX and PSETEX: SET with an expiry, as Redis has them', () => {
+  it('write the value with its time to live (the kv.set step), refuse a non-positive or fractional count and write nothing', async () => {
+    const { redis, store, sent, at } = wired();
+    expect(await redis.setEx!('idem:k', 30, '{"id":1}')).toBe('OK');
+    expect(store.pttl('idem:k', 0)).toBe(30_000);
+    expect(await redis.pSetEx!('lock:k', 1_500, 'me')).toBe('OK');
+    at(1_499);
+    expect(await redis.get!('lock:k')).toBe('me');
+    at(1_500);
+    expect(await redis.get!('lock:k')).toBeNull();
+    await expect(redis.setEx!('x', 0, 'v')).rejects.toThrow("ERR invalid expire time in 'setex' command");
+    await expect(redis.pSetEx!('x', -5, 'v')).rejects.toThrow("ERR invalid expire time in 'psetex' command");
+    await expect(redis.setEx!('x', 1.5, 'v')).rejects.toThrow('ERR value is not an integer or out of range');
+    await expect(redis.setEx!('x', 10, undefined)).rejects.toThrow(/^Invalid argument type/);
+    expect(store.get('x', 1_500)).toBeNull();
+    // A count given as text is a count, as Redis reads it.
+    expect(await redis.SETEX!('y', '2', 'v')).toBe('OK');
+    expect(store.pttl('y', 1_500)).toBe(2_000);
+    expect(sent.filter((s) => s.c.verb === 'SETEX' || s.c.verb === 'PSETEX').every((s) => s.c.name === 'set')).toBe(true);
+    expect(sent[0]!.words).toBe('SETEX idem:k 30 "{"id":1}" → OK');
+  });
+});
+
+describe('EXISTS, GETDEL, INCRBY, DECR, DECRBY', () => {
+  it('answer as Redis does, each on the step of the command it is a kind of', async () => {
+    const { redis, store, sent, at } = wired();
+    expect(await redis.exists!('a')).toBe(0);
+    await redis.set!('a', '1', { PX: 10 });
+    await redis.set!('b', 'x');
+    expect(await redis.exists!(['a', 'b', 'a', 'c'])).toBe(3);
+    at(10);
+    expect(await redis.EXISTS!('a')).toBe(0); // expired
+    expect(await redis.getDel!('b')).toBe('x');
+    expect(await redis.getDel!('b')).toBeNull();
+    expect(store.get('b', 10)).toBeNull();
+    expect(await redis.incrBy!('n', 5)).toBe(5);
+    expect(await redis.decr!('n')).toBe(4);
+    expect(await redis.DECRBY!('n', 3)).toBe(1);
+    expect(await redis.INCRBY!('n', '10')).toBe(11);
+    await expect(redis.incrBy!('n', 1.5)).rejects.toThrow('ERR value is not an integer or out of range');
+    await expect(redis.decr!('b2')).resolves.toBe(-1);
+    await redis.set!('s', 'abc');
+    await expect(redis.incrBy!('s', 1)).rejects.toThrow('ERR value is not an integer or out of range');
+    const steps = Object.fromEntries(sent.filter((s) => s.c.verb !== undefined).map((s) => [s.c.verb, s.c.name]));
+    expect(steps).toEqual({ EXISTS: 'get', GETDEL: 'del', INCRBY: 'incr', DECR: 'incr', DECRBY: 'incr' });
+    expect(sent.find((s) => s.c.verb === 'EXISTS')!.words).toBe('EXISTS a → 0');
+    expect(sent.find((s) => s.c.verb === 'GETDEL')!.words).toBe('GETDEL b → "x"');
+  });
+
+  it('queue in a MULTI and run in its one step, the trace naming them', async () => {
+    const { redis, store, sent } = wired();
+    const m = (redis.multi as unknown as () => Record<string, (...a: unknown[]) => unknown>)();
+    const chain = m.setEx!('idem:k', 60, 'done') as typeof m;
+    (chain.incrBy!('seq', 2) as typeof m).exists!('idem:k');
+    expect(await chain.exec!()).toEqual(['OK', 2, 1]);
+    expect(store.pttl('idem:k', 0)).toBe(60_000);
+    expect(sent.at(-1)!.c.args).toBe('(SETEX idem:k 60 "done"; INCRBY seq 2; EXISTS idem:k)');
+  });
+});
