@@ -103,6 +103,23 @@ const NOT_SIMULATED = new Set([
   'zrem', 'zscore',
 ]);
 
+/**
+ * A name the client lacks in this spelling but has in node-redis's
+ * (`setex` for `setEx`, ioredis's lower-case names): left undefined, the
+ * app's call was a TypeError its framework turned into a 500. Named, with
+ * the spelling node-redis has.
+ */
+function otherSpelling(target: object, prop: string): string | undefined {
+  const lower = prop.toLowerCase();
+  if (lower === prop.toUpperCase()) return undefined;
+  let o: object | null = target;
+  while (o !== null && o !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(o)) if (name !== prop && name.toLowerCase() === lower && name !== 'constructor' && typeof (target as Record<string, unknown>)[name] === 'function') return name;
+    o = Object.getPrototypeOf(o) as object | null;
+  }
+  return undefined;
+}
+
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
 const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
 
@@ -393,11 +410,15 @@ export class KvMulti {
       get(target, key) {
         const raw = typeof key === 'string' ? MULTI_RAW_NAMES[key] : undefined;
         const prop = raw ?? key;
-        if (typeof prop === 'string' && raw === undefined && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
-          return () => {
-            sink?.unsupported?.(`multi().${prop}()`);
-            throw new KvUnsupportedCommand(`multi().${prop}()`);
-          };
+        if (typeof prop === 'string' && raw === undefined && !(prop in target)) {
+          const spelled = NOT_SIMULATED.has(prop.toLowerCase()) ? undefined : otherSpelling(target, prop);
+          if (NOT_SIMULATED.has(prop.toLowerCase()) || spelled !== undefined) {
+            const named = spelled === undefined ? `multi().${prop}()` : `multi().${prop}() (node-redis spells it ${spelled}(); ioredis's lower-case names are not simulated)`;
+            return () => {
+              sink?.unsupported?.(named);
+              throw new KvUnsupportedCommand(named);
+            };
+          }
         }
         const v = Reflect.get(target, prop, target) as unknown;
         // Methods run on the target (its #fields), and answer the proxy for chaining.
@@ -533,11 +554,14 @@ export class KvClient extends EventEmitter {
         // node-redis answers to the raw command names too (`client.SET(...)`, as its README shows):
         // without them an app written so answered 500 to everything and read "inconclusive".
         if (typeof prop === 'string' && RAW_NAMES[prop] !== undefined) return Reflect.get(target, RAW_NAMES[prop], receiver) as unknown;
-        if (typeof prop === 'string' && !(prop in target) && NOT_SIMULATED.has(prop.toLowerCase())) {
-          return () => {
-            sink?.unsupported?.(prop);
-            throw new KvUnsupportedCommand(prop);
-          };
+        if (typeof prop === 'string' && !(prop in target)) {
+          const named = NOT_SIMULATED.has(prop.toLowerCase()) ? prop : otherSpelling(target, prop) === undefined ? undefined : `${prop}() (node-redis spells it ${otherSpelling(target, prop)}(); ioredis's lower-case names are not simulated)`;
+          if (named !== undefined) {
+            return () => {
+              sink?.unsupported?.(named);
+              throw new KvUnsupportedCommand(named);
+            };
+          }
         }
         return Reflect.get(target, prop, receiver) as unknown;
       },

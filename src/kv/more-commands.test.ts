@@ -92,3 +92,19 @@ describe('EXISTS, GETDEL, INCRBY, DECR, DECRBY', () => {
     expect(sent.at(-1)!.c.args).toBe('(SETEX idem:k 60 "done"; INCRBY seq 2; EXISTS idem:k)');
   });
 });
+
+describe("a spelling node-redis does not have (ioredis's lower-case names)", () => {
+  it('is named with the spelling node-redis has, not left undefined (a TypeError the framework made a 500)', () => {
+    const unsupported: string[] = [];
+    setKvSink({ submit: async () => undefined, unsupported: (m) => unsupported.push(m) });
+    const redis = kvClient() as unknown as Record<string, (...a: unknown[]) => unknown>;
+    expect(() => redis.setex!('k', 10, 'v')).toThrow(/the app called redis\.setex\(\) \(node-redis spells it setEx\(\); ioredis's lower-case names are not simulated\), which the simulated store does not have/);
+    const m = (redis.multi as () => Record<string, (...a: unknown[]) => unknown>)();
+    expect(() => m.incrby!('n', 1)).toThrow(/multi\(\)\.incrby\(\) \(node-redis spells it incrBy\(\)/);
+    expect(unsupported).toHaveLength(2);
+    // What node-redis has in no spelling is named as before; a property nobody has stays undefined.
+    expect(() => redis.hSet!('h', 'f', 'v')).toThrow(/redis\.hSet\(\), which the simulated store does not have/);
+    expect(redis.then).toBeUndefined();
+    expect(redis.somethingElse).toBeUndefined();
+  });
+});
