@@ -13,9 +13,9 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => unk
 
 /** A read-only view of the simulated key-value store, for counting effects. */
 export interface KvView {
-  /** The value of a key (expiry ignored: effects do not expire), or null. */
+  /** The value of a key (expiry ignored: effects do not expire), or null; a hash's is the JSON of its fields. */
   get(key: string): string | null;
-  /** Every key with this prefix and its value, in key order. */
+  /** Every key with this prefix and its value (a hash's as the JSON of its fields), in key order. */
   scan(prefix: string): Array<[string, string]>;
 }
 

@@ -4,6 +4,8 @@ import { runScenario } from '../scenario/run.js';
 import type { AppDescriptor } from './descriptor.js';
 import { appService } from './define.js';
 
+type AppEnvRedis = Parameters<AppDescriptor['app']>[0]['redis'];
+
 /**
  * Hand-written idempotency middleware as tutorials write it on node-redis:
  * `exists` to look for a stored answer, `setEx` to keep it a day, `getDel`
@@ -11,9 +13,11 @@ import { appService } from './define.js';
  * stopped the campaign (exit 2, "which the simulated store does not have"),
  * so the app could not be checked unmodified.
  */
-function orders(claim: boolean): AppDescriptor {
+function orders(claim: boolean, hashes = false): AppDescriptor {
+  // With hashes: the order a hash of its fields, the stored answer a hash with a day's EXPIRE (HSET keeps no TTL of its own).
+  const answerOf = async (redis: AppEnvRedis, key: string) => (hashes ? await redis.hGet(key, 'answer') : await redis.get(key));
   return {
-    name: claim ? 'orders-claimed' : 'orders-exists-check',
+    name: `${claim ? 'orders-claimed' : 'orders-exists-check'}${hashes ? '-hashes' : ''}`,
     app: ({ redis }) => async (req, res) => {
       try {
         let body = '';
@@ -22,7 +26,7 @@ function orders(claim: boolean): AppDescriptor {
         const key = `idem:${String(req.headers['x-tenant'])}:${String(req.headers['idempotency-key'])}`;
         if ((await redis.exists(key)) === 1) {
           res.statusCode = 201;
-          res.end(await redis.get(key));
+          res.end(await answerOf(redis, key));
           return;
         }
         // The fix: a claim (SET NX PX) between the check and the work; without it two requests pass the check.
@@ -36,13 +40,20 @@ function orders(claim: boolean): AppDescriptor {
         if (claim && (await redis.exists(key)) === 1) {
           await redis.getDel(`lock:${key}`);
           res.statusCode = 201;
-          res.end(await redis.get(key));
+          res.end(await answerOf(redis, key));
           return;
         }
         const id = await redis.incrBy('seq', 1);
-        await redis.set(`order:${id}`, ref);
+        const tenant = String(req.headers['x-tenant']);
+        if (hashes) await redis.hSet(`order:${id}`, { ref, tenant });
+        else await redis.set(`order:${id}`, ref);
         const answer = JSON.stringify({ id });
-        await redis.setEx(key, 86_400, answer);
+        if (hashes) {
+          await redis.hSet(key, 'answer', answer);
+          await redis.expire(key, 86_400);
+        } else {
+          await redis.setEx(key, 86_400, answer);
+        }
         if (claim) await redis.getDel(`lock:${key}`);
         res.statusCode = 201;
         res.end(answer);
@@ -52,7 +63,11 @@ function orders(claim: boolean): AppDescriptor {
       }
     },
     operation: { path: '/orders', body: (op) => JSON.stringify({ ref: op.runId }), readsKey: true },
-    effects: { noun: 'order', of: (kv, op) => kv.scan('order:').filter(([, v]) => v === op.runId).map(([k]) => Number(k.slice('order:'.length))) },
+    effects: {
+      noun: 'order',
+      // A hash reads as the JSON of its fields in the effects view.
+      of: (kv, op) => kv.scan('order:').filter(([, v]) => (hashes ? (JSON.parse(v) as { ref: string }).ref : v) === op.runId).map(([k]) => Number(k.slice('order:'.length))),
+    },
   };
 }
 
@@ -73,5 +88,18 @@ describe('an app on setEx, exists, getDel and incrBy runs unmodified', () => {
   it('with a claim between the check and the work it holds, under every fault of the space', async () => {
     const r = await runServiceCampaign({ def: appService(orders(true)), module: 'orders', runs: 300, seed: 1, faults: ['concurrency', 'loseResponse', 'instances'] });
     expect(r.verdict).toBe('holds');
+  });
+});
+
+describe('the same app keeping its order and answer in hashes (hSet, hGet, expire)', () => {
+  it('fails exactly-one without the claim, holds with it; HSET and HGET are named in the trace', async () => {
+    const bad = appService(orders(false, true));
+    const r = await runServiceCampaign({ def: bad, module: 'orders', runs: 200, seed: 1, faults: ['concurrency'] });
+    expect(r.verdict).toBe('fails');
+    expect(r.counterexample!.violations.map((v) => v.invariant)).toContain('exactly-one');
+    const trace = (await runScenario(r.counterexample!.scenario, { service: bad, keepTrace: true })).trace.join('\n');
+    expect(trace).toMatch(/kv\.set +HSET order:\d+ ref "run-1" tenant "\w+" → 2/);
+    const ok = await runServiceCampaign({ def: appService(orders(true, true)), module: 'orders', runs: 300, seed: 1, faults: ['concurrency', 'loseResponse', 'instances'] });
+    expect(ok.verdict).toBe('holds');
   });
 });

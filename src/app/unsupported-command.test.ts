@@ -7,7 +7,7 @@ import { appService } from './define.js';
 
 /**
  * An app written against node-redis may call a command the simulated store
- * does not have (HSET, HGET, SETNX...). Its call throws inside the app; a
+ * does not have (HEXISTS, LPUSH, SETNX...). Its call throws inside the app; a
  * framework turns that into a 500 and nothing is ever written, which met
  * every safety invariant: a false "holds". It must be a broken module
  * instead (exit 2), named in one line with the commands the store has.
@@ -46,14 +46,14 @@ const campaign = (desc: AppDescriptor) => runServiceCampaign({ def: appService(d
 
 describe('a node-redis command the simulated store does not have', () => {
   it('is a broken app naming the command and the commands there are, even when the app catches the error (no false holds)', async () => {
-    const hGet = redemptions((redis, key) => (redis.hGet as (k: string, f: string) => Promise<string | null>)(key, 'body'));
+    const hGet = redemptions((redis, key) => (redis.hExists as (k: string, f: string) => Promise<boolean>)(key, 'body'));
     await expect(campaign(hGet)).rejects.toThrow(ServiceError);
-    await expect(campaign(hGet)).rejects.toThrow(/POST \/redemptions: the app called redis\.hGet\(\), which the simulated store does not have; it has get, set .*putIf/);
+    await expect(campaign(hGet)).rejects.toThrow(/POST \/redemptions: the app called redis\.hExists\(\), which the simulated store does not have; it has get, set .*putIf/);
     // In the user's words: an app, not a service module.
     await expect(campaign(hGet)).rejects.toThrow(/^app '/);
     // node-redis also answers to the upper-case names.
-    const upper = redemptions((redis, key) => (redis.HGET as (k: string, f: string) => Promise<string | null>)(key, 'body'));
-    await expect(campaign(upper)).rejects.toThrow(/redis\.HGET\(\)/);
+    const upper = redemptions((redis, key) => (redis.HEXISTS as (k: string, f: string) => Promise<boolean>)(key, 'body'));
+    await expect(campaign(upper)).rejects.toThrow(/redis\.HEXISTS\(\)/);
   });
 
   it('the same app written with GET holds (the canary: the refusal is about the command, not the app)', async () => {
@@ -70,6 +70,6 @@ describe('a node-redis command the simulated store does not have', () => {
     expect(c.then).toBeUndefined();
     expect(typeof c.get).toBe('function');
     // Outside a request (at import time) the call still throws, saying the same.
-    expect(() => (c.hSet as () => unknown)()).toThrow(/redis\.hSet\(\), which the simulated store does not have/);
+    expect(() => (c.lPush as () => unknown)()).toThrow(/redis\.lPush\(\), which the simulated store does not have/);
   });
 });

@@ -30,7 +30,7 @@ describe("node-redis's raw command names", () => {
     expect(await redis.DEL!('k')).toBe(1);
     expect(unsupported).toEqual([]);
     // A raw name of a command the store lacks is still named as such.
-    expect(() => redis.HSET!('h', 'f', 'v')).toThrow(/redis\.HSET\(\), which the simulated store does not have/);
+    expect(() => redis.LPUSH!('l', 'v')).toThrow(/redis\.LPUSH\(\), which the simulated store does not have/);
   });
 });
 

@@ -60,7 +60,9 @@ export function kvTraceWords(c: KvCommand, outcome: { value: unknown } | { error
     : v === null || v === undefined ? 'null'
       // SET's (and WATCH's) 'OK' is a status reply (redis-cli prints it bare); a stored value is a string, shown quoted.
       : typeof v === 'string' ? ((name === 'set' || name === 'watch') && v === 'OK' ? 'OK' : shown(v))
-        : String(v);
+        // HGETALL's fields.
+        : typeof v === 'object' ? shown(JSON.stringify(v))
+          : String(v);
   // EXEC's answer is its commands' replies, in order.
   const answer = 'error' in outcome ? reply(c.name, outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)))
     : Array.isArray(outcome.value) ? `[${outcome.value.map((v, i) => reply(c.queued?.[i] ?? '', v)).join(', ')}]`
@@ -80,7 +82,7 @@ export interface KvSink {
 }
 
 /** What the simulated store's client has, for the message that names a command it lacks. */
-export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), setEx, pSetEx, exists, del, getDel, incr, incrBy, decr, decrBy, expire, pExpire, ttl, pTTL, putIf, ping, multi() with those commands and exec(), watch, unwatch and duplicate, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
+export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s condition and expiration), setEx, pSetEx, exists, del, getDel, incr, incrBy, decr, decrBy, hSet, hGet, hGetAll, hDel, hIncrBy, hLen, expire, pExpire, ttl, pTTL, putIf, ping, multi() with those commands and exec(), watch, unwatch and duplicate, and the connection\'s isOpen, isReady, connect, on/once/off, quit, close, disconnect and destroy';
 
 /**
  * node-redis (v4/v5) commands and client methods the simulated store does
@@ -95,8 +97,8 @@ export const KV_CLIENT_METHODS = 'get, set (NX, XX, PX, EX, KEEPTTL, GET; v5\'s 
  */
 const NOT_SIMULATED = new Set([
   'append', 'bitcount', 'blpop', 'brpop', 'copy', 'dbsize', 'eval', 'evalsha',
-  'executeisolated', 'expireat', 'flushall', 'flushdb', 'getex', 'getrange', 'getset', 'hdel', 'hexists',
-  'hget', 'hgetall', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'hvals', 'incrbyfloat', 'keys', 'lindex', 'llen',
+  'executeisolated', 'expireat', 'flushall', 'flushdb', 'getex', 'getrange', 'getset', 'hexists',
+  'hkeys', 'hmget', 'hsetnx', 'hvals', 'incrbyfloat', 'keys', 'lindex', 'llen',
   'lpop', 'lpush', 'lrange', 'lrem', 'ltrim', 'mget', 'mset', 'msetnx', 'persist', 'pexpireat',
   'publish', 'rename', 'rpop', 'rpush', 'sadd', 'scan', 'scard', 'sendcommand', 'setnx', 'setrange',
   'sismember', 'smembers', 'srem', 'strlen', 'subscribe', 'unlink', 'zadd', 'zcard', 'zrange', 'zrangebyscore',
@@ -121,7 +123,7 @@ function otherSpelling(target: object, prop: string): string | undefined {
 }
 
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
-const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
+const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', HSET: 'hSet', HGET: 'hGet', HGETALL: 'hGetAll', HDEL: 'hDel', HINCRBY: 'hIncrBy', HLEN: 'hLen', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
 
 /**
  * node-redis's answer to a command (or quit/close/destroy) on a client that
@@ -251,6 +253,69 @@ function incrByCommand(key: unknown, by: unknown, verb: 'INCRBY' | 'DECR' | 'DEC
   const k = keyOf(key, verb);
   const n = verb === 'DECR' ? -1 : verb === 'DECRBY' ? -integerArg(by) : integerArg(by);
   return { name: 'incr', verb, keys: [k], write: true, ...(verb === 'DECR' ? {} : { args: String(by) }), run: (s, now) => s.incrBy(k, n, now) };
+}
+
+/** A field or value as node-redis sends it (strings, numbers, Buffers); anything else is its TypeError. */
+function argText(v: unknown, what: string): string {
+  if (typeof v !== 'string' && typeof v !== 'number' && !Buffer.isBuffer(v)) throw new TypeError(`Invalid argument type (${what} is ${v === null ? 'null' : typeof v}; node-redis sends strings, numbers and Buffers)`);
+  return String(v);
+}
+
+/** HSET's field-value pairs from each form node-redis takes: (field, value), an object, a Map, [[f, v], …] or [f, v, f, v]. */
+function hsetPairs(key: string, a: unknown, b: unknown): Array<[string, string]> {
+  const what = (f: unknown) => `the value of HSET ${key} ${String(f)}`;
+  if (typeof a === 'string' || typeof a === 'number' || Buffer.isBuffer(a)) return [[String(a), argText(b, what(a))]];
+  if (a instanceof Map) return [...(a as Map<unknown, unknown>)].map(([f, v]) => [argText(f, `a field of HSET ${key}`), argText(v, what(f))]);
+  if (Array.isArray(a)) {
+    if (a.every((x) => Array.isArray(x))) return (a as unknown[][]).map(([f, v]) => [argText(f, `a field of HSET ${key}`), argText(v, what(f))]);
+    if (a.length % 2 !== 0) throw new TypeError(`HSET ${key}: [field, value, …] needs pairs, got ${a.length} items`);
+    const out: Array<[string, string]> = [];
+    for (let i = 0; i < a.length; i += 2) out.push([argText(a[i], `a field of HSET ${key}`), argText(a[i + 1], what(a[i]))]);
+    return out;
+  }
+  if (a !== null && typeof a === 'object') return Object.entries(a as Record<string, unknown>).map(([f, v]) => [f, argText(v, what(f))]);
+  throw new TypeError(`HSET ${key}: expected (field, value), an object, a Map or an array of pairs, got ${a === undefined ? 'nothing' : typeof a}`);
+}
+
+/** HSET: the `kv.set` step; a value node-redis cannot send is refused before anything is sent. */
+function hsetCommand(key: unknown, a: unknown, b: unknown): { c: KvCommand } | { refused: TypeError } {
+  const k = keyOf(key, 'HSET');
+  let pairs: Array<[string, string]>;
+  try {
+    pairs = hsetPairs(k, a, b);
+  } catch (e) {
+    return { refused: e as TypeError };
+  }
+  return { c: { name: 'set', verb: 'HSET', keys: [k], write: true, args: pairs.map(([f, v]) => `${f} ${shown(v)}`).join(' '), run: (s, now) => s.hset(k, pairs, now) } };
+}
+
+function hgetCommand(key: unknown, field: unknown): KvCommand {
+  const k = keyOf(key, 'HGET');
+  const f = String(field);
+  return { name: 'get', verb: 'HGET', keys: [k], write: false, args: f, run: (s, now) => s.hget(k, f, now) };
+}
+
+function hgetallCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'HGETALL');
+  return { name: 'get', verb: 'HGETALL', keys: [k], write: false, run: (s, now) => s.hgetall(k, now) };
+}
+
+function hlenCommand(key: unknown): KvCommand {
+  const k = keyOf(key, 'HLEN');
+  return { name: 'get', verb: 'HLEN', keys: [k], write: false, run: (s, now) => s.hlen(k, now) };
+}
+
+function hdelCommand(key: unknown, fields: unknown[]): KvCommand {
+  const k = keyOf(key, 'HDEL');
+  const fs = fields.flat().map((f) => String(f));
+  return { name: 'del', verb: 'HDEL', keys: [k], write: true, args: fs.join(' '), run: (s, now) => s.hdel(k, fs, now) };
+}
+
+function hincrbyCommand(key: unknown, field: unknown, by: unknown): KvCommand {
+  const k = keyOf(key, 'HINCRBY');
+  const f = String(field);
+  const n = integerArg(by);
+  return { name: 'incr', verb: 'HINCRBY', keys: [k], write: true, args: `${f} ${String(by)}`, run: (s, now) => s.hincrby(k, f, n, now) };
 }
 
 /** EXISTS key [key ...]: a read of its keys, the `kv.get` step. */
@@ -485,6 +550,30 @@ export class KvMulti {
     return this.#addSetEx(setExCommand(key, ms, value, 'PSETEX'));
   }
 
+  hSet(key: string, a: unknown, b?: unknown): this {
+    return this.#addSetEx(hsetCommand(key, a, b));
+  }
+
+  hGet(key: string, field: string): this {
+    return this.#add(hgetCommand(key, field));
+  }
+
+  hGetAll(key: string): this {
+    return this.#add(hgetallCommand(key));
+  }
+
+  hLen(key: string): this {
+    return this.#add(hlenCommand(key));
+  }
+
+  hDel(key: string, ...fields: Array<string | readonly string[]>): this {
+    return this.#add(hdelCommand(key, fields));
+  }
+
+  hIncrBy(key: string, field: string, increment: number): this {
+    return this.#add(hincrbyCommand(key, field, increment));
+  }
+
   #addSetEx(r: { c: KvCommand } | { refused: TypeError }): this {
     if ('refused' in r) {
       this.#refused ??= r.refused;
@@ -529,7 +618,7 @@ export class KvMulti {
 }
 
 /** node-redis's upper-case names on a MULTI chain. */
-const MULTI_RAW_NAMES: Readonly<Record<string, keyof KvMulti>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', EXEC: 'exec' };
+const MULTI_RAW_NAMES: Readonly<Record<string, keyof KvMulti>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', HSET: 'hSet', HGET: 'hGet', HGETALL: 'hGetAll', HDEL: 'hDel', HINCRBY: 'hIncrBy', HLEN: 'hLen', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', EXEC: 'exec' };
 
 /**
  * A client of the simulated key-value store with the method names and
@@ -744,6 +833,43 @@ export class KvClient extends EventEmitter {
   /** GETDEL key: the value (null when missing), and the key deleted. */
   getDel(key: string): Promise<string | null> {
     return this.sendOpen(getDelCommand(key));
+  }
+
+  /**
+   * HSET key field value, or (key, { field: value, … }), a Map, [[f, v], …] or
+   * [f, v, …]: how many fields were new. A hash is a key of its own kind:
+   * GET, INCR or GETDEL on it (or HSET on a string) is Redis's WRONGTYPE
+   * error; EXPIRE, DEL, EXISTS and TTL work on it as on a string. The
+   * effects view (`kv.get`, `kv.scan`) reads a hash as the JSON of its fields.
+   */
+  hSet(key: string, a: unknown, b?: unknown): Promise<number> {
+    const r = hsetCommand(key, a, b);
+    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+  }
+
+  /** HGET key field: the value, or null. */
+  hGet(key: string, field: string): Promise<string | null> {
+    return this.sendOpen(hgetCommand(key, field));
+  }
+
+  /** HGETALL key: the fields as an object ({} when the key is missing). */
+  hGetAll(key: string): Promise<Record<string, string>> {
+    return this.sendOpen(hgetallCommand(key));
+  }
+
+  /** HLEN key: how many fields. */
+  hLen(key: string): Promise<number> {
+    return this.sendOpen(hlenCommand(key));
+  }
+
+  /** HDEL key field [field ...] (or an array): how many existed. */
+  hDel(key: string, ...fields: Array<string | readonly string[]>): Promise<number> {
+    return this.sendOpen(hdelCommand(key, fields));
+  }
+
+  /** HINCRBY key field increment: the field's new value. */
+  hIncrBy(key: string, field: string, increment: number): Promise<number> {
+    return this.sendOpen(hincrbyCommand(key, field, increment));
   }
 
   /** SETEX key seconds value: 'OK' (SET with EX; the older spelling many apps keep). */

@@ -103,8 +103,76 @@ describe("a spelling node-redis does not have (ioredis's lower-case names)", () 
     expect(() => m.incrby!('n', 1)).toThrow(/multi\(\)\.incrby\(\) \(node-redis spells it incrBy\(\)/);
     expect(unsupported).toHaveLength(2);
     // What node-redis has in no spelling is named as before; a property nobody has stays undefined.
-    expect(() => redis.hSet!('h', 'f', 'v')).toThrow(/redis\.hSet\(\), which the simulated store does not have/);
+    expect(() => redis.lPush!('l', 'v')).toThrow(/redis\.lPush\(\), which the simulated store does not have/);
     expect(redis.then).toBeUndefined();
     expect(redis.somethingElse).toBeUndefined();
+  });
+});
+
+describe('hashes: HSET, HGET, HGETALL, HDEL, HINCRBY, HLEN', () => {
+  it('answer as Redis does; a hash is a key of its own kind (WRONGTYPE), expires and is deleted as a string is', async () => {
+    const { redis, store, sent, at } = wired();
+    expect(await redis.hSet!('h', 'status', 'processing')).toBe(1);
+    expect(await redis.hSet!('h', { status: 'done', answer: '{"id":1}' })).toBe(1);
+    expect(await redis.hSet!('h', new Map([['n', 1]]))).toBe(1);
+    expect(await redis.HSET!('h', ['a', 'x', 'b', 'y'])).toBe(2);
+    expect(await redis.hGet!('h', 'status')).toBe('done');
+    expect(await redis.hGet!('h', 'nope')).toBeNull();
+    expect(await redis.hGet!('missing', 'f')).toBeNull();
+    const all = (await redis.hGetAll!('h')) as Record<string, string>;
+    expect({ ...all }).toEqual({ status: 'done', answer: '{"id":1}', n: '1', a: 'x', b: 'y' });
+    expect(Object.getPrototypeOf(all)).toBeNull();
+    expect({ ...((await redis.hGetAll!('missing')) as object) }).toEqual({});
+    expect(await redis.hIncrBy!('h', 'n', 4)).toBe(5);
+    await expect(redis.hIncrBy!('h', 'status', 1)).rejects.toThrow('ERR hash value is not an integer');
+    expect(await redis.hLen!('h')).toBe(5);
+    expect(await redis.hDel!('h', 'a', 'b', 'zz')).toBe(2);
+    // The other kind: Redis's WRONGTYPE, nothing changed.
+    await expect(redis.get!('h')).rejects.toThrow(/^WRONGTYPE/);
+    await expect(redis.incr!('h')).rejects.toThrow(/^WRONGTYPE/);
+    await expect(redis.getDel!('h')).rejects.toThrow(/^WRONGTYPE/);
+    await redis.set!('s', 'text');
+    await expect(redis.hSet!('s', 'f', 'v')).rejects.toThrow(/^WRONGTYPE/);
+    await expect(redis.hGet!('s', 'f')).rejects.toThrow(/^WRONGTYPE/);
+    expect(store.get('s', 0)).toBe('text');
+    // A field named like a prototype's is a field.
+    expect(await redis.hSet!('p', '__proto__', 'v')).toBe(1);
+    expect(await redis.hGet!('p', '__proto__')).toBe('v');
+    // Common to both kinds: EXISTS, EXPIRE, TTL, DEL; SET replaces a hash.
+    expect(await redis.exists!(['h', 's'])).toBe(2);
+    expect(await redis.expire!('h', 2)).toBe(1);
+    expect(await redis.hSet!('h', 'later', 'v')).toBe(1); // HSET keeps the key's expiry
+    expect(await redis.pTTL!('h')).toBe(2_000);
+    at(2_000);
+    expect(await redis.hGetAll!('h')).toEqual({});
+    expect(await redis.del!('p')).toBe(1);
+    await redis.hSet!('r', 'f', 'v');
+    expect(await redis.set!('r', 'plain')).toBe('OK');
+    expect(await redis.get!('r')).toBe('plain');
+    // The last field deleted deletes the key.
+    await redis.hSet!('one', 'f', 'v');
+    expect(await redis.hDel!('one', ['f'])).toBe(1);
+    expect(await redis.exists!('one')).toBe(0);
+    // What node-redis cannot send is its TypeError, and nothing is sent.
+    const before = sent.length;
+    await expect(redis.hSet!('h2', { f: undefined })).rejects.toThrow(/^Invalid argument type \(the value of HSET h2 f is undefined/);
+    await expect(redis.hSet!('h2', ['f'])).rejects.toThrow(/needs pairs/);
+    expect(sent.length).toBe(before);
+    // The effects view reads a hash as the JSON of its fields.
+    await redis.hSet!('order:1', { ref: 'run-1', tenant: 'default' });
+    expect(store.scan('order:')).toEqual([['order:1', '{"ref":"run-1","tenant":"default"}']]);
+    // Each on the step of its kind, named in the trace.
+    const steps = Object.fromEntries(sent.filter((x) => x.c.verb?.startsWith('H')).map((x) => [x.c.verb, x.c.name]));
+    expect(steps).toEqual({ HSET: 'set', HGET: 'get', HGETALL: 'get', HINCRBY: 'incr', HLEN: 'get', HDEL: 'del' });
+    expect(sent.find((x) => x.c.verb === 'HGETALL')!.words).toBe('HGETALL h → "{"status":"done","answer":"{\\"id\\":1}","…"');
+  });
+
+  it('queue in a MULTI (HSET and EXPIRE as one step)', async () => {
+    const { redis, store } = wired();
+    const m = (redis.multi as unknown as () => Record<string, (...a: unknown[]) => unknown>)();
+    const chain = m.hSet!('idem:k', { status: 'done', answer: '{"id":7}' }) as typeof m;
+    (chain.expire!('idem:k', 60) as typeof m).hGet!('idem:k', 'answer');
+    expect(await chain.exec!()).toEqual([2, 1, '{"id":7}']);
+    expect(store.pttl('idem:k', 0)).toBe(60_000);
   });
 });

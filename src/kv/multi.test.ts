@@ -6,7 +6,7 @@ import { KvStore, setupKv } from './store.js';
 /** node-redis's client and MULTI chain, loosely: every method chains or answers. */
 type F = (...a: unknown[]) => Loose & Promise<unknown>;
 interface Loose {
-  multi: F; MULTI: F; exec: F; EXEC: F; set: F; SET: F; get: F; incr: F; INCR: F; del: F; pTTL: F; ttl: F; hSet: F;
+  multi: F; MULTI: F; exec: F; EXEC: F; set: F; SET: F; get: F; incr: F; INCR: F; del: F; pTTL: F; ttl: F; lPush: F;
   watch: F; WATCH: F; unwatch: F; quit: F; duplicate: F; connect: F; isOpen: boolean;
 }
 
@@ -77,7 +77,7 @@ describe('MULTI … EXEC (node-redis v4.7/v5 shapes)', () => {
 
   it('names a command the store lacks inside a MULTI, ioredis\'s array form, and exec-as-pipeline; a closed client refuses exec', async () => {
     const { redis, unsupported } = wired();
-    expect(() => (redis.multi() as Loose).hSet('h', 'f', 'v')).toThrow(/redis\.multi\(\)\.hSet\(\), which the simulated store does not have/);
+    expect(() => (redis.multi() as Loose).lPush('l', 'v')).toThrow(/redis\.multi\(\)\.lPush\(\), which the simulated store does not have/);
     expect(() => redis.multi([['set', 'k', 'v']])).toThrow(/ioredis's array of commands/);
     expect(() => ((redis.multi() as Loose).set('k', 'v') as Loose).exec(true)).toThrow(/exec\(true\)/);
     expect(unsupported).toHaveLength(3);

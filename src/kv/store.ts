@@ -11,6 +11,27 @@ export function setupKv(db: ServiceDb): void {
 /** Redis's answer to a fractional count of seconds or ms. */
 const NOT_INTEGER = 'ERR value is not an integer or out of range';
 
+/**
+ * How a hash is kept in the store's one value column: this prefix (a NUL no
+ * text an app stores starts with) and the JSON of its fields. A key holds a
+ * string or a hash, as in Redis, and one `retrysim_kv` row either way, so
+ * expiry, DEL, EXISTS and kills treat both alike.
+ */
+const HASH_PREFIX = '\u0000retrysim-hash:';
+/** Redis's answer to a command on a key of the other kind. */
+const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
+
+/** A stored value that is a hash: its fields; undefined for a string. */
+export function hashOf(value: string): Record<string, string> | undefined {
+  // Without a prototype: a field named `__proto__` is a field, as in Redis.
+  return value.startsWith(HASH_PREFIX) ? Object.assign(Object.create(null) as Record<string, string>, JSON.parse(value.slice(HASH_PREFIX.length)) as Record<string, string>) : undefined;
+}
+
+/** A stored value as the effects view shows it: a string as it is, a hash as the JSON of its fields. */
+export function viewOf(value: string): string {
+  return value.startsWith(HASH_PREFIX) ? value.slice(HASH_PREFIX.length) : value;
+}
+
 /** EXPIRE's and PEXPIRE's condition (Redis 7). */
 export type ExpireMode = 'NX' | 'XX' | 'GT' | 'LT';
 const EXPIRE_MODES: readonly string[] = ['NX', 'XX', 'GT', 'LT'];
@@ -85,13 +106,22 @@ export class KvStore {
   }
 
   get(key: string, nowMs: number): string | null {
-    return this.live(key, nowMs)?.value ?? null;
+    const row = this.live(key, nowMs);
+    return row === undefined ? null : this.text(row.value);
+  }
+
+  /** A string key's value; a hash's is Redis's WRONGTYPE error. */
+  private text(value: string): string {
+    if (value.startsWith(HASH_PREFIX)) throw new Error(WRONGTYPE);
+    return value;
   }
 
   /** SET: 'OK', or null when NX/XX refused it (with GET: the previous value, or null). */
   set(key: string, value: string, o: SetOptions, nowMs: number): string | null {
     if (o.NX && o.XX) throw new Error('ERR syntax error (NX and XX together)');
     const old = this.live(key, nowMs);
+    // SET replaces a key of any kind; with GET, a hash's old value is WRONGTYPE (and nothing is written), as in Redis.
+    if (o.GET && old !== undefined) this.text(old.value);
     if ((o.NX && old !== undefined) || (o.XX && old === undefined)) return o.GET ? old?.value ?? null : null;
     // Redis refuses a fractional EX or PX (`EX: ttlMs / 1000` fails every SET in production); so does the store.
     if ((o.PX !== undefined && !Number.isInteger(o.PX)) || (o.EX !== undefined && !Number.isInteger(o.EX))) throw new Error(NOT_INTEGER);
@@ -123,7 +153,7 @@ export class KvStore {
   incrBy(key: string, by: number, nowMs: number): number {
     if (!Number.isInteger(by)) throw new Error(NOT_INTEGER);
     const old = this.live(key, nowMs);
-    const n = old === undefined ? 0 : Number(old.value);
+    const n = old === undefined ? 0 : Number(this.text(old.value));
     if (!Number.isInteger(n)) throw new Error(NOT_INTEGER);
     this.upsertSt.run(key, String(n + by), old?.expiresAt ?? null);
     this.touch(key);
@@ -141,9 +171,81 @@ export class KvStore {
   getDel(key: string, nowMs: number): string | null {
     const row = this.live(key, nowMs);
     if (row === undefined) return null;
+    const value = this.text(row.value);
     this.delSt.run(key);
     this.touch(key);
-    return row.value;
+    return value;
+  }
+
+  /** A hash key's fields (a copy), {} when missing; a string's is WRONGTYPE. */
+  private fields(key: string, nowMs: number): { fields: Record<string, string>; expiresAt: number | null } | undefined {
+    const row = this.live(key, nowMs);
+    if (row === undefined) return undefined;
+    const h = hashOf(row.value);
+    if (h === undefined) throw new Error(WRONGTYPE);
+    return { fields: h, expiresAt: row.expiresAt };
+  }
+
+  private writeHash(key: string, fields: Record<string, string>, expiresAt: number | null): void {
+    // A hash with no field left is no key at all, as in Redis.
+    if (Object.keys(fields).length === 0) this.delSt.run(key);
+    else this.upsertSt.run(key, HASH_PREFIX + JSON.stringify(fields), expiresAt);
+    this.touch(key);
+  }
+
+  /** HSET key field value [field value ...]: how many fields were new; the key's expiry kept. */
+  hset(key: string, pairs: ReadonlyArray<readonly [string, string]>, nowMs: number): number {
+    const h = this.fields(key, nowMs);
+    const fields = h?.fields ?? (Object.create(null) as Record<string, string>);
+    let added = 0;
+    for (const [f, v] of pairs) {
+      if (!Object.hasOwn(fields, f)) added++;
+      fields[f] = v;
+    }
+    this.writeHash(key, fields, h?.expiresAt ?? null);
+    return added;
+  }
+
+  /** HGET key field: the value, or null. */
+  hget(key: string, field: string, nowMs: number): string | null {
+    const f = this.fields(key, nowMs)?.fields;
+    return f !== undefined && Object.hasOwn(f, field) ? f[field]! : null;
+  }
+
+  /** HGETALL key: every field (an object without a prototype, as node-redis answers; empty when missing). */
+  hgetall(key: string, nowMs: number): Record<string, string> {
+    return Object.assign(Object.create(null) as Record<string, string>, this.fields(key, nowMs)?.fields ?? {});
+  }
+
+  /** HDEL key field [field ...]: how many existed. */
+  hdel(key: string, names: readonly string[], nowMs: number): number {
+    const h = this.fields(key, nowMs);
+    if (h === undefined) return 0;
+    let n = 0;
+    for (const f of names) {
+      if (!Object.hasOwn(h.fields, f)) continue;
+      delete h.fields[f];
+      n++;
+    }
+    if (n > 0) this.writeHash(key, h.fields, h.expiresAt);
+    return n;
+  }
+
+  /** HINCRBY key field increment: the field's new value (a missing one counts from 0). */
+  hincrby(key: string, field: string, by: number, nowMs: number): number {
+    if (!Number.isInteger(by)) throw new Error(NOT_INTEGER);
+    const h = this.fields(key, nowMs);
+    const fields = h?.fields ?? (Object.create(null) as Record<string, string>);
+    const n = Object.hasOwn(fields, field) ? Number(fields[field]) : 0;
+    if (!Number.isInteger(n)) throw new Error('ERR hash value is not an integer');
+    fields[field] = String(n + by);
+    this.writeHash(key, fields, h?.expiresAt ?? null);
+    return n + by;
+  }
+
+  /** HLEN key: how many fields. */
+  hlen(key: string, nowMs: number): number {
+    return Object.keys(this.fields(key, nowMs)?.fields ?? {}).length;
   }
 
   /**
@@ -186,9 +288,9 @@ export class KvStore {
     return true;
   }
 
-  /** Every live key with this prefix and its value, in key order (for counting effects; not a command). */
+  /** Every live key with this prefix and its value (a hash's as the JSON of its fields), in key order (for counting effects; not a command). */
   scan(prefix: string, nowMs = -Infinity): Array<[string, string]> {
     const rows = this.db.prepare(`SELECT key, value, expires_at AS expiresAt FROM ${KV_TABLE} WHERE substr(key, 1, ?) = ? ORDER BY key`).all(prefix.length, prefix) as Array<{ key: string; value: string; expiresAt: number | null }>;
-    return rows.filter((r) => r.expiresAt === null || r.expiresAt > nowMs).map((r) => [r.key, r.value]);
+    return rows.filter((r) => r.expiresAt === null || r.expiresAt > nowMs).map((r) => [r.key, viewOf(r.value)]);
   }
 }
