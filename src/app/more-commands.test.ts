@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runServiceCampaign } from '../service/campaign.js';
 import { runScenario } from '../scenario/run.js';
+import { parseScenario } from '../scenario/load.js';
+import { SCENARIO_FORMAT } from '../scenario/schema.js';
 import type { AppDescriptor } from './descriptor.js';
 import { appService } from './define.js';
 
@@ -57,9 +59,9 @@ function orders(claim: boolean, hashes = false): AppDescriptor {
         if (claim) await redis.getDel(`lock:${key}`);
         res.statusCode = 201;
         res.end(answer);
-      } catch {
+      } catch (e) {
         res.statusCode = 500;
-        res.end('{"error":"internal"}');
+        res.end(JSON.stringify({ error: String(e) }));
       }
     },
     operation: { path: '/orders', body: (op) => JSON.stringify({ ref: op.runId }), readsKey: true },
@@ -101,5 +103,24 @@ describe('the same app keeping its order and answer in hashes (hSet, hGet, expir
     expect(trace).toMatch(/kv\.set +HSET order:\d+ ref "run-1" tenant "\w+" → 2/);
     const ok = await runServiceCampaign({ def: appService(orders(true, true)), module: 'orders', runs: 300, seed: 1, faults: ['concurrency', 'loseResponse', 'instances'] });
     expect(ok.verdict).toBe('holds');
+  });
+});
+
+describe('a lost answer to a command of another spelling', () => {
+  it("names the command the app sent (HSET), not the step's (SET), in the error the app sees", async () => {
+    const def = appService(orders(false, true));
+    // The order's HSET is the second command on the kv.set step (after none: the first kv.set reach is the order's hash).
+    const s = parseScenario(JSON.stringify({
+      format: SCENARIO_FORMAT, name: 'lost HSET', seed: 1,
+      service: { module: 'orders', instances: 1, leaseMs: 5000, allowUnsafeLease: true, clockOffsetMs: [] },
+      client: { keySource: 'tool_call', policy: 'bug-report-harness', maxAttempts: 1, timeoutMs: 1000, model: { resubmits: 0, reword: false } },
+      network: { latencyMeanMs: 1, latencySdMs: 0, loseResponses: 0 },
+      faults: { loseResponseAfterCommit: 0, crashMidRequest: 1, slowMs: 0, crashAt: 'kv.set: answer lost', crashAtNth: 1 },
+      operations: [{ id: 'op1', runId: 'run-1', module: 'order', title: 'order 1', steps: '', workers: 1, startMs: 0, staggerMs: 0 }],
+      expect: {},
+    }));
+    const trace = (await runScenario(s, { service: def, keepTrace: true })).trace.join('\n');
+    expect(trace).toMatch(/kv\.set +HSET order:1 /);
+    expect(trace).toContain('the answer to HSET was lost after the store ran it');
   });
 });

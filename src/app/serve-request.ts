@@ -281,7 +281,7 @@ export async function serveRequest(desc: AppDescriptor, inst: AppInstance, store
           // On the trace where it strikes: an app that catches the error and answers its own 500 would otherwise hide the fault.
           sim.note?.(`${label}: answer lost (the store ran it; the app's client saw SocketClosedUnexpectedlyError)`);
           next.c.lost?.();
-          next.reject(new KvConnectionLost(next.c.name.toUpperCase()));
+          next.reject(new KvConnectionLost(next.c.verb ?? next.c.name.toUpperCase()));
           continue;
         }
         next.resolve(value);
