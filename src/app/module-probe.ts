@@ -85,6 +85,20 @@ export function moduleStateLine(app: string, how: 'shared' | 'carried', probe: M
   return `${what}: with its modules loaded once per simulated process, as two replicas or a restarted process load them, it fails ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${probe.runs}) — ${MODULE_STATE_ADVICE}`;
 }
 
+/**
+ * The line of an exhaustive search that held while its module probe failed,
+ * where the probe's counterexample fails with the modules loaded once too:
+ * the probe's runs are the random campaign's (the same seed and faults), a
+ * space the small scenarios do not cover, so what it found is a failure the
+ * search did not reach — not module-level state, which the line used to
+ * blame (an app with no state outside its store read "holds only because
+ * its simulated instances share module-level state").
+ */
+export function probeFoundLine(app: string, probe: ModuleProbe): string {
+  const p = probe.result;
+  return `app '${app}' fails: the module-state probe (the random campaign's runs 1–${probe.runs} of the same seed and faults, one module load per simulated process) found a failure the exhaustive search's small scenarios did not reach: ${invariantsOf(p)} (run ${p.firstFailureRun ?? p.runs} of ${probe.runs}); with the app's modules loaded once the same scenario fails too, so it is not module-level state — the random campaign (without --explore) searches that space`;
+}
+
 /** A result as a shard file or a report keeps it: without the counterexample's scenario (its file has it). */
 export function withoutScenario(r: ServiceCampaignResult): ServiceCampaignResult {
   if (r.counterexample === undefined) return r;

@@ -22,7 +22,8 @@ import { sizeText } from '../scenario/arbitraries.js';
 import { freshReplayProblem, serviceNotReproduced } from './fresh-replay.js';
 import { serviceProgress } from './service-progress.js';
 import { PER_PROCESS_ENV, perProcessFromEnv } from '../app/per-process.js';
-import { MODULE_PROBE_RUNS, moduleStateLine, runModuleProbe, withoutScenario, type ModuleProbe } from '../app/module-probe.js';
+import { MODULE_PROBE_RUNS, moduleStateLine, probeFoundLine, runModuleProbe, withoutScenario, type ModuleProbe } from '../app/module-probe.js';
+import { runScenario } from '../scenario/run.js';
 import { DEFAULT_SHRINK_BUDGET, parseDuration, parseShard, shardFromEnv, shardJson, shardRanLine } from './shard-args.js';
 import { SERVICE_SHARD_FORMAT, type ServiceShardFile } from '../service/shard.js';
 import type { ServiceDefinition } from '../service/definition.js';
@@ -281,7 +282,12 @@ export async function run(argv: string[], again = false): Promise<number> {
         log(`module state: held with the app's modules loaded once for all simulated processes; the first ${Math.min(runs, probeRuns)} runs again with one load per process, as separate processes load them${shard !== undefined ? ' (for the whole campaign: merge judges it)' : ''}`);
         probed = await probe();
         const p = probed.result;
-        if (p.verdict === 'fails' && shard === undefined) adopt(probed, moduleStateLine(def.name, 'shared', probed));
+        if (p.verdict === 'fails' && shard === undefined) {
+          // An exhaustive search's probe runs the random campaign's scenarios, which the search never ran: a failure
+          // there that the modules loaded once show too is the app's, not its module state's.
+          const failsOnce = explore === 'exhaustive' && p.counterexample !== undefined && (await runScenario(p.counterexample.scenario, { service: def })).violations.length > 0;
+          adopt(probed, failsOnce ? probeFoundLine(def.name, probed) : moduleStateLine(def.name, 'shared', probed));
+        }
         else if (p.verdict === 'fails') log(`module state: with one load per process it fails (run ${p.firstFailureRun ?? p.runs} of ${probed.runs}); merge gives the campaign's verdict`);
         else log(`module state: the same verdict with one load per process (${p.runs} runs)`);
       }
