@@ -122,6 +122,26 @@ function otherSpelling(target: object, prop: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What to name when an app calls `prop`, which the client (or a MULTI chain)
+ * lacks: a node-redis command the store does not simulate, as `call` writes
+ * it, or another spelling of one it has; undefined for any other name (left
+ * undefined, as on node-redis, so feature detection reads the same).
+ */
+function missingMethod(target: object, prop: string, call: string): string | undefined {
+  if (NOT_SIMULATED.has(prop.toLowerCase())) return call;
+  const spelled = otherSpelling(target, prop);
+  return spelled === undefined ? undefined : `${call.endsWith(')') ? call : `${call}()`} (node-redis spells it ${spelled}(); ioredis's lower-case names are not simulated)`;
+}
+
+/** The function a missing method is: it reports the call to the host (exit 2 whatever the app does with the error) and throws. */
+function refusing(named: string): () => never {
+  return () => {
+    sink?.unsupported?.(named);
+    throw new KvUnsupportedCommand(named);
+  };
+}
+
 /** node-redis's upper-case command names of the methods the store has (`SET` is `set`, `PEXPIRE` is `pExpire`). */
 const RAW_NAMES: Readonly<Record<string, keyof KvClient>> = { GET: 'get', SET: 'set', SETEX: 'setEx', PSETEX: 'pSetEx', EXISTS: 'exists', DEL: 'del', GETDEL: 'getDel', INCR: 'incr', INCRBY: 'incrBy', DECR: 'decr', DECRBY: 'decrBy', HSET: 'hSet', HGET: 'hGet', HGETALL: 'hGetAll', HDEL: 'hDel', HINCRBY: 'hIncrBy', HLEN: 'hLen', EXPIRE: 'expire', PEXPIRE: 'pExpire', TTL: 'ttl', PTTL: 'pTTL', PING: 'ping', QUIT: 'quit', MULTI: 'multi', WATCH: 'watch', UNWATCH: 'unwatch' };
 
@@ -476,14 +496,8 @@ export class KvMulti {
         const raw = typeof key === 'string' ? MULTI_RAW_NAMES[key] : undefined;
         const prop = raw ?? key;
         if (typeof prop === 'string' && raw === undefined && !(prop in target)) {
-          const spelled = NOT_SIMULATED.has(prop.toLowerCase()) ? undefined : otherSpelling(target, prop);
-          if (NOT_SIMULATED.has(prop.toLowerCase()) || spelled !== undefined) {
-            const named = spelled === undefined ? `multi().${prop}()` : `multi().${prop}() (node-redis spells it ${spelled}(); ioredis's lower-case names are not simulated)`;
-            return () => {
-              sink?.unsupported?.(named);
-              throw new KvUnsupportedCommand(named);
-            };
-          }
+          const named = missingMethod(target, prop, `multi().${prop}()`);
+          if (named !== undefined) return refusing(named);
         }
         const v = Reflect.get(target, prop, target) as unknown;
         // Methods run on the target (its #fields), and answer the proxy for chaining.
@@ -506,12 +520,7 @@ export class KvMulti {
   }
 
   set(key: string, value: string | number, options: NodeRedisSetOptions = {}): this {
-    const r = setCommand(key, value, options);
-    if ('refused' in r) {
-      this.#refused ??= r.refused;
-      return this;
-    }
-    return this.#add(r.c);
+    return this.#addOrRefuse(setCommand(key, value, options));
   }
 
   del(keys: string | readonly string[]): this {
@@ -543,15 +552,15 @@ export class KvMulti {
   }
 
   setEx(key: string, seconds: number, value: string | number): this {
-    return this.#addSetEx(setExCommand(key, seconds, value, 'SETEX'));
+    return this.#addOrRefuse(setExCommand(key, seconds, value, 'SETEX'));
   }
 
   pSetEx(key: string, ms: number, value: string | number): this {
-    return this.#addSetEx(setExCommand(key, ms, value, 'PSETEX'));
+    return this.#addOrRefuse(setExCommand(key, ms, value, 'PSETEX'));
   }
 
   hSet(key: string, a: unknown, b?: unknown): this {
-    return this.#addSetEx(hsetCommand(key, a, b));
+    return this.#addOrRefuse(hsetCommand(key, a, b));
   }
 
   hGet(key: string, field: string): this {
@@ -574,7 +583,8 @@ export class KvMulti {
     return this.#add(hincrbyCommand(key, field, increment));
   }
 
-  #addSetEx(r: { c: KvCommand } | { refused: TypeError }): this {
+  /** A command node-redis can send is queued; one it cannot is kept for exec() to reject with, as node-redis encodes at exec. */
+  #addOrRefuse(r: { c: KvCommand } | { refused: TypeError }): this {
     if ('refused' in r) {
       this.#refused ??= r.refused;
       return this;
@@ -644,13 +654,8 @@ export class KvClient extends EventEmitter {
         // without them an app written so answered 500 to everything and read "inconclusive".
         if (typeof prop === 'string' && RAW_NAMES[prop] !== undefined) return Reflect.get(target, RAW_NAMES[prop], receiver) as unknown;
         if (typeof prop === 'string' && !(prop in target)) {
-          const named = NOT_SIMULATED.has(prop.toLowerCase()) ? prop : otherSpelling(target, prop) === undefined ? undefined : `${prop}() (node-redis spells it ${otherSpelling(target, prop)}(); ioredis's lower-case names are not simulated)`;
-          if (named !== undefined) {
-            return () => {
-              sink?.unsupported?.(named);
-              throw new KvUnsupportedCommand(named);
-            };
-          }
+          const named = missingMethod(target, prop, prop);
+          if (named !== undefined) return refusing(named);
         }
         return Reflect.get(target, prop, receiver) as unknown;
       },
@@ -757,6 +762,11 @@ export class KvClient extends EventEmitter {
     this.emit('end');
   }
 
+  /** A command node-redis can send goes out; one it cannot (a value of the wrong type) rejects with its TypeError, nothing sent. */
+  private sendOrRefuse<T>(r: { c: KvCommand } | { refused: TypeError }): Promise<T> {
+    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen<T>(r.c);
+  }
+
   /** Every command goes through here: a closed client refuses it, as node-redis does, before it reaches the store. */
   private sendOpen<T>(c: KvCommand): Promise<T> {
     if (closed.has(this)) return Promise.reject(new ClientClosedError());
@@ -843,8 +853,7 @@ export class KvClient extends EventEmitter {
    * effects view (`kv.get`, `kv.scan`) reads a hash as the JSON of its fields.
    */
   hSet(key: string, a: unknown, b?: unknown): Promise<number> {
-    const r = hsetCommand(key, a, b);
-    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+    return this.sendOrRefuse(hsetCommand(key, a, b));
   }
 
   /** HGET key field: the value, or null. */
@@ -874,14 +883,12 @@ export class KvClient extends EventEmitter {
 
   /** SETEX key seconds value: 'OK' (SET with EX; the older spelling many apps keep). */
   setEx(key: string, seconds: number, value: string | number): Promise<string | null> {
-    const r = setExCommand(key, seconds, value, 'SETEX');
-    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+    return this.sendOrRefuse(setExCommand(key, seconds, value, 'SETEX'));
   }
 
   /** PSETEX key ms value: 'OK'. */
   pSetEx(key: string, ms: number, value: string | number): Promise<string | null> {
-    const r = setExCommand(key, ms, value, 'PSETEX');
-    return 'refused' in r ? Promise.reject(r.refused) : this.sendOpen(r.c);
+    return this.sendOrRefuse(setExCommand(key, ms, value, 'PSETEX'));
   }
 
   /** EXPIRE key seconds [NX|XX|GT|LT]: 1 when the key exists and the mode let it set the expiry. */
