@@ -16,7 +16,8 @@ const LEASE_MS = 5000;
  * operation (two workers on its key when concurrency is in the space) with
  * at most one fault — a lost answer, a crash at each crash point, a slow or
  * paused request at each step (paused past the client's timeout, so the
- * retry arrives while it is stalled), a kill at each step or as its answer
+ * retry arrives while it is stalled; paused past the lease, retried through
+ * it and retried once after it), a kill at each step or as its answer
  * leaves — or two tenants
  * whose raw keys coincide (also with both answers lost, so each retries),
  * or the same key sent again with another body.
@@ -54,6 +55,12 @@ export function serviceSmallScenarios(def: ServiceDefinition, module: string, fa
     // expires (a lease, a TTL near it) is taken over while its holder still runs — the random campaign's
     // pause-past-the-lease case, which the 2.5 s pause above never reaches (a 5 s key TTL held "(all)").
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the lease, retried through it`, has('pause'), { faults: { pause: { atStep: s, ms: 2 * LEASE_MS, count: 1 } }, client: { ...base.client, maxAttempts: 5, timeoutMs: Math.round(0.9 * LEASE_MS) } }]),
+    // The same pause with a client that outwaits the lease (its one retry goes out after the lease is
+    // over, while the holder still sleeps): the retry above, patient for most of a lease, sends every
+    // attempt within a short backoff of its timeout, before a 5 s lock expires, so a retry that takes an
+    // expired lock over from a holder that then writes anyway (a SET NX EX lock, no fencing) was only
+    // found by the random campaign (its run 9; 82,911 schedules here held).
+    ...steps.map((s): [string, boolean, Record<string, unknown>] => [`one request paused at ${s} past the lease, retried after it`, has('pause'), { faults: { pause: { atStep: s, ms: 2 * LEASE_MS, count: 1 } }, client: { ...base.client, maxAttempts: 2, timeoutMs: Math.round(1.1 * LEASE_MS) } }]),
     ...steps.map((s): [string, boolean, Record<string, unknown>] => [`kill at ${s}`, has('kill'), { faults: { kill: { atStep: s, restartAfterMs: 5 } } }]),
     // The work done, the answer never sent, the process back without its memory (an in-process cache of answers).
     ['kill as its answer leaves', has('kill'), { faults: { kill: { atAnswer: 1, restartAfterMs: 5 } } }],
