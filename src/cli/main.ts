@@ -45,7 +45,7 @@ export function version(): string {
 }
 
 /** Commands that take a user service: `--app PATH` names an unmodified Node app there (src/app/). */
-const APP_COMMANDS = new Set(['check', 'replay', 'serve', 'conformance']);
+const APP_COMMANDS = new Set(['check', 'replay', 'serve', 'conformance', 'matrix']);
 
 /**
  * `--app PATH` is `--service PATH`: the loader recognises a module whose

@@ -1,4 +1,4 @@
-import { flags, seedFlag, usage, writableDir, writableFile } from './args.js';
+import { UsageError, flags, seedFlag, usage, writableDir, writableFile } from './args.js';
 import { MATRIX_COLUMNS, MATRIX_ROWS, canonicalScenario, rowName, EXPECTED_REPORTS } from '../scenario/canonical.js';
 import { runScenario } from '../scenario/run.js';
 import { textTable } from '../report/table.js';
@@ -7,8 +7,16 @@ import { recordScenario } from '../scenario/record.js';
 import { printScenario } from '../scenario/load.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { loadService } from '../service/load.js';
+import { ServiceError } from '../service/errors.js';
+import type { ServiceDefinition } from '../service/definition.js';
+import { isHostedApp, moduleFlag } from '../app/define.js';
+import { plural } from '../service/noun.js';
+import { keySourceWords } from '../harness/keys.js';
+import { JUDGED_KEY_SOURCES, serviceMatrixCells, serviceMatrixColumns, serviceMatrixFileName, type ServiceMatrixCell } from '../service/matrix.js';
 
 const HELP = `retrysim matrix [--json] [--seed N] [--write-scenarios DIR] [--html FILE]
+       retrysim matrix --service PATH | --app PATH [--json] [--seed N] [--write-scenarios DIR] [--html FILE]
 
 Runs every canonical scenario of SPEC §4 (columns) for every write strategy /
 key source (rows) and prints how many reports the server holds for the one
@@ -25,7 +33,20 @@ expectation are marked with '!' and make the exit code 1.
              also write the matrix as a page: every cell (and conformance's kill
              column) clickable, each opening its run in the stepper
 
-Exit: 0 every cell as expected, 1 a cell differs, 2 bad flags (nothing written).`;
+With --service PATH (or --app PATH), your own service or app instead: one
+row per key source of the built-in client (none, per_attempt, tool_call,
+business), one column per scenario of \`retrysim conformance --service PATH\`
+(no fault, lost answers, a crash at each crash point, a concurrent
+duplicate, two instances, a kill at each step and as the answer leaves, key
+reuse), each cell one run on the simulation (no real process), counting the
+effects the operation left. The rows with a stable key (tool_call, business)
+are judged: the goal is exactly one effect and no invariant broken; none and
+per_attempt send a retry as a new operation and are shown, not judged.
+--write-scenarios writes DIR/<column>/<keySource>.json, each replayed by
+\`retrysim replay --service PATH FILE --trace\`.
+
+Exit: 0 every cell as expected, 1 a cell differs, 2 bad flags or a broken
+service (nothing written).`;
 
 /** Writes every canonical cell, with its recorded schedule, under `dir`. */
 export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {
@@ -55,8 +76,10 @@ export async function computeMatrix(seed = 1): Promise<Record<string, Record<str
 
 /** Runs the subcommand with its arguments; resolves to the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' }, html: { type: 'string' } }, HELP);
+  const a = flags('matrix', argv, { json: { type: 'boolean' }, seed: { type: 'string' }, 'write-scenarios': { type: 'string' }, html: { type: 'string' }, service: { type: 'string' } }, HELP);
   if (typeof a === 'number') return a;
+  const module = a.values.service;
+  if (module !== undefined) return serviceMatrix(module, a.values);
   return usage('matrix', () => matrix(a.values, seedFlag(a.values.seed)));
 }
 
@@ -96,5 +119,95 @@ async function matrix(values: { json?: boolean; 'write-scenarios'?: string; html
   console.log('\nColumns: SPEC §4 canonical scenarios 1–6. Each cell is one deterministic run; replay any cell with');
   console.log('  retrysim replay scenarios/canonical/<column>/<variant>--<keySource>.json --trace');
   console.log(mismatches === 0 ? 'Every cell holds the expected count (src/scenario/canonical.ts).' : `${mismatches} cell(s) differ from the expected count (src/scenario/canonical.ts).`);
+  return code;
+}
+
+/**
+ * `retrysim matrix --service PATH`: the user's service or app, a row per key
+ * source, conformance's columns, on the simulation only. Bad flags and a
+ * module that does not load or is not a service are one line, exit 2, before
+ * anything is written; a service that breaks during a run (a handler that
+ * misbehaves in a way retrysim names) is the same line check gives, exit 2.
+ */
+async function serviceMatrix(module: string, values: { json?: boolean; seed?: string; 'write-scenarios'?: string; html?: string }): Promise<number> {
+  let def: ServiceDefinition | undefined;
+  let seed = 1;
+  const dir = values['write-scenarios'];
+  const bad = await usage('matrix', async () => {
+    seed = seedFlag(values.seed);
+    if (values.html !== undefined) writableFile('html', values.html);
+    if (dir !== undefined) writableDir('write-scenarios', dir);
+    try {
+      def = await loadService(module);
+    } catch (e) {
+      if (e instanceof ServiceError) throw new UsageError(e.message);
+      throw e;
+    }
+    return 0;
+  });
+  if (bad !== 0) return bad;
+  const d = def!;
+  let cells: ServiceMatrixCell[];
+  try {
+    // With --html the page's runs are the ones printed: one set of runs, one truth.
+    cells = values.html === undefined ? await serviceMatrixCells(d, module, seed) : await (await import('../report/html/matrix-page.js')).writeServiceMatrixPage(values.html, d, module, seed);
+  } catch (e) {
+    if (e instanceof ServiceError) {
+      console.error(`retrysim matrix: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (values.html !== undefined) console.error(`wrote ${values.html}`);
+  if (dir !== undefined) {
+    for (const c of cells) {
+      const file = join(dir, serviceMatrixFileName(c));
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, printScenario(c.scenario));
+    }
+    console.error(`wrote ${cells.length} scenario files under ${dir}`);
+  }
+  const columns = serviceMatrixColumns(cells);
+  const rows: Record<string, Record<string, number>> = {};
+  const violations: Record<string, Record<string, string[]>> = {};
+  const matches: Record<string, Record<string, boolean>> = {};
+  for (const c of cells) {
+    (rows[c.keySource] ??= {})[c.column] = c.effects;
+    (violations[c.keySource] ??= {})[c.column] = c.violations;
+    (matches[c.keySource] ??= {})[c.column] = c.ok;
+  }
+  const differ = cells.filter((c) => !c.ok);
+  const code = differ.length === 0 ? 0 : 1;
+  const noun = d.effects.noun ?? 'effect';
+  if (values.json) {
+    console.log(JSON.stringify({ service: d.name, module, app: isHostedApp(d), noun, seed, columns, keySources: Object.keys(rows), judged: JUDGED_KEY_SOURCES, rows, violations, matches, mismatches: differ.length }));
+    return code;
+  }
+  const flag = moduleFlag(d);
+  console.log(`retrysim matrix ${flag} ${module} — ${isHostedApp(d) ? 'app' : 'service'} ${d.name}, seed ${seed}; ${plural(noun)} held for one logical operation (goal with a stable key: never two, no invariant broken)\n`);
+  // One line per scenario and a column per key source: an app has a crash and a kill column per store
+  // command (25 in all), too many to read across a terminal.
+  const keySources = Object.keys(rows) as Array<ServiceMatrixCell['keySource']>;
+  console.log(textTable(['scenario', ...keySources.map((k) => `${k}${JUDGED_KEY_SOURCES.includes(k) ? '' : ' (not judged)'}`)], columns.map((col) => [
+    col,
+    ...keySources.map((k) => {
+      const c = cells.find((x) => x.keySource === k && x.column === col);
+      if (c === undefined) return '-';
+      return c.ok ? String(c.effects) : `${c.effects} !${c.violations.length > 0 ? ` (${c.violations.join(', ')})` : ''}`;
+    }),
+  ])));
+  console.log(`\nColumns: where the built-in client's Idempotency-Key comes from — ${keySources.map((k) => `${k}: ${keySourceWords(k)}`).join('; ')}.`);
+  console.log(`tool_call and business keep one key across a call's retries and are judged (goal: never a second ${noun}, no invariant broken — 0 is a client that gave up`);
+  console.log(`without being told it succeeded); none and per_attempt send a retry as a new operation, shown, not judged.`);
+  console.log(`Lines: the scenarios of retrysim conformance ${flag} ${module} (which runs them against real processes too). Each cell is one run on the simulation's default schedule,`);
+  console.log(`not a search: retrysim check ${flag} ${module} searches interleavings and faults. --write-scenarios DIR writes each cell as DIR/<scenario>/<keySource>.json,`);
+  console.log(`replayed by retrysim replay ${flag} ${module} FILE --trace.`);
+  const none = cells.filter((c) => c.judged && c.ok && c.effects === 0);
+  if (none.length > 0) console.log(`${none.length} judged cell(s) made no ${noun}, and no invariant says the client was told otherwise: it gave up (${none.map((c) => `${c.keySource} ${c.column}`).join('; ')}).`);
+  if (differ.length === 0) console.log(`No judged cell holds a second ${noun} or breaks an invariant.`);
+  else {
+    console.log(`${differ.length} judged cell(s) differ from the goal:`);
+    for (const c of differ) console.log(`  ${c.keySource} ${c.column}: ${c.effects} ${c.effects === 1 ? noun : plural(noun)}${c.violations.length > 0 ? `; broken: ${c.violations.join(', ')}` : ''}`);
+  }
   return code;
 }

@@ -4,6 +4,12 @@ import { observeScenario } from './stepper-data.js';
 import { printScenario } from '../../scenario/load.js';
 import { scheduleOf } from '../../scenario/record.js';
 import type { MatrixPageData } from './matrix-types.js';
+import type { ServiceDefinition } from '../../service/definition.js';
+import { JUDGED_KEY_SOURCES, serviceMatrixCells, serviceMatrixColumns, serviceMatrixFileName, type ServiceMatrixCell } from '../../service/matrix.js';
+import { isHostedApp, moduleFlag } from '../../app/define.js';
+import { plural } from '../../service/noun.js';
+import { ListChoice } from '../../sim/choice/list.js';
+import type { StepperData } from './stepper-types.js';
 
 /**
  * Runs every canonical cell — the six matrix columns (slow takeover among
@@ -41,4 +47,37 @@ export function matrixRows(d: MatrixPageData): Record<string, Record<string, num
   const out: Record<string, Record<string, number>> = {};
   for (const row of d.rows) out[row] = Object.fromEntries(MATRIX_COLUMNS.map((c) => [c, d.cells[row]![c]!.reports]));
   return out;
+}
+
+/**
+ * A user's service matrix (`retrysim matrix --service PATH --html FILE`):
+ * every cell observed for the stepper, each offered as a scenario file (a
+ * user's service has no checked-in ones), and the cells themselves, so the
+ * command prints the very runs the page shows.
+ */
+export async function serviceMatrixPageData(def: ServiceDefinition, module: string, seed = 1): Promise<{ data: MatrixPageData; cells: ServiceMatrixCell[] }> {
+  const flag = moduleFlag(def);
+  const observed: StepperData[] = [];
+  const cells = await serviceMatrixCells(def, module, seed, async (s) => {
+    const { data, run } = await observeScenario(s, {}, { service: def, choices: new ListChoice([]) });
+    observed.push(data);
+    return run;
+  });
+  const page: MatrixPageData['cells'] = {};
+  cells.forEach((c, i) => {
+    const file = serviceMatrixFileName(c).replace('/', '--');
+    // The cell's file records what its run did as its expect (as --write-scenarios writes it): the page shows
+    // that file's run, so its expect is the file's, met — not the empty one the run was made with.
+    const run = { ...observed[i]!, replay: `retrysim replay ${flag} ${module} ${file} --trace   (save it with the link above)`, expect: { reports: { op1: c.effects }, violations: c.violations, met: true, problems: [] } };
+    // A line per scenario and a column per key source, as the command prints it (an app has 25 scenarios).
+    (page[c.column] ??= {})[c.keySource] = { reports: c.effects, violations: c.violations, run, save: { file, text: printScenario(c.scenario) }, judged: c.judged, ok: c.ok };
+  });
+  const data: MatrixPageData = {
+    seed,
+    subject: { kind: isHostedApp(def) ? 'app' : 'service', name: def.name, module, flag, nouns: plural(def.effects.noun ?? 'effect'), judged: [...JUDGED_KEY_SOURCES] },
+    columns: [...new Set(cells.map((c) => c.keySource))],
+    rows: serviceMatrixColumns(cells),
+    cells: page,
+  };
+  return { data, cells };
 }

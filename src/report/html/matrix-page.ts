@@ -2,12 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { clientScript } from './bundle.js';
 import { htmlPage } from './page.js';
 import { BASE_CSS, MATRIX_CSS, STEPPER_CSS } from './styles.js';
-import { matrixPageData, matrixRows } from './matrix-data.js';
+import { matrixPageData, matrixRows, serviceMatrixPageData } from './matrix-data.js';
+import type { ServiceDefinition } from '../../service/definition.js';
+import type { ServiceMatrixCell } from '../../service/matrix.js';
 import type { MatrixPageData } from './matrix-types.js';
 
 /** The fault-matrix page: a clickable grid; a click opens that cell's run in the stepper. */
 export async function matrixPage(data: MatrixPageData): Promise<string> {
-  return htmlPage({ title: 'retrysim · the fault matrix', css: BASE_CSS + STEPPER_CSS + MATRIX_CSS, data, script: await clientScript('matrix') });
+  return htmlPage({ title: data.subject ? `retrysim · the fault matrix of ${data.subject.name}` : 'retrysim · the fault matrix', css: BASE_CSS + STEPPER_CSS + MATRIX_CSS, data, script: await clientScript('matrix') });
 }
 
 /**
@@ -18,4 +20,11 @@ export async function writeMatrixPage(out: string, seed = 1): Promise<Record<str
   const data = await matrixPageData(seed);
   writeFileSync(out, await matrixPage(data));
   return matrixRows(data);
+}
+
+/** `retrysim matrix --service PATH --html FILE`: runs every cell observed, writes the page, returns the cells it shows. */
+export async function writeServiceMatrixPage(out: string, def: ServiceDefinition, module: string, seed = 1): Promise<ServiceMatrixCell[]> {
+  const { data, cells } = await serviceMatrixPageData(def, module, seed);
+  writeFileSync(out, await matrixPage(data));
+  return cells;
 }

@@ -15,11 +15,28 @@ export interface MatrixCellData {
    * can be replayed (`run.replay` names the file).
    */
   save?: { file: string; text: string };
+  /** A user's service matrix: whether the cell is judged (a stable key) and met its goal (no second effect, no invariant broken). */
+  judged?: boolean;
+  ok?: boolean;
+}
+
+/** Whose matrix it is, when it is a user's service or app (`retrysim matrix --service PATH`) and not the built-in tracker's. */
+export interface MatrixSubject {
+  kind: 'service' | 'app';
+  name: string;
+  module: string;
+  /** `--service` or `--app`, for the replay lines. */
+  flag: string;
+  /** The plural of the service's `effects.noun`. */
+  nouns: string;
+  /** The rows (key sources) whose cells are judged. */
+  judged: string[];
 }
 
 /** Everything the matrix page draws. */
 export interface MatrixPageData {
   seed: number;
+  subject?: MatrixSubject;
   columns: string[];
   rows: string[];
   /** row name → column → cell */
