@@ -74,7 +74,7 @@ export async function serviceMatrixPageData(def: ServiceDefinition, module: stri
   });
   const data: MatrixPageData = {
     seed,
-    subject: { kind: isHostedApp(def) ? 'app' : 'service', name: def.name, module, flag, nouns: plural(def.effects.noun ?? 'effect'), judged: [...JUDGED_KEY_SOURCES] },
+    subject: { kind: isHostedApp(def) ? 'app' : 'service', name: def.name, module, flag, noun: def.effects.noun ?? 'effect', nouns: plural(def.effects.noun ?? 'effect'), judged: [...JUDGED_KEY_SOURCES] },
     columns: [...new Set(cells.map((c) => c.keySource))],
     rows: serviceMatrixColumns(cells),
     cells: page,

@@ -27,7 +27,8 @@ export interface MatrixSubject {
   module: string;
   /** `--service` or `--app`, for the replay lines. */
   flag: string;
-  /** The plural of the service's `effects.noun`. */
+  /** The service's `effects.noun`, and its plural. */
+  noun: string;
   nouns: string;
   /** The rows (key sources) whose cells are judged. */
   judged: string[];

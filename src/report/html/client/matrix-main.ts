@@ -15,11 +15,11 @@ app.replaceChildren();
 const cellClass = (n: number): string => (n === 1 ? 'good' : n > 1 ? 'dup' : 'none');
 // A user's service or app (matrix --service PATH) counts its own effects, by key source; the built-in tracker counts reports, by variant and key source.
 const subject = data.subject;
-const held = (n: number): string => (subject ? `${n} of its ${subject.nouns}` : `${n} report${n === 1 ? '' : 's'}`);
+const held = (n: number): string => `${n} ${subject ? (n === 1 ? subject.noun : subject.nouns) : n === 1 ? 'report' : 'reports'}`;
 const view = el('section', { id: 'cell-view', 'aria-label': 'the chosen cell, step by step' }, el('p', { class: 'muted' }, 'Click a cell to step through its run.'));
 const buttons = new Map<string, HTMLTableCellElement>();
 const table = el('table', { class: 'matrix', id: 'matrix' },
-  el('thead', {}, el('tr', {}, el('th', {}, subject ? 'scenario / key source' : 'variant / key source'), ...data.columns.map((c) => el('th', { class: 'col' }, c.replace(/_/g, ' '))))),
+  el('thead', {}, el('tr', {}, el('th', {}, subject ? 'scenario / key source' : 'variant / key source'), ...data.columns.map((c) => el('th', { class: 'col' }, c.replace(/_/g, ' '), subject && !subject.judged.includes(c) ? el('span', { class: 'muted' }, ' (not judged)') : null)))),
   el('tbody', {}, ...data.rows.map((row) => el('tr', {}, el('th', { scope: 'row' }, ...row.split('/').flatMap((part, i) => (i === 0 ? [part] : ['/', el('wbr'), part]))), ...data.columns.map((col) => {
     const c = data.cells[row]![col];
     // Without a key there is no key to reuse: nothing was run there.
@@ -31,7 +31,8 @@ const table = el('table', { class: 'matrix', id: 'matrix' },
     const b = el('button', { type: 'button', 'data-row': row, 'data-col': col, 'aria-label': said, title: said },
       String(c.reports), differs ? el('span', { class: 'diff', 'aria-hidden': 'true' }, ' !') : null);
     b.addEventListener('click', () => open(row, col, 0));
-    const td = el('td', { class: `cell ${cellClass(c.reports)}` }, b);
+    // A judged cell of a user's service that broke an invariant with the right count (a replay answered otherwise, a reused key accepted) is a miss: red too.
+    const td = el('td', { class: `cell ${differs && subject ? 'dup' : cellClass(c.reports)}` }, b);
     buttons.set(`${col}/${row}`, td);
     return td;
   })))));
@@ -41,7 +42,7 @@ const intro = subject
     `Each cell is one deterministic run (seed ${data.seed}) of one of retrysim conformance's scenarios (rows) against ${subject.kind} ${subject.name} (${subject.module}), its built-in client taking the Idempotency-Key from the column's key source, on the simulated network and clock — one schedule per cell, not a search (retrysim check ${subject.flag} ${subject.module} searches); `,
     `the number is how many ${subject.nouns} the operation left at the end — counted from that run by the ${subject.kind}'s own effects. `,
     `The columns ${subject.judged.join(' and ')} keep one key across a call's retries and are judged: the goal is never a second one and no invariant broken ("!" marks a miss; none is a client that gave up without being told it succeeded). The others send a retry as a new operation: shown, not judged. `,
-    'Green: exactly one. Red: a duplicate. Amber: none. Every cell can be saved as a scenario file and replayed.')
+    'Green: exactly one. Red: a duplicate, or a judged cell that broke an invariant. Amber: none. Every cell can be saved as a scenario file and replayed.')
   : el('p', { class: 'matrix-intro' },
     `Each cell is one deterministic run (seed ${data.seed}) of a canonical scenario (columns) against a write strategy and key source (rows), on the simulated network and real SQLite; `,
     'the number is how many reports the server holds at the end — counted from that run, not copied from a table. ',
