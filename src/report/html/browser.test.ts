@@ -38,7 +38,7 @@ function cli(...args: string[]): string {
 describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () => {
   let browser: Browser;
   let dir: string;
-  const pages = { stepper: '', herd: '', matrix: '' };
+  const pages = { stepper: '', herd: '', matrix: '', serviceMatrix: '' };
 
   beforeAll(async () => {
     // A fixed place inside this checkout, named relative to it: the file name
@@ -56,6 +56,9 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     cli('replay', race, '--html', pages.stepper);
     cli('herd', '--html', pages.herd, '--strategies', 'full', '--clients', '50', '--runs', '100');
     cli('matrix', '--html', pages.matrix);
+    pages.serviceMatrix = join(ROOT, dir, 'service-matrix.html');
+    // Exit 1 (a judged miss), said on stderr; the page is written either way.
+    spawnSync(process.execPath, [join(ROOT, 'bin', 'retrysim.js'), 'matrix', '--service', 'examples/two-transactions/service.ts', '--html', pages.serviceMatrix], { cwd: ROOT });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath!, headless: true, args: CHROMIUM_ARGS });
   });
@@ -305,6 +308,30 @@ describe.skipIf(chromiumPath === undefined)('the pages in a real Chromium', () =
     expect(await page.locator('#cell-view .st-violation.active').textContent()).toContain('exactly-one breaks here');
     expect(await page.locator('#cell-view g.k-lease').count()).toBe(1); // the lease running out is drawn
     await page.screenshot({ path: join(SHOTS, 'matrix-cell.png'), fullPage: false });
+    await close();
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
+  });
+
+  it("a service's matrix page (matrix --service): the command's cells, a judged miss in red, a click opens the run and offers it as a file", async () => {
+    const { page, errors, blocked, close } = await open(pages.serviceMatrix);
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'retrysim.js'), 'matrix', '--service', 'examples/two-transactions/service.ts', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    const json = JSON.parse(r.stdout) as { rows: Record<string, Record<string, number>> };
+    const grid: Record<string, Record<string, number>> = await page.evaluate(`(() => {
+      const out = {};
+      for (const b of document.querySelectorAll('td.cell button')) (out[b.dataset.col] ??= {})[b.dataset.row] = Number(b.firstChild.textContent);
+      return out;
+    })()`);
+    expect(grid).toEqual(json.rows);
+    const miss = page.locator('button[data-row="crash_at:between-transactions"][data-col="tool_call"]');
+    expect(await miss.getAttribute('aria-label')).toBe('crash_at:between-transactions, tool call: 2 orders held, judged: missed; broken: exactly-one. Opens its run.');
+    expect(await page.locator('td.cell.dup button[data-row="crash_at:between-transactions"][data-col="tool_call"]').count()).toBe(1);
+    expect(await page.locator('thead').textContent()).toContain('per attempt (not judged)');
+    await miss.click();
+    await page.waitForSelector('#cell-view .stepper');
+    expect(await page.locator('#cell-view a[download]').getAttribute('download')).toBe('crash_at_between-transactions--tool_call.json');
+    expect(await page.locator('#cell-view').textContent()).toContain('expect: met');
     await close();
     expect(errors).toEqual([]);
     expect(blocked).toEqual([]);
