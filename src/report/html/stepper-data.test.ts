@@ -181,9 +181,10 @@ describe('the summary is written from the run', () => {
     const file = join('examples', 'app-express-idempotency', 'counterexamples', 'express-idempotency-exactly-one-539efd7e.json');
     const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
     // Until 2026-12 the sentence went from "adding an order" to "answered 500": the reader never learnt why #2 found the key free.
-    expect(data.summary[0]).toMatch(/adding an order, then ran kv\.del, and answered 500\.$/);
-    // The lost answer said once, in the words of the line that says what the store did.
-    expect(data.summary[0]).toMatch(/^#1 ran kv\.get, kv\.set, kv\.incr and kv\.set \(answer lost: the store ran it; the app's client saw SocketClosedUnexpectedlyError\), adding an order/);
+    expect(data.summary[0]).toMatch(/adding an order, then ran DEL idempotency, and answered 500\.$/);
+    // The lost answer said once, in the words of the line that says what the store did. Each store step is
+    // the command the app sent and its key's first segment (until 2026-12 the step names: "kv.get, kv.set, …").
+    expect(data.summary[0]).toMatch(/^#1 ran GET idempotency, SET NX idempotency, INCR orders and SET order \(answer lost: the store ran it; the app's client saw SocketClosedUnexpectedlyError\), adding an order/);
     expect(data.summary[1]).toMatch(/^The client retried as #2: .* added a second order, so exactly-one breaks/);
   });
 
@@ -193,7 +194,7 @@ describe('the summary is written from the run', () => {
     const file = join('examples', 'app-plain-http', 'counterexamples', 'orders-check-then-insert-exactly-one-53b9175c.json');
     const { data } = await observeScenario(loadScenario(join(root, file)), { file }, { service: def, strictReplay: true });
     // Until 2026-12: `then kv.set order:1 "{"id":1,"order":"run-1","tenant":"defaul…" → OK added a second order`.
-    expect(data.summary[1]).toMatch(/^#2, from another worker, went on: it had run kv\.get and kv\.incr and it was paused 10000 ms where it reached kv\.set before that, then kv\.set \(after the wait\) added a second order, so exactly-one breaks/);
+    expect(data.summary[1]).toMatch(/^#2, from another worker, went on: it had run GET idem and INCR orders and it was paused 10000 ms where it reached SET order before that, then SET order \(after the wait\) added a second order, so exactly-one breaks/);
     expect(data.summary.join(' ')).not.toContain(' → ');
   });
 
@@ -378,5 +379,18 @@ describe('the summary is written from the run', () => {
       if (run.violations.length === 0) expect(data.summary[1], f).toMatch(/^Every invariant holds in this run/);
       else expect(run.violations.some((v) => data.summary.join(' ').includes(v.invariant)), f).toBe(true);
     }
+  });
+});
+
+describe("a hosted app's store step in the story's words", () => {
+  it('names the command the app sent and its key\'s first segment, from the trace detail', async () => {
+    const { storeCommandSaid } = await import('./stepper-data.js');
+    expect(storeCommandSaid('kv.get', 'EXISTS idem:default:run-1:call-1 → 0')).toBe('EXISTS idem');
+    expect(storeCommandSaid('kv.set', 'lock:idem:k "1" NX EX 5 → OK')).toBe('SET NX lock');
+    expect(storeCommandSaid('kv.set', 'SETEX idem:k 86400 "{}" → OK')).toBe('SETEX idem');
+    expect(storeCommandSaid('kv.incr', 'INCRBY seq 1 → 2')).toBe('INCRBY seq');
+    expect(storeCommandSaid('kv.del', 'lock:k → 1')).toBe('DEL lock');
+    expect(storeCommandSaid('kv.exec', 'order:1 idem:k (SET order:1 "x"; SET idem:k "y") → [OK, OK]')).toBe('EXEC');
+    expect(storeCommandSaid('claim', 'whatever')).toBeUndefined();
   });
 });

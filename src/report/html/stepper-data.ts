@@ -589,7 +589,8 @@ function buildSteps(s: Scenario, entries: TraceEntry[], before: number[], turns:
     } else {
       lastStep.set(e.actor, e.event);
       // A store command's step says on what and with which answer (`#2 kv.set order:k1 … → OK`), as replay's line does.
-      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}${e.detail === undefined ? '' : ` ${e.detail}`}` };
+      const command = e.detail === undefined ? undefined : storeCommandSaid(e.event, e.detail);
+      const step: Omit<Step, 'dbChange'> = { ...base, kind: 'phase', from: srv, text: `${name} ${e.event}${e.detail === undefined ? '' : ` ${e.detail}`}`, ...(command === undefined ? {} : { command }) };
       const scoped = req.key === undefined ? undefined : findKey(states[before[i]!]!, req);
       if (LOOKUPS.has(e.event) && req.key !== undefined && usesKeyTable(s.service.variant ?? '')) {
         const row = scoped;
@@ -719,4 +720,28 @@ export function pinViolations(s: Scenario, run: Pick<ObservableRun, 'reports' | 
     });
     return at(i, `${v.op} sends a different key on a retry here`);
   });
+}
+
+/** The command a store step ran when its line names none (a plain `get`, `set`, `del`, `incr`, …): Redis's name for it. */
+const STORE_VERBS: Record<string, string> = { 'kv.get': 'GET', 'kv.set': 'SET', 'kv.del': 'DEL', 'kv.incr': 'INCR', 'kv.pexpire': 'PEXPIRE', 'kv.pttl': 'PTTL', 'kv.putIf': 'putIf', 'kv.exec': 'EXEC', 'kv.watch': 'WATCH' };
+
+/**
+ * A hosted app's store step in a few words, from its trace detail
+ * (`kv.set lock:idem:k "1" NX EX 5 → OK` is `SET NX lock`; `kv.incr INCRBY
+ * seq 1 → 2` is `INCRBY seq`): the command, SET's NX or XX, and the first
+ * segment of its key. Undefined for a step that is not the store's.
+ */
+export function storeCommandSaid(event: string, detail: string): string | undefined {
+  const plain = STORE_VERBS[event];
+  if (plain === undefined) return undefined;
+  const call = detail.split(' → ')[0]!;
+  const words = call.split(' ');
+  const named = /^[A-Z][A-Z]+$/.test(words[0] ?? '');
+  const verb = named ? words[0]! : plain;
+  // EXEC's line lists its keys and then its commands in brackets: the command is the story.
+  if (event === 'kv.exec') return verb;
+  const key = words[named ? 1 : 0];
+  const mode = event === 'kv.set' && !named ? / (NX|XX)\b/.exec(call)?.[1] : undefined;
+  const head = key === undefined || key === '' || key.startsWith('"') ? '' : ` ${key.split(':')[0]}`;
+  return `${verb}${mode ? ` ${mode}` : ''}${head}`;
 }

@@ -119,10 +119,15 @@ function added(s: Step): boolean {
 /** What a request did between steps `from` and `to` (inclusive): its steps in order, with what each lookup found. */
 function doings(steps: readonly Step[], actor: string, from: number, to: number): string[] {
   const parts: string[] = [];
+  // The step a note is about, by its name (a note says `kv.set: answer lost`, the story says `SET NX lock`).
+  let last = { event: '', said: '' };
   for (let i = from; i <= to; i++) {
     const s = steps[i]!;
     if (s.actor !== actor) continue;
-    if (s.kind === 'phase') parts.push(`${s.event}${s.check ? ` (the key was ${s.check.found})` : ''}`);
+    if (s.kind === 'phase') {
+      last = { event: s.event, said: s.command ?? s.event };
+      parts.push(`${last.said}${s.check ? ` (the key was ${s.check.found})` : ''}`);
+    }
     // A line the simulation adds (a pause, a slow step) says what happened to the step before it.
     else if (s.kind === 'note') {
       if (announcesNext(steps, i, to)) continue;
@@ -134,7 +139,9 @@ function doings(steps: readonly Step[], actor: string, from: number, to: number)
         continue;
       }
       const prev = parts.pop();
-      parts.push(prev === undefined ? s.event : `${prev} (${about(prev, s.event)})`);
+      // A pause at a store step is told at the command ("paused 10000 ms at step 'SET order'"), as the story names it.
+      const note = last.said === last.event ? s.event : s.event.replace(`at step '${last.event}'`, `at step '${last.said}'`);
+      parts.push(prev === undefined ? note : `${prev} (${about(last.event, note)})`);
     }
     // A task resumed before it logged any step wrote from its handler's start (a claim made before its first sim.step).
     else if (s.kind === 'resumed') parts.push(`${s.event === 'resumed' ? 'a write before its first step' : `resumed its ${s.event}`} (${s.dbChange?.join('; ') ?? 'a write'})`);
@@ -169,7 +176,7 @@ function heldAnswer(steps: readonly Step[], i: number): string | undefined {
   for (let j = i - 1; j >= 0; j--) {
     const s = steps[j]!;
     if (s.actor !== note.actor || s.kind !== 'phase') continue;
-    return note.event.startsWith(`${s.event} `) ? s.event : undefined;
+    return note.event.startsWith(`${s.event} `) ? s.command ?? s.event : undefined;
   }
   return undefined;
 }
@@ -212,7 +219,7 @@ function fate(steps: readonly Step[], a: string, b: string, from: number, to: nu
   return kind === undefined ? after : `${after}${seen.get(kind)!}`;
 }
 
-/** `, then ran kv.del` for the writing steps `a` ran after step `from` and before its answer (or step `to`); '' for none. */
+/** `, then ran DEL lock` (a hosted app's command; a service's step by its name) for the writing steps `a` ran after step `from` and before its answer (or step `to`); '' for none. */
 function stepsAfter(steps: readonly Step[], a: string, from: number, to: number): string {
   const ran: string[] = [];
   for (let i = from + 1; i <= to; i++) {
@@ -220,7 +227,7 @@ function stepsAfter(steps: readonly Step[], a: string, from: number, to: number)
     if (s.actor !== a) continue;
     if (['answer', 'lost', 'killed'].includes(s.kind)) break;
     // Only writes: a step that changed nothing (the tracker's respond) explains nothing.
-    if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.event);
+    if (s.kind === 'phase' && (s.dbChange?.length ?? 0) > 0) ran.push(s.command ?? s.event);
   }
   return ran.length === 0 ? '' : `, then ran ${list(ran)}`;
 }

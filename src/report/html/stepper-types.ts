@@ -60,6 +60,12 @@ export interface Step {
   decision?: Decision;
   /** For check / claim phases: what the lookup found and what the request did next. */
   check?: { key: string; found: string; outcome: 'pass' | 'stop' };
+  /**
+   * A hosted app's store step, as its code sent it: the command and its key's
+   * first segment (`SET NX lock`, `INCRBY seq`, `GETDEL lock`), for the
+   * one-line story — the step's name alone (`kv.set`) said neither.
+   */
+  command?: string;
   /** The database change this step made, in words (diff of the rows before and after). */
   dbChange?: string[];
   /** The trace line, as `retrysim replay --trace` prints it (empty for derived steps). */
