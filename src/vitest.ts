@@ -38,6 +38,7 @@ import { CLIENT_STATE_HOME, freshReplayProblem, notReproducedMessage, serviceNot
 import { fileURLToPath } from 'node:url';
 import { moduleKey, registerService } from './service/registry.js';
 import { validateDefinition } from './service/validate.js';
+import { awaitAsyncSetup } from './service/async-setup.js';
 import { callerFile, moduleDefining } from './service/defined-in.js';
 import { shellArg } from './report/shell.js';
 import { clientCaseArbitrary, CLIENT_FOUND_DIR, recordClientCounterexample, runClientCampaign, type ClientTarget } from './client/campaign.js';
@@ -306,6 +307,8 @@ export async function runServiceCase(given: ServiceDefinition | AppDescriptor, c
   if (clientTargets.has(c)) throw new TypeError(`retrysim: runServiceCase(${def.name}): this case was made by clientCases(), for a retry client: run it with runClientCase(client, c); a service's cases come from serviceCases(service)`);
   moduleOf(def);
   ranBy(c, def);
+  // An `async setup`, awaited on the first case (its database is rebuilt from what it made on every run).
+  await awaitAsyncSetup(def);
   // Reached only for the first exception a handler threw: an inconclusive report names it.
   const reached = new Reached();
   const r = await afterLastRun(() => runScenario(c.scenario, { choices: new ListChoice(c.choices), service: def, reached }));

@@ -40,7 +40,7 @@ describe('simDatabase: every run starts from the state setup left', () => {
 });
 
 describe('an async setup', () => {
-  it('is named as one (its tables come after it returns, if ever), not as tables it "did not create"', () => {
+  it('opened without being awaited first is named as such, not as tables it "did not create" (loadService and runServiceCase await it: src/service/async-setup.test.ts)', () => {
     const def: ServiceDefinition = {
       ...service('async-setup', ''),
       // A query builder's schema calls awaited: the tables would appear a tick later.
@@ -49,6 +49,6 @@ describe('an async setup', () => {
         db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, run TEXT)');
       }) as unknown as ServiceDefinition['setup'],
     };
-    expect(() => simDatabase(def)).toThrow(/^service 'async-setup': setup returned a Promise \(an async function\): it runs synchronously, once, before any request, and its tables must exist when it returns — create them with db\.exec\('CREATE TABLE …'\)/);
+    expect(() => simDatabase(def)).toThrow(/^service 'async-setup': setup is async and was not awaited before its database was opened/);
   });
 });

@@ -4,6 +4,7 @@ import type { ServiceDb, ServiceDefinition } from './definition.js';
 import { checkTables, tablesOf } from './validate.js';
 import { simulatedSqlClock } from './sql-clock.js';
 import { abandon, isThenable } from '../sim/thenable.js';
+import { isAsyncSetup, rebuiltSetup } from './async-setup.js';
 
 /**
  * A service's database for simulation: one in-memory connection per
@@ -42,7 +43,9 @@ export class ServiceDatabase {
     if (fresh) {
       let made: unknown;
       try {
-        made = def.setup(this.db);
+        // An `async setup`, awaited once at load (async-setup.ts), is rebuilt here from what it made.
+        const rebuilt = rebuiltSetup(def);
+        made = rebuilt !== undefined ? rebuilt(this.db) : def.setup(this.db);
       } catch (e) {
         this.db.close();
         throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
@@ -52,7 +55,9 @@ export class ServiceDatabase {
       if (isThenable(made)) {
         abandon(made);
         this.db.close();
-        throw new ServiceError(def.name, "setup returned a Promise (an async function): it runs synchronously, once, before any request, and its tables must exist when it returns — create them with db.exec('CREATE TABLE …') (better-sqlite3 is synchronous; an async query builder's schema calls cannot be awaited there)");
+        throw new ServiceError(def.name, isAsyncSetup(def.setup)
+          ? 'setup is async and was not awaited before its database was opened: load the module with a retrysim command, or run it through runServiceCase (retrysim/vitest), which await it once'
+          : "setup returned a Promise from a function not declared async: declare it `async setup(db) { … }` (awaited once, when the module loads, its database rebuilt from what it made) or create the tables synchronously with db.exec('CREATE TABLE …')");
       }
     }
     try {

@@ -216,7 +216,11 @@ export interface ServiceDefinition<M = unknown> {
   name: string;
   /** The tables the service owns; `setup` must create exactly these. */
   tables: readonly string[];
-  /** Creates the schema on a fresh database. Runs once per database, never per request. */
+  /**
+   * Creates the schema on a fresh database. Runs once per database, never per request. May be
+   * `async` (a query builder's schema calls awaited): it is then awaited once, when the module loads,
+   * and every database is rebuilt from what it made (src/service/async-setup.ts).
+   */
   setup(db: ServiceDb): void;
   /** Every label the handler passes to `sim.step`, in the order a request reaches them. */
   steps: readonly string[];

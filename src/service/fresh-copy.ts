@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { ServiceDefinition } from './definition.js';
 import { commonJsTs, unwrapCommonJs } from './load.js';
 import { validateDefinition } from './validate.js';
+import { awaitAsyncSetup } from './async-setup.js';
 import { isHostedApp } from '../app/define.js';
 import { importFresh } from '../app/per-process.js';
 import { loadingAt } from '../sim/load-clock.js';
@@ -31,7 +32,11 @@ export async function freshServiceCopy(def: ServiceDefinition, module: string): 
     // Its top level reads the simulation's epoch, as loadService's does (src/sim/load-clock.ts).
     const mod = unwrapCommonJs(await loadingAt(SIM_EPOCH_MS, () => importFresh(abs, commonJsTs(abs))));
     const value = mod.default ?? mod.service;
-    return value === undefined ? undefined : validateDefinition(value, module);
+    if (value === undefined) return undefined;
+    const def = validateDefinition(value, module);
+    // Its own `async setup`, awaited as loadService awaits the campaign's (src/service/async-setup.ts).
+    await awaitAsyncSetup(def, (f) => loadingAt(SIM_EPOCH_MS, f));
+    return def;
   } catch {
     return undefined;
   }

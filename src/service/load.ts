@@ -13,6 +13,7 @@ import { asHost } from '../sim/seeded-node-crypto.js';
 import { loadingUserModule } from '../app/no-listen.js';
 import { SIM_EPOCH_MS } from '../sim/epoch.js';
 import { importFresh, perProcessFromEnv } from '../app/per-process.js';
+import { awaitAsyncSetup } from './async-setup.js';
 import { isThenable } from '../sim/thenable.js';
 import { compiledTs, failedInCache } from './ts-cache.js';
 
@@ -211,6 +212,8 @@ export async function loadService(path: string, o: LoadOptions = {}): Promise<Se
   // With one load per simulated process, each process builds its app from its own copy of the module graph.
   const fresh = isAppDescriptor(value) && (o.perProcess ?? perProcessFromEnv()) ? () => freshDescriptor(path) : undefined;
   const def = validateDefinition(isAppDescriptor(value) ? appService(value, fresh) : value, path);
+  // An `async setup` is awaited here, once, under the same clock as the module's top level.
+  await awaitAsyncSetup(def, o.clock === 'real' ? undefined : (f) => loadingAt(SIM_EPOCH_MS, f));
   registerService(path, def);
   return def;
 }
