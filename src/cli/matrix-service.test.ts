@@ -98,6 +98,16 @@ describe('retrysim matrix --service: the fault matrix of your own service', () =
     expect(text).toMatch(/judged cell\(s\) made no order, and no invariant says the client was told otherwise: it gave up \(tool_call crash_at:kv\.set: answer lost;/);
   });
 
+  it('a service that never does its work is inconclusive (exit 4), naming why, not "no judged cell misses"', async () => {
+    const { code, j, text, textCode } = await matrix('--service', 'src/service/fixtures/crashes-on-every-request.ts');
+    expect(code).toBe(4);
+    expect(textCode).toBe(4);
+    expect(j.mismatches).toBe(0);
+    expect((j as unknown as { inconclusive: string }).inconclusive).toMatch(/^inconclusive: no request in the 16 stable-key cells was answered 2xx or made an effect \(answers: none\); its process crashed \(unhandled rejection: Error: config missing: NOTIFY_URL/);
+    expect(text).toMatch(/^\? inconclusive: no request in the 16 stable-key cells/m);
+    expect(text).not.toContain('No judged cell holds');
+  });
+
   it('bad input is one line, exit 2, nothing written', async () => {
     const dir = tmp('rs-matrix-bad-');
     const cells = join(dir, 'cells');

@@ -13,6 +13,7 @@ import type { ServiceDefinition } from '../service/definition.js';
 import { isHostedApp, moduleFlag } from '../app/define.js';
 import { plural } from '../service/noun.js';
 import { keySourceWords } from '../harness/keys.js';
+import { neverSucceeded, type Answers } from '../service/campaign.js';
 import { JUDGED_KEY_SOURCES, serviceMatrixCells, serviceMatrixColumns, serviceMatrixFileName, type ServiceMatrixCell } from '../service/matrix.js';
 
 const HELP = `retrysim matrix [--json] [--seed N] [--write-scenarios DIR] [--html FILE]
@@ -46,7 +47,8 @@ per_attempt send a retry as a new operation and are shown, not judged.
 \`retrysim replay --service PATH FILE --trace\`.
 
 Exit: 0 every cell as expected, 1 a cell differs, 2 bad flags or a broken
-service (nothing written).`;
+service (nothing written), 4 (--service) inconclusive: no stable-key cell
+was answered 2xx or made an effect.`;
 
 /** Writes every canonical cell, with its recorded schedule, under `dir`. */
 export async function writeCanonical(dir: string, seed = 1): Promise<string[]> {
@@ -148,9 +150,10 @@ async function serviceMatrix(module: string, values: { json?: boolean; seed?: st
   if (bad !== 0) return bad;
   const d = def!;
   let cells: ServiceMatrixCell[];
+  const answers: Answers = { succeeded: false, others: new Set() };
   try {
     // With --html the page's runs are the ones printed: one set of runs, one truth.
-    cells = values.html === undefined ? await serviceMatrixCells(d, module, seed) : await (await import('../report/html/matrix-page.js')).writeServiceMatrixPage(values.html, d, module, seed);
+    cells = values.html === undefined ? await serviceMatrixCells(d, module, seed, undefined, answers) : await (await import('../report/html/matrix-page.js')).writeServiceMatrixPage(values.html, d, module, seed, answers);
   } catch (e) {
     if (e instanceof ServiceError) {
       console.error(`retrysim matrix: ${e.message}`);
@@ -177,10 +180,14 @@ async function serviceMatrix(module: string, values: { json?: boolean; seed?: st
     (matches[c.keySource] ??= {})[c.column] = c.ok;
   }
   const differ = cells.filter((c) => !c.ok);
-  const code = differ.length === 0 ? 0 : 1;
+  // No stable-key cell answered 2xx or made an effect: "no cell misses" would be about a service that never
+  // did its work (a handler that throws on every request) — inconclusive, exit 4, as check and conformance say.
+  const judgedRuns = cells.filter((c) => c.judged).length;
+  const inconclusive = differ.length === 0 && !answers.succeeded ? `inconclusive: ${neverSucceeded(d, module, judgedRuns, answers).replace(`no request of the ${judgedRuns} runs`, `no request in the ${judgedRuns} stable-key cells`)}` : null;
+  const code = differ.length > 0 ? 1 : inconclusive !== null ? 4 : 0;
   const noun = d.effects.noun ?? 'effect';
   if (values.json) {
-    console.log(JSON.stringify({ service: d.name, module, app: isHostedApp(d), noun, seed, columns, keySources: Object.keys(rows), judged: JUDGED_KEY_SOURCES, rows, violations, matches, mismatches: differ.length }));
+    console.log(JSON.stringify({ service: d.name, module, app: isHostedApp(d), noun, seed, columns, keySources: Object.keys(rows), judged: JUDGED_KEY_SOURCES, rows, violations, matches, mismatches: differ.length, inconclusive }));
     return code;
   }
   const flag = moduleFlag(d);
@@ -203,8 +210,9 @@ async function serviceMatrix(module: string, values: { json?: boolean; seed?: st
   console.log(`not a search: retrysim check ${flag} ${module} searches interleavings and faults. --write-scenarios DIR writes each cell as DIR/<scenario>/<keySource>.json,`);
   console.log(`replayed by retrysim replay ${flag} ${module} FILE --trace.`);
   const none = cells.filter((c) => c.judged && c.ok && c.effects === 0);
-  if (none.length > 0) console.log(`${none.length} judged cell(s) made no ${noun}, and no invariant says the client was told otherwise: it gave up (${none.map((c) => `${c.keySource} ${c.column}`).join('; ')}).`);
-  if (differ.length === 0) console.log(`No judged cell holds a second ${noun} or breaks an invariant.`);
+  if (none.length > 0 && inconclusive === null) console.log(`${none.length} judged cell(s) made no ${noun}, and no invariant says the client was told otherwise: it gave up (${none.map((c) => `${c.keySource} ${c.column}`).join('; ')}).`);
+  if (inconclusive !== null) console.log(`? ${inconclusive}`);
+  else if (differ.length === 0) console.log(`No judged cell holds a second ${noun} or breaks an invariant.`);
   else {
     console.log(`${differ.length} judged cell(s) differ from the goal:`);
     for (const c of differ) console.log(`  ${c.keySource} ${c.column}: ${c.effects} ${c.effects === 1 ? noun : plural(noun)}${c.violations.length > 0 ? `; broken: ${c.violations.join(', ')}` : ''}`);

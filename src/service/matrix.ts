@@ -6,6 +6,8 @@ import type { Scenario } from '../scenario/schema.js';
 import { ListChoice } from '../sim/choice/list.js';
 import type { ServiceDefinition } from './definition.js';
 import { registerService } from './registry.js';
+import { Reached } from './reached.js';
+import { noteAnswers, type Answers } from './campaign.js';
 
 /**
  * The key sources whose cells are judged (no second effect, no invariant
@@ -50,7 +52,8 @@ export async function serviceMatrixCells(
   def: ServiceDefinition,
   module: string,
   seed = 1,
-  run: (s: Scenario) => Promise<ScenarioRun> = (s) => runScenario(s, { service: def, choices: new ListChoice([]) }),
+  run: (s: Scenario, reached: Reached) => Promise<ScenarioRun> = (s, reached) => runScenario(s, { service: def, choices: new ListChoice([]), reached }),
+  answers?: Answers,
 ): Promise<ServiceMatrixCell[]> {
   registerService(module, def);
   const out: ServiceMatrixCell[] = [];
@@ -58,10 +61,18 @@ export async function serviceMatrixCells(
     for (const c of serviceColumns(def, module, keySource, seed)) {
       let s = c.scenario;
       if (s.faults.kill !== undefined) s = { ...s, faults: { ...s.faults, kill: { ...s.faults.kill, restartAfterMs: await restartBetweenRetries(s, def) } } };
-      const r = await run(s);
+      const reached = new Reached();
+      const r = await run(s, reached);
       const effects = r.reports.op1 ?? 0;
       const violations = [...new Set(r.violations.map((v) => v.invariant))].sort();
       const judged = JUDGED_KEY_SOURCES.includes(keySource);
+      // What the judged cells were answered: a matrix of a service that never did its work judges nothing.
+      if (judged && answers !== undefined) {
+        noteAnswers(answers, r);
+        answers.threw ??= reached.threw;
+        answers.refused ??= reached.refused;
+        answers.crashed ??= r.crashes?.[0]?.cause;
+      }
       const scenario: Scenario = { ...s, name: `${c.name} · ${def.name} · ${keySource}`, schedule: scheduleOf(r.result.choices), expect: { reports: { op1: effects }, violations } };
       out.push({ keySource, column: c.name, scenario, effects, violations, judged, ok: !judged || violations.length === 0 });
     }

@@ -10,6 +10,7 @@ import { isHostedApp, moduleFlag } from '../../app/define.js';
 import { plural } from '../../service/noun.js';
 import { ListChoice } from '../../sim/choice/list.js';
 import type { StepperData } from './stepper-types.js';
+import type { Answers } from '../../service/campaign.js';
 
 /**
  * Runs every canonical cell — the six matrix columns (slow takeover among
@@ -55,14 +56,14 @@ export function matrixRows(d: MatrixPageData): Record<string, Record<string, num
  * user's service has no checked-in ones), and the cells themselves, so the
  * command prints the very runs the page shows.
  */
-export async function serviceMatrixPageData(def: ServiceDefinition, module: string, seed = 1): Promise<{ data: MatrixPageData; cells: ServiceMatrixCell[] }> {
+export async function serviceMatrixPageData(def: ServiceDefinition, module: string, seed = 1, answers?: Answers): Promise<{ data: MatrixPageData; cells: ServiceMatrixCell[] }> {
   const flag = moduleFlag(def);
   const observed: StepperData[] = [];
-  const cells = await serviceMatrixCells(def, module, seed, async (s) => {
-    const { data, run } = await observeScenario(s, {}, { service: def, choices: new ListChoice([]) });
+  const cells = await serviceMatrixCells(def, module, seed, async (s, reached) => {
+    const { data, run } = await observeScenario(s, {}, { service: def, choices: new ListChoice([]), reached });
     observed.push(data);
     return run;
-  });
+  }, answers);
   const page: MatrixPageData['cells'] = {};
   cells.forEach((c, i) => {
     const file = serviceMatrixFileName(c).replace('/', '--');

@@ -5,6 +5,7 @@ import { BASE_CSS, MATRIX_CSS, STEPPER_CSS } from './styles.js';
 import { matrixPageData, matrixRows, serviceMatrixPageData } from './matrix-data.js';
 import type { ServiceDefinition } from '../../service/definition.js';
 import type { ServiceMatrixCell } from '../../service/matrix.js';
+import type { Answers } from '../../service/campaign.js';
 import type { MatrixPageData } from './matrix-types.js';
 
 /** The fault-matrix page: a clickable grid; a click opens that cell's run in the stepper. */
@@ -23,8 +24,8 @@ export async function writeMatrixPage(out: string, seed = 1): Promise<Record<str
 }
 
 /** `retrysim matrix --service PATH --html FILE`: runs every cell observed, writes the page, returns the cells it shows. */
-export async function writeServiceMatrixPage(out: string, def: ServiceDefinition, module: string, seed = 1): Promise<ServiceMatrixCell[]> {
-  const { data, cells } = await serviceMatrixPageData(def, module, seed);
+export async function writeServiceMatrixPage(out: string, def: ServiceDefinition, module: string, seed = 1, answers?: Answers): Promise<ServiceMatrixCell[]> {
+  const { data, cells } = await serviceMatrixPageData(def, module, seed, answers);
   writeFileSync(out, await matrixPage(data));
   return cells;
 }
