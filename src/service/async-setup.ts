@@ -52,16 +52,28 @@ export async function awaitAsyncSetup(def: ServiceDefinition, around: <T>(f: () 
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/**
+ * A table's rows as they are now, rowid included (a WITHOUT ROWID table's
+ * key is its columns), and the INSERT that puts them back: the seed rows a
+ * run starts from (db.ts) and an async setup's rebuild share it.
+ */
+export function tableRows(db: ServiceDb, table: string): { insert: string; values: unknown[][] } {
+  // table_info lists the columns one can insert into (generated columns are table_xinfo's hidden ones).
+  const cols = (db.prepare(`PRAGMA table_info(${q(table)})`).all() as Array<{ name: string }>).map((c) => c.name);
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string | undefined;
+  const all = /\bWITHOUT\s+ROWID\b/i.test(sql ?? '') ? cols.map(q) : ['rowid', ...cols.map(q)];
+  const values = db.prepare(`SELECT ${all.join(', ')} FROM ${q(table)}`).raw().all() as unknown[][];
+  return { insert: `INSERT INTO ${q(table)} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`, values };
+}
+
 /** A synchronous function that builds on an empty connection what `db` holds now. */
 function rebuildOf(db: ServiceDb): (db: ServiceDb) => void {
   // sqlite_master's rows are in creation order: a table before its indexes, triggers and the views over it.
   const schema = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid").all() as Array<{ type: string; name: string; sql: string }>;
   const rows: Array<{ insert: string; values: unknown[][] }> = [];
   for (const t of schema.filter((s) => s.type === 'table' && !/^\s*CREATE\s+VIRTUAL\b/i.test(s.sql))) {
-    const cols = (db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as Array<{ name: string }>).map((c) => c.name);
-    const all = /\bWITHOUT\s+ROWID\b/i.test(t.sql) ? cols.map(q) : ['rowid', ...cols.map(q)];
-    const values = db.prepare(`SELECT ${all.join(', ')} FROM ${q(t.name)}`).raw().all() as unknown[][];
-    if (values.length > 0) rows.push({ insert: `INSERT INTO ${q(t.name)} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`, values });
+    const r = tableRows(db, t.name);
+    if (r.values.length > 0) rows.push(r);
   }
   const hasSequence = (db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'").pluck().get() as number) > 0;
   const sequence = hasSequence ? (db.prepare('SELECT name, seq FROM sqlite_sequence').raw().all() as unknown[][]) : [];

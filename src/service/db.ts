@@ -4,7 +4,7 @@ import type { ServiceDb, ServiceDefinition } from './definition.js';
 import { checkTables, tablesOf } from './validate.js';
 import { simulatedSqlClock } from './sql-clock.js';
 import { abandon, isThenable } from '../sim/thenable.js';
-import { isAsyncSetup, rebuiltSetup } from './async-setup.js';
+import { isAsyncSetup, rebuiltSetup, tableRows } from './async-setup.js';
 
 /**
  * A service's database for simulation: one in-memory connection per
@@ -145,16 +145,11 @@ export class ServiceDatabase {
  * inserted; a rowid table without an INTEGER PRIMARY KEY keeps its rowids.
  */
 function seedRestorer(db: ServiceDb, tables: readonly string[], sequence: boolean): (() => void) | undefined {
-  const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const restores: Array<() => void> = [];
   for (const t of tables) {
-    // table_info lists the columns one can insert into (generated columns are table_xinfo's hidden ones).
-    const cols = (db.prepare(`PRAGMA table_info(${q(t)})`).all() as Array<{ name: string }>).map((c) => c.name);
-    const withoutRowid = (db.prepare('SELECT sql FROM sqlite_master WHERE type = \'table\' AND name = ?').pluck().get(t) as string | undefined)?.match(/\bWITHOUT\s+ROWID\b/i) !== null;
-    const all = withoutRowid ? cols.map(q) : ['rowid', ...cols.map(q)];
-    const rows = db.prepare(`SELECT ${all.join(', ')} FROM ${q(t)}`).raw().all() as unknown[][];
+    const { insert: sql, values: rows } = tableRows(db, t);
     if (rows.length === 0) continue;
-    const insert = db.prepare(`INSERT INTO ${q(t)} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`);
+    const insert = db.prepare(sql);
     restores.push(() => {
       for (const r of rows) insert.run(...r);
     });
