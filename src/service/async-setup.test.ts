@@ -4,7 +4,7 @@
 // refused in one line ("setup returned a Promise").
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runMain } from '../testing/cli.js';
+import { runCliProcess, runMain } from '../testing/cli.js';
 import { tempDirs } from '../testing/temp-dirs.js';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -54,6 +54,14 @@ describe('an async setup', () => {
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toMatch(/^retrysim check: service 'rejects': setup threw Error: migration 2 failed \(at Object\.setup \(.*rejects\.mjs:1:\d+\)\)$/m);
+  });
+
+  it('one that never settles is one line, exit 2 (Node exited with code 13 and not a word)', () => {
+    const file = join(tmp('rs-async-setup-never-'), 'never.mjs');
+    writeFileSync(file, `export default { name: 'never', tables: ['t'], async setup(db) { db.exec('CREATE TABLE t (x)'); await new Promise(() => {}); }, steps: ['s'], operation: { path: '/t', body: () => '{}' }, effects: { of: () => [] }, async handle() { return { status: 200, body: '{}' }; } };\n`);
+    const r = runCliProcess(['check', '--service', file, '--runs', '5']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe("retrysim check: service 'never': setup never settled: its promise was still pending with nothing left for it to wait on (no timer, no I/O) — it awaits something that never resolves");
   });
 
   it('a plain function returning a Promise is told to be declared async; an async setup never awaited (a database opened by hand) is named', async () => {

@@ -38,15 +38,33 @@ export async function awaitAsyncSetup(def: ServiceDefinition, around: <T>(f: () 
   const scratch = new Database(':memory:');
   try {
     try {
-      await around(async () => {
-        await def.setup(scratch);
-      });
+      await around(() => settledOrIdle(def, Promise.resolve(def.setup(scratch))));
     } catch (e) {
+      if (e instanceof ServiceError) throw e;
       throw new ServiceError(def.name, `setup threw ${describeThrow(e)}`);
     }
     rebuilt.set(def.setup, rebuildOf(scratch));
   } finally {
     scratch.close();
+  }
+}
+
+/**
+ * `made`, or a one-line error once the process has nothing left to do while
+ * it is still pending (an await on a promise nothing will resolve): Node
+ * would otherwise exit at once with code 13 and not a word (found with a
+ * setup awaiting `new Promise(() => {})`).
+ */
+async function settledOrIdle(def: ServiceDefinition, made: Promise<unknown>): Promise<void> {
+  let idle: (() => void) | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    idle = () => reject(new ServiceError(def.name, 'setup never settled: its promise was still pending with nothing left for it to wait on (no timer, no I/O) — it awaits something that never resolves'));
+  });
+  process.once('beforeExit', idle!);
+  try {
+    await Promise.race([made, stuck]);
+  } finally {
+    process.off('beforeExit', idle!);
   }
 }
 
