@@ -35,16 +35,18 @@ expectation are marked with '!' and make the exit code 1.
              column) clickable, each opening its run in the stepper
 
 With --service PATH (or --app PATH), your own service or app instead: one
-row per key source of the built-in client (none, per_attempt, tool_call,
-business), one column per scenario of \`retrysim conformance --service PATH\`
-(no fault, lost answers, a crash at each crash point, a concurrent
-duplicate, two instances, a kill at each step and as the answer leaves, key
-reuse), each cell one run on the simulation (no real process), counting the
-effects the operation left. The rows with a stable key (tool_call, business)
-are judged: the goal is exactly one effect and no invariant broken; none and
-per_attempt send a retry as a new operation and are shown, not judged.
---write-scenarios writes DIR/<column>/<keySource>.json, each replayed by
-\`retrysim replay --service PATH FILE --trace\`.
+line per scenario of \`retrysim conformance --service PATH\` (no fault, lost
+answers, a crash at each crash point, a concurrent duplicate, two
+instances, a kill at each step and as the answer leaves, key reuse), one
+column per key source of the built-in client (none, per_attempt,
+tool_call, business), each cell one run on the simulation's default
+schedule (no real process, not a search), counting the effects the
+operation left. The stable-key columns (tool_call, business) are judged:
+the goal is no second effect and no invariant broken (0 is a client that
+gave up without being told it succeeded); none and per_attempt send a
+retry as a new operation and are shown, not judged. --write-scenarios
+writes DIR/<scenario>/<keySource>.json, each replayed by \`retrysim replay
+--service PATH FILE --trace\`.
 
 Exit: 0 every cell as expected, 1 a cell differs, 2 bad flags or a broken
 service (nothing written), 4 (--service) inconclusive: no stable-key cell

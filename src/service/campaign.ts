@@ -245,6 +245,14 @@ export interface Answers {
   crashed?: string;
 }
 
+/** What one run was answered, and the first exception, refusal and crash it met (`reached`'s), into `answers`. */
+export function noteRun(answers: Answers, r: ScenarioRun, reached: Reached): void {
+  noteAnswers(answers, r);
+  answers.threw ??= reached.threw;
+  answers.refused ??= reached.refused;
+  answers.crashed ??= r.crashes?.[0]?.cause;
+}
+
 export function noteAnswers(answers: Answers, r: ScenarioRun): void {
   // An effect made counts too: every answer may have been lost on the way back.
   if (Object.values(r.reports).some((n) => n > 0)) answers.succeeded = true;
@@ -284,12 +292,7 @@ function runner(def: ServiceDefinition, counts?: CoverageCounts, answers?: Answe
     const r = await runScenario(s, { choices, service: def, hashTrace, reached });
     if (flight?.abandoned === true) return r;
     countRun(counts, reached);
-    if (answers !== undefined) {
-      noteAnswers(answers, r);
-      answers.threw ??= reached.threw;
-      answers.refused ??= reached.refused;
-      answers.crashed ??= r.crashes?.[0]?.cause;
-    }
+    if (answers !== undefined) noteRun(answers, r, reached);
     return r;
   };
 }

@@ -7,18 +7,18 @@ import { ListChoice } from '../sim/choice/list.js';
 import type { ServiceDefinition } from './definition.js';
 import { registerService } from './registry.js';
 import { Reached } from './reached.js';
-import { noteAnswers, type Answers } from './campaign.js';
+import { noteRun, type Answers } from './campaign.js';
 
 /**
  * The key sources whose cells are judged (no second effect, no invariant
  * broken): a key that stays the same across a
  * call's retries (the tool call's, or one made from the business content).
  * With no key, or a new key per attempt, a retry is a new operation to any
- * service — those rows show what the service does then, and judge nothing.
+ * service — those columns show what the service does then, and judge nothing.
  */
 export const JUDGED_KEY_SOURCES: readonly KeySource[] = ['tool_call', 'business'];
 
-/** One cell of `retrysim matrix --service PATH`: a key source (row) × one of conformance's columns. */
+/** One cell of `retrysim matrix --service PATH`: one of conformance's scenarios (a line) × a key source (a column). */
 export interface ServiceMatrixCell {
   keySource: KeySource;
   column: string;
@@ -28,13 +28,13 @@ export interface ServiceMatrixCell {
   effects: number;
   /** Invariants the run broke, sorted. */
   violations: string[];
-  /** A stable-key row: the goal is no second effect and no invariant broken. */
+  /** A stable key: the goal is no second effect and no invariant broken. */
   judged: boolean;
   /**
    * Judged and met: no invariant broken — a second effect breaks exactly-one, so the count needs no test of
-   * its own (always true for a row that is not judged). None is not a miss by itself: a client
-   * that gave up while the key was held (a lock's TTL outlasting its attempts) and said the outcome is
-   * unknown made none, and no invariant breaks; a client told "done" with none made breaks one.
+   * its own (always true for a cell that is not judged). None is not a miss by itself: a client
+   * that gave up while the key was held (a lock's TTL outlasting its attempts) without being told it
+   * succeeded made none, and no invariant breaks; a client told "done" with none made breaks one.
    */
   ok: boolean;
 }
@@ -67,12 +67,7 @@ export async function serviceMatrixCells(
       const violations = [...new Set(r.violations.map((v) => v.invariant))].sort();
       const judged = JUDGED_KEY_SOURCES.includes(keySource);
       // What the judged cells were answered: a matrix of a service that never did its work judges nothing.
-      if (judged && answers !== undefined) {
-        noteAnswers(answers, r);
-        answers.threw ??= reached.threw;
-        answers.refused ??= reached.refused;
-        answers.crashed ??= r.crashes?.[0]?.cause;
-      }
+      if (judged && answers !== undefined) noteRun(answers, r, reached);
       const scenario: Scenario = { ...s, name: `${c.name} · ${def.name} · ${keySource}`, schedule: scheduleOf(r.result.choices), expect: { reports: { op1: effects }, violations } };
       out.push({ keySource, column: c.name, scenario, effects, violations, judged, ok: !judged || violations.length === 0 });
     }
@@ -80,12 +75,12 @@ export async function serviceMatrixCells(
   return out;
 }
 
-/** The columns in order of first appearance (a row without a key has no key_reuse column). */
+/** The scenarios in order of first appearance (without a key there is no key_reuse). */
 export function serviceMatrixColumns(cells: readonly ServiceMatrixCell[]): string[] {
   return [...new Set(cells.map((c) => c.column))];
 }
 
-/** Where `--write-scenarios DIR` puts a cell: DIR/<column>/<keySource>.json (a column's ':' made '_' for every file system). */
+/** Where `--write-scenarios DIR` puts a cell: DIR/<scenario>/<keySource>.json (a scenario's ':' made '_' for every file system). */
 export function serviceMatrixFileName(c: Pick<ServiceMatrixCell, 'column' | 'keySource'>): string {
   return `${c.column.replace(/[^A-Za-z0-9_.-]/g, '_')}/${c.keySource}.json`;
 }
